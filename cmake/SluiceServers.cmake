@@ -1,0 +1,15 @@
+# Tests that talk to the private servers require the `servers` fixture: CTest
+# starts MariaDB, PostgreSQL and the KDC once per run (tests/harness) and stops
+# them at the end. Such tests find the servers through $SLUICE_ENV_FILE.
+set(SLUICE_SERVERS_DIR ${CMAKE_BINARY_DIR}/servers)
+set(SLUICE_ENV_FILE ${SLUICE_SERVERS_DIR}/env)
+set(SLUICE_SERVER_TEST_PROPERTIES
+    FIXTURES_REQUIRED servers
+    ENVIRONMENT SLUICE_ENV_FILE=${SLUICE_ENV_FILE}
+    LABELS integration)
+
+# sluice_server_tests(target): gtest_discover_tests with the fixture set.
+function(sluice_server_tests target)
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST
+    PROPERTIES ${SLUICE_SERVER_TEST_PROPERTIES})
+endfunction()
