@@ -1,0 +1,123 @@
+#pragma once
+// The framing layer of the MariaDB protocol: logical packets over a Socket,
+// optionally inside TLS and/or the zlib compressed protocol.
+//
+// Wire format: 3-byte little-endian length + 1-byte sequence id + payload.
+// A logical packet of 0xFFFFFF bytes or more is split into 0xFFFFFF-byte
+// pieces followed by a shorter (possibly empty) one. Every command starts at
+// sequence 0 (reset_sequence()); each packet in either direction takes the
+// next id, and a mismatch is a protocol error.
+//
+// Compressed protocol (after enable_compression()): the packet stream above is
+// carried in compressed frames: 3-byte compressed length + 1-byte compressed
+// sequence + 3-byte uncompressed length (0 = payload sent as is), then the
+// payload. Frames have their own sequence, reset with reset_sequence() too.
+//
+// Any I/O, timeout or framing failure marks the channel broken: every later
+// call throws Error{broken}, since the stream position is then unknown.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "sluice/mariadb/transport/deadline.hpp"
+#include "sluice/mariadb/transport/socket.hpp"
+#include "sluice/mariadb/transport/tls.hpp"
+
+namespace sluice::mariadb {
+
+class PacketChannel {
+public:
+    // Largest piece of a logical packet on the wire.
+    static constexpr std::size_t max_packet_piece = 0xFFFFFF;
+
+    explicit PacketChannel(Socket socket, Timeouts timeouts = {});
+    PacketChannel(PacketChannel&&) noexcept;
+    PacketChannel& operator=(PacketChannel&&) noexcept;
+    PacketChannel(const PacketChannel&) = delete;
+    PacketChannel& operator=(const PacketChannel&) = delete;
+    ~PacketChannel();
+
+    // Switches to TLS. The caller has already sent the SSLRequest packet
+    // (through send_packet, so the sequence continues after it). host is
+    // used for SNI and for the verify_full name check. Anything still
+    // buffered for reading is a protocol error (the server must wait).
+    void start_tls(const TlsOptions& options, std::string_view host);
+
+    // Switches to the compressed protocol from the next packet on, in both
+    // directions. Payloads shorter than threshold go uncompressed.
+    void enable_compression(std::size_t threshold = 50);
+
+    // Reads one logical packet (continuations joined) and checks its
+    // sequence id. The view stays valid until the next read_packet() call
+    // (writes do not invalidate it). Deadline: now + timeouts().read.
+    std::span<const std::uint8_t> read_packet();
+
+    // Buffers one logical packet, splitting it and assigning sequence ids.
+    void write_packet(std::span<const std::uint8_t> payload);
+    // Sends everything buffered. Deadline: now + timeouts().write.
+    void flush();
+    // write_packet + flush.
+    void send_packet(std::span<const std::uint8_t> payload);
+
+    // A new command starts at sequence 0 (also the compressed sequence).
+    void reset_sequence() noexcept;
+    // The sequence id the next packet (read or written) must carry.
+    std::uint8_t sequence() const noexcept { return sequence_; }
+
+    bool is_tls() const noexcept { return tls_ != nullptr; }
+    bool is_compressed() const noexcept { return compressed_; }
+    bool broken() const noexcept { return broken_; }
+    // Sends nothing; shuts the TLS session (close_notify, best effort) and
+    // the socket down. Later calls throw Error{broken}.
+    void close() noexcept;
+
+    void set_timeouts(Timeouts timeouts) noexcept { timeouts_ = timeouts; }
+    const Timeouts& timeouts() const noexcept { return timeouts_; }
+    // The underlying socket (for its peer name and descriptor).
+    const Socket& socket() const noexcept { return socket_; }
+    // TLS details for diagnostics; empty strings when plain.
+    std::string tls_version() const;
+    std::string tls_cipher() const;
+
+private:
+    struct Compression;  // zlib streams and the decompressed-bytes buffer
+
+    void check_usable() const;
+    [[noreturn]] void fail(const class Error& error);
+    // Raw byte source/sink: TLS when active, the socket otherwise.
+    std::size_t raw_read(std::span<std::uint8_t> buf, Deadline deadline);
+    void raw_write(std::span<const std::uint8_t> data, Deadline deadline);
+    // Ensures at least n bytes of the (decompressed) packet stream are
+    // available at in_pos_; returns false never (throws on EOF/timeout).
+    void fill(std::size_t n, Deadline deadline);
+    void fill_plain(std::size_t n, Deadline deadline);
+    void fill_compressed(std::size_t n, Deadline deadline);
+    void compact_input();
+    void append_header(std::vector<std::uint8_t>& out, std::size_t length);
+    void flush_compressed(Deadline deadline);
+
+    Socket socket_;
+    std::unique_ptr<TlsSession> tls_;
+    std::unique_ptr<Compression> compression_;
+    Timeouts timeouts_;
+
+    // Bytes of the packet stream received but not yet consumed:
+    // in_[in_pos_, in_end_). With compression these are decompressed bytes.
+    std::vector<std::uint8_t> in_;
+    std::size_t in_pos_ = 0;
+    std::size_t in_end_ = 0;
+    // A packet split over several pieces is joined here.
+    std::vector<std::uint8_t> joined_;
+    // Packets written but not flushed (uncompressed packet stream).
+    std::vector<std::uint8_t> out_;
+
+    std::uint8_t sequence_ = 0;
+    bool compressed_ = false;
+    bool broken_ = false;
+};
+
+}  // namespace sluice::mariadb

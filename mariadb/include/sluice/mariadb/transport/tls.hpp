@@ -1,0 +1,73 @@
+#pragma once
+// TLS over a Socket, with OpenSSL (TLS 1.2 or newer).
+//
+// Modes, in increasing strictness:
+//   disable      never TLS.
+//   prefer       TLS when the server offers CLIENT_SSL, plain otherwise
+//                (the fallback is the Connection's decision, never this layer's).
+//   require      TLS or fail; the certificate is not verified.
+//   verify_ca    TLS, and the server's chain must lead to ca_file/ca_path.
+//   verify_full  verify_ca, and the host name (or IP literal) must match the
+//                certificate's subjectAltName.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sluice/mariadb/transport/deadline.hpp"
+
+namespace sluice::mariadb {
+
+class Socket;
+
+enum class SslMode { disable, prefer, require, verify_ca, verify_full };
+
+// Accepts "disable", "prefer", "require", "verify-ca", "verify-full"
+// (underscores accepted too); Error{usage} naming the value otherwise.
+SslMode parse_ssl_mode(std::string_view text);
+std::string_view to_string(SslMode mode) noexcept;
+
+struct TlsOptions {
+    SslMode mode = SslMode::prefer;
+    std::string ca_file;      // PEM bundle of trusted CAs
+    std::string ca_path;      // directory of hashed CA certificates
+    std::string cert_file;    // client certificate (PEM), optional
+    std::string key_file;     // client private key (PEM), optional
+    std::string cipher_list;  // OpenSSL cipher list for TLS 1.2, optional
+};
+
+// One TLS session on a connected, non-blocking socket. It does not own the
+// socket: it keeps the descriptor (and the peer's name for messages), so the
+// Socket object may move, but its descriptor must stay open while the session
+// lives (PacketChannel keeps both together).
+class TlsSession {
+public:
+    // Runs the client handshake. `host` is sent as SNI (unless it is an IP
+    // literal) and checked under verify_full. Error{tls} with OpenSSL's reason
+    // and the verification result on failure; Error{usage} when the mode is
+    // disable or no CA is given for verify_ca / verify_full.
+    static TlsSession handshake(Socket& socket, const TlsOptions& options,
+                                std::string_view host, Deadline deadline);
+
+    TlsSession(TlsSession&&) noexcept;
+    TlsSession& operator=(TlsSession&&) noexcept;
+    ~TlsSession();
+
+    // Same contract as Socket::read_some / write_all.
+    std::size_t read_some(std::span<std::uint8_t> buf, Deadline deadline);
+    void write_all(std::span<const std::uint8_t> data, Deadline deadline);
+    // Sends close_notify without waiting for the peer's (best effort).
+    void shutdown() noexcept;
+
+    std::string protocol_version() const;  // e.g. "TLSv1.3"
+    std::string cipher() const;
+
+private:
+    struct Impl;
+    explicit TlsSession(std::unique_ptr<Impl> impl) noexcept;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice::mariadb
