@@ -1,0 +1,364 @@
+// keal_bench: Keal functions against PL/pgSQL, SQL built-ins and hand-written
+// C, inside one PostgreSQL server, in one run.
+//
+//   steps(n)   Collatz steps, sum over generate_series(1, 300000)
+//   vowels(s)  vowel count, sum over 300,000 rows of 40 characters
+//
+// Every contender of a workload must return the same sum before any of them
+// is timed. Timed rounds interleave the contenders (round-robin) so that a
+// noisy neighbour on the shared machine hurts them all alike; the best and
+// the median of the rounds are printed with the ratios the brief asks for.
+//
+// The server: --db URL (a superuser: C functions need one), else the private
+// servers named by $SLUICE_ENV_FILE, else a PostgreSQL of its own started
+// with scripts/servers/start --only postgres and stopped at the end.
+#include "sluice/common/env_file.hpp"
+
+#include <CLI/CLI.hpp>
+#include <libpq-fe.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifndef KEAL_EXE
+#error "KEAL_EXE must name the keal compiler (set by CMake)"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------- libpq ----
+
+struct ConnCloser {
+    void operator()(PGconn* c) const { PQfinish(c); }
+};
+struct ResultClearer {
+    void operator()(PGresult* r) const { PQclear(r); }
+};
+using Conn = std::unique_ptr<PGconn, ConnCloser>;
+using Result = std::unique_ptr<PGresult, ResultClearer>;
+
+Conn connect(const std::string& url) {
+    Conn c(PQconnectdb(url.c_str()));
+    if (!c || PQstatus(c.get()) != CONNECTION_OK)
+        throw std::runtime_error("cannot connect to " + url + ": " +
+                                 (c ? PQerrorMessage(c.get()) : "out of memory"));
+    PQsetNoticeProcessor(c.get(), [](void*, const char*) {}, nullptr);
+    return c;
+}
+
+Result exec(PGconn* c, const std::string& sql) {
+    Result r(PQexec(c, sql.c_str()));
+    const ExecStatusType s = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+    if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK)
+        throw std::runtime_error("SQL failed: " + std::string(PQerrorMessage(c)) + "  in: " + sql);
+    return r;
+}
+
+std::string scalar(PGconn* c, const std::string& sql) {
+    Result r = exec(c, sql);
+    if (PQntuples(r.get()) != 1 || PQnfields(r.get()) != 1)
+        throw std::runtime_error("expected one value from: " + sql);
+    return PQgetisnull(r.get(), 0, 0) ? "NULL" : PQgetvalue(r.get(), 0, 0);
+}
+
+// ------------------------------------------------------------- processes ---
+
+std::string shell_quote(const std::string& s) {
+    std::string out = "'";
+    for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+}
+
+// Runs a shell command; throws with its output when it fails.
+void run_command(const std::string& command) {
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot run " + command);
+    std::string output;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+    const int status = pclose(pipe);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error(command + " failed:\n" + output);
+}
+
+std::string make_temp_dir(const std::string& prefix) {
+    std::string pattern = (fs::temp_directory_path() / (prefix + "XXXXXX")).string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
+    // The postgres user must be able to read what we put here.
+    fs::permissions(pattern, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
+    return pattern;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// A PostgreSQL of the benchmark's own, when no server was given.
+class OwnServer {
+public:
+    OwnServer() : dir_(make_temp_dir("keal-bench-servers-")) {
+        std::cerr << "starting a private PostgreSQL in " << dir_ << "\n";
+        run_command(shell_quote(std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start") +
+                    " --dir " + shell_quote(dir_) + " --only postgres");
+    }
+    ~OwnServer() {
+        try {
+            run_command(shell_quote(std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/stop") +
+                        " --dir " + shell_quote(dir_));
+            fs::remove_all(dir_);
+        } catch (const std::exception& e) {
+            std::cerr << "warning: " << e.what() << "\n";
+        }
+    }
+    OwnServer(const OwnServer&) = delete;
+    OwnServer& operator=(const OwnServer&) = delete;
+    std::string env_path() const { return dir_ + "/env"; }
+
+private:
+    std::string dir_;
+};
+
+// ------------------------------------------------------------ contenders ---
+
+struct Contender {
+    std::string workload;  // "steps" or "vowels"
+    std::string name;      // "Keal", "C", "PL/pgSQL", ...
+    std::string sql;       // one value: the sum
+    std::string sum{};
+    std::vector<double> ms{};
+
+    double best() const { return *std::min_element(ms.begin(), ms.end()); }
+    double median() const {
+        std::vector<double> v = ms;
+        std::sort(v.begin(), v.end());
+        const std::size_t m = v.size() / 2;
+        return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+    }
+};
+
+std::vector<Contender> contenders(long rows) {
+    const std::string series = " FROM generate_series(1, " + std::to_string(rows) + ") AS n";
+    return {
+        {"steps", "Keal", "SELECT sum(steps(n))" + series},
+        {"steps", "C", "SELECT sum(steps_c(n))" + series},
+        {"steps", "C, checked", "SELECT sum(steps_c_checked(n))" + series},
+        {"steps", "PL/pgSQL", "SELECT sum(steps_plpgsql(n))" + series},
+        {"steps", "(no function)", "SELECT sum(n)" + series},
+        {"vowels", "Keal", "SELECT sum(vowels(s)) FROM words"},
+        {"vowels", "C", "SELECT sum(vowels_c(s)) FROM words"},
+        {"vowels", "translate()",
+         "SELECT sum(length(s) - length(translate(s, 'aeiouAEIOU', ''))) FROM words"},
+        {"vowels", "PL/pgSQL", "SELECT sum(vowels_plpgsql(s)) FROM words"},
+        {"vowels", "(no function)", "SELECT sum(id) FROM words"},
+    };
+}
+
+// The functions that must agree: everything but the "(no function)" rows,
+// which only show what the query costs around the function.
+bool is_baseline(const Contender& c) { return c.name.front() == '('; }
+
+const Contender& find(const std::vector<Contender>& all, const std::string& workload,
+                      const std::string& name) {
+    for (const Contender& c : all)
+        if (c.workload == workload && c.name == name) return c;
+    throw std::logic_error("no contender " + workload + "/" + name);
+}
+
+double time_ms(PGconn* c, const std::string& sql, std::string* value) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string v = scalar(c, sql);
+    const auto stop = std::chrono::steady_clock::now();
+    if (value) *value = v;
+    return std::chrono::duration<double, std::milli>(stop - start).count();
+}
+
+// ---------------------------------------------------------------- set-up ---
+
+std::string with_database(const sluice::EnvFile& env, const std::string& db) {
+    return "postgresql://" + env.require("SLUICE_PG_USER") + "@" + env.require("SLUICE_HOST") + ":" +
+           env.require("SLUICE_PG_PORT") + "/" + db;
+}
+
+// Replaces the database of a postgresql:// URL (no query string expected).
+std::string replace_database(const std::string& url, const std::string& db) {
+    const std::size_t scheme = url.find("://");
+    const std::size_t slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+    if (scheme == std::string::npos || url.find('?') != std::string::npos)
+        throw std::runtime_error("--db must be a postgresql://user@host:port/db URL without options");
+    return (slash == std::string::npos ? url : url.substr(0, slash)) + "/" + db;
+}
+
+void create_c_functions(PGconn* c, const std::string& so_dir) {
+    const fs::path so = fs::path(so_dir) / "keal_bench_c.so";
+    fs::copy_file(KEAL_BENCH_C_SO, so, fs::copy_options::overwrite_existing);
+    fs::permissions(so, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                            fs::perms::others_read);
+    for (const auto& [name, sig] : std::map<std::string, std::string>{
+             {"steps_c", "(bigint)"}, {"steps_c_checked", "(bigint)"}, {"vowels_c", "(text)"}}) {
+        exec(c, "CREATE FUNCTION " + name + sig + " RETURNS bigint AS '" + so.string() + "', '" + name +
+                    "' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE");
+    }
+}
+
+void print_settings(PGconn* c) {
+    std::cout << "server: " << scalar(c, "SELECT version()") << "\n";
+    std::cout << "settings:";
+    for (const char* name : {"jit", "max_parallel_workers_per_gather", "shared_buffers", "work_mem",
+                             "fsync", "synchronous_commit"})
+        std::cout << " " << name << "=" << scalar(c, std::string("SHOW ") + name);
+    std::cout << "\n";
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+void print_results(const std::vector<Contender>& all, int runs) {
+    std::cout << "\n| workload | contender | best of " << runs << " (ms) | median (ms) | sum |\n"
+              << "|---|---|---:|---:|---:|\n";
+    for (const Contender& c : all)
+        std::cout << "| " << c.workload << " | " << c.name << " | " << fixed(c.best(), 1) << " | "
+                  << fixed(c.median(), 1) << " | " << (is_baseline(c) ? "-" : c.sum) << " |\n";
+
+    // Ratios of best times; "net" subtracts the query's cost without a
+    // function, which is the same for every contender.
+    const auto ratio = [&](const std::string& w, const std::string& a, const std::string& b) {
+        const double ta = find(all, w, a).best();
+        const double tb = find(all, w, b).best();
+        const double base = find(all, w, "(no function)").best();
+        std::cout << "  " << w << ": " << a << " / " << b << " = " << fixed(ta / tb, 2)
+                  << "x  (net of the query without a function: "
+                  << (tb - base > 0 ? fixed((ta - base) / (tb - base), 2) + "x" : std::string("n/a"))
+                  << ")\n";
+    };
+    std::cout << "\nratios (best of " << runs << "):\n";
+    ratio("steps", "Keal", "C");
+    ratio("steps", "C, checked", "C");
+    ratio("steps", "PL/pgSQL", "Keal");
+    ratio("vowels", "Keal", "C");
+    ratio("vowels", "PL/pgSQL", "Keal");
+    ratio("vowels", "translate()", "Keal");
+    const double steps_ratio = find(all, "steps", "Keal").best() / find(all, "steps", "C").best();
+    const double vowels_ratio = find(all, "vowels", "Keal").best() / find(all, "vowels", "C").best();
+    const bool beats_translate =
+        find(all, "vowels", "Keal").best() < find(all, "vowels", "translate()").best();
+    std::cout << "\ngoals: steps within 1.2x of C: " << (steps_ratio <= 1.2 ? "met" : "MISSED")
+              << "; vowels within 2x of C: " << (vowels_ratio <= 2.0 ? "met" : "MISSED")
+              << "; vowels ahead of translate(): " << (beats_translate ? "met" : "MISSED") << "\n";
+}
+
+int run(const std::string& db_url, int runs, long rows, bool keep) {
+    const bool given_db = !db_url.empty();
+    std::unique_ptr<OwnServer> own;
+    std::optional<sluice::EnvFile> env;
+    std::string admin_url = db_url;
+    if (!given_db) {
+        if (const char* p = std::getenv("SLUICE_ENV_FILE"); p && *p) {
+            env = sluice::EnvFile::load(p);
+        } else {
+            own = std::make_unique<OwnServer>();
+            env = sluice::EnvFile::load(own->env_path());
+        }
+        admin_url = env->require("SLUICE_PG_URL");
+    }
+    const std::string db = "keal_bench";
+    const std::string bench_url = env ? with_database(*env, db) : replace_database(admin_url, db);
+
+    {
+        Conn admin = connect(admin_url);
+        exec(admin.get(), "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+        exec(admin.get(), "CREATE DATABASE " + db);
+    }
+    const std::string so_dir = make_temp_dir("keal-bench-so-");
+    std::cerr << "deploying " << KEAL_BENCH_PROGRAM << "\n";
+    run_command(shell_quote(KEAL_EXE) + " deploy " + shell_quote(KEAL_BENCH_PROGRAM) + " --db " +
+                shell_quote(bench_url));
+
+    Conn c = connect(bench_url);
+    create_c_functions(c.get(), so_dir);
+    std::cerr << "creating the PL/pgSQL functions and the words table\n";
+    exec(c.get(), read_file(KEAL_BENCH_REFERENCE_SQL));
+    exec(c.get(), "VACUUM ANALYZE words");
+    // One core per query, no JIT compilation inside the timings: each row
+    // measures the function itself, not the planner's choices around it.
+    exec(c.get(), "SET jit = off");
+    exec(c.get(), "SET max_parallel_workers_per_gather = 0");
+    print_settings(c.get());
+    std::cout << std::flush;
+
+    std::vector<Contender> all = contenders(rows);
+    // Agreement first: a contender that computes something else is not timed.
+    for (Contender& x : all) time_ms(c.get(), x.sql, &x.sum);
+    bool agree = true;
+    for (const Contender& x : all) {
+        if (is_baseline(x)) continue;
+        const Contender& reference = find(all, x.workload, "C");
+        if (x.sum != reference.sum) {
+            std::cerr << "DISAGREE: " << x.workload << " " << x.name << " sums to " << x.sum
+                      << ", C to " << reference.sum << "\n";
+            agree = false;
+        }
+    }
+    if (!agree) return 1;
+
+    for (int round = 1; round <= runs; ++round) {
+        std::cerr << "round " << round << "/" << runs << "\n";
+        for (Contender& x : all) x.ms.push_back(time_ms(c.get(), x.sql, nullptr));
+    }
+    print_results(all, runs);
+
+    c.reset();
+    if (!keep) {
+        Conn admin = connect(admin_url);
+        exec(admin.get(), "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+    }
+    fs::remove_all(so_dir);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"keal_bench: Keal vs PL/pgSQL vs translate() vs C inside PostgreSQL"};
+    std::string db_url;
+    int runs = 3;
+    long rows = 300000;
+    bool keep = false;
+    app.add_option("--db", db_url, "superuser URL of a running PostgreSQL (default: $SLUICE_ENV_FILE, "
+                                   "else a private server of its own)");
+    app.add_option("--runs", runs, "timed rounds per contender")->check(CLI::Range(1, 100));
+    app.add_option("--rows", rows, "rows of generate_series for steps")->check(CLI::Range(1L, 100000000L));
+    app.add_flag("--keep", keep, "keep the keal_bench database afterwards");
+    CLI11_PARSE(app, argc, argv);
+    try {
+        return run(db_url, runs, rows, keep);
+    } catch (const std::exception& e) {
+        std::cerr << "keal_bench: " << e.what() << "\n";
+        return 1;
+    }
+}
