@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -84,21 +85,25 @@ public:
     std::string tls_cipher() const;
 
 private:
-    struct Compression;  // zlib streams and the decompressed-bytes buffer
+    struct Compression;  // zlib state, compressed sequence, raw frame buffer
 
     void check_usable() const;
-    [[noreturn]] void fail(const class Error& error);
+    // Runs op; any Error marks the channel broken before it propagates.
+    template <class Op>
+    auto guarded(Op&& op) -> decltype(op());
     // Raw byte source/sink: TLS when active, the socket otherwise.
     std::size_t raw_read(std::span<std::uint8_t> buf, Deadline deadline);
     void raw_write(std::span<const std::uint8_t> data, Deadline deadline);
-    // Ensures at least n bytes of the (decompressed) packet stream are
-    // available at in_pos_; returns false never (throws on EOF/timeout).
+    // Ensures n bytes of the packet stream are buffered at in_pos_
+    // (n <= in_.size()); throws on EOF or timeout.
     void fill(std::size_t n, Deadline deadline);
-    void fill_plain(std::size_t n, Deadline deadline);
-    void fill_compressed(std::size_t n, Deadline deadline);
-    void compact_input();
-    void append_header(std::vector<std::uint8_t>& out, std::size_t length);
-    void flush_compressed(Deadline deadline);
+    // Makes room for `more` bytes after in_end_, compacting or growing in_.
+    void reserve_input(std::size_t more);
+    // Appends the payload of the next compressed frame to in_.
+    void read_compressed_frame(Deadline deadline);
+    // Reads a 4-byte packet header, checks its sequence; returns the length.
+    std::size_t read_header(Deadline deadline);
+    void send_compressed(Deadline deadline);
 
     Socket socket_;
     std::unique_ptr<TlsSession> tls_;
@@ -110,9 +115,10 @@ private:
     std::vector<std::uint8_t> in_;
     std::size_t in_pos_ = 0;
     std::size_t in_end_ = 0;
-    // A packet split over several pieces is joined here.
+    // A packet larger than the buffer, or split over several pieces, is
+    // joined here.
     std::vector<std::uint8_t> joined_;
-    // Packets written but not flushed (uncompressed packet stream).
+    // Packets written but not flushed (the uncompressed packet stream).
     std::vector<std::uint8_t> out_;
 
     std::uint8_t sequence_ = 0;
