@@ -1,0 +1,119 @@
+#include "sluice/mariadb/protocol/rows.hpp"
+
+#include <string>
+
+#include "sluice/mariadb/error.hpp"
+
+namespace sluice::mariadb::protocol {
+
+namespace {
+
+std::string field_name(std::size_t i) { return "column " + std::to_string(i); }
+
+// Bytes of a fixed-width binary value; 0 for length-prefixed encodings.
+std::size_t fixed_width(ColumnType t) noexcept {
+    switch (t) {
+        case ColumnType::tiny: return 1;
+        case ColumnType::short_:
+        case ColumnType::year: return 2;
+        case ColumnType::long_:
+        case ColumnType::int24:
+        case ColumnType::float_: return 4;
+        case ColumnType::longlong:
+        case ColumnType::double_: return 8;
+        default: return 0;
+    }
+}
+
+bool is_binary_datetime(ColumnType t) noexcept {
+    return t == ColumnType::date || t == ColumnType::datetime || t == ColumnType::timestamp ||
+           t == ColumnType::newdate || t == ColumnType::datetime2 || t == ColumnType::timestamp2;
+}
+bool is_binary_time(ColumnType t) noexcept { return t == ColumnType::time || t == ColumnType::time2; }
+
+}  // namespace
+
+void decode_text_row(Bytes packet, std::span<FieldSlice> out) {
+    Reader r(packet, "text result row");
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (r.at_end()) r.fail(field_name(i), "row ends before its " + std::to_string(out.size()) + " columns");
+        if (r.peek("NULL marker") == 0xFB) {
+            r.skip(1, "NULL marker");
+            out[i] = FieldSlice{{}, true};
+        } else {
+            out[i] = FieldSlice{r.lenenc_bytes(field_name(i)), false};
+        }
+    }
+    if (!r.at_end()) r.fail("end of row", std::to_string(r.remaining()) + " bytes after the last column");
+}
+
+void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out) {
+    Reader r(packet, "binary result row");
+    if (r.u8("header") != 0x00) r.fail("header", "expected 0x00");
+    Bytes bitmap = r.bytes(binary_row_null_bitmap_size(out.size()), "NULL bitmap");
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        std::size_t bit = i + 2;
+        if (bitmap[bit / 8] & (1u << (bit % 8))) {
+            out[i] = FieldSlice{{}, true};
+            continue;
+        }
+        ColumnType t = types[i];
+        if (std::size_t w = fixed_width(t)) {
+            out[i] = FieldSlice{r.bytes(w, field_name(i)), false};
+        } else if (is_binary_datetime(t) || is_binary_time(t)) {
+            std::uint8_t n = r.u8(field_name(i));
+            bool ok = is_binary_time(t) ? (n == 0 || n == 8 || n == 12) : (n == 0 || n == 4 || n == 7 || n == 11);
+            if (!ok) r.fail(field_name(i), "invalid " + std::string(to_string(t)) + " length " + std::to_string(n));
+            out[i] = FieldSlice{r.bytes(n, field_name(i)), false};
+        } else if (t == ColumnType::null) {
+            r.fail(field_name(i), "NULL-typed column not marked NULL in the bitmap");
+        } else {
+            out[i] = FieldSlice{r.lenenc_bytes(field_name(i)), false};
+        }
+    }
+    if (!r.at_end()) r.fail("end of row", std::to_string(r.remaining()) + " bytes after the last column");
+}
+
+DateTime decode_binary_datetime(Bytes value) {
+    Reader r(value, "binary DATETIME value");
+    DateTime dt;
+    if (value.empty()) return dt;
+    if (value.size() != 4 && value.size() != 7 && value.size() != 11) {
+        r.fail("length", "invalid length " + std::to_string(value.size()));
+    }
+    dt.year = r.u16("year");
+    dt.month = r.u8("month");
+    dt.day = r.u8("day");
+    if (value.size() >= 7) {
+        dt.hour = r.u8("hour");
+        dt.minute = r.u8("minute");
+        dt.second = r.u8("second");
+    }
+    if (value.size() == 11) dt.microsecond = r.u32("microsecond");
+    if (dt.month > 12 || dt.day > 31 || dt.hour > 23 || dt.minute > 59 || dt.second > 59 ||
+        dt.microsecond > 999999) {
+        throw Error(ErrorKind::protocol, "malformed binary DATETIME value: field out of range");
+    }
+    return dt;
+}
+
+Time decode_binary_time(Bytes value) {
+    Reader r(value, "binary TIME value");
+    Time t;
+    if (value.empty()) return t;
+    if (value.size() != 8 && value.size() != 12) r.fail("length", "invalid length " + std::to_string(value.size()));
+    std::uint8_t neg = r.u8("is negative");
+    std::uint32_t days = r.u32("days");
+    std::uint8_t hours = r.u8("hours");
+    t.minutes = r.u8("minutes");
+    t.seconds = r.u8("seconds");
+    if (value.size() == 12) t.microseconds = r.u32("microseconds");
+    if (neg > 1 || days > 34 || hours > 23 || t.minutes > 59 || t.seconds > 59 || t.microseconds > 999999) {
+        throw Error(ErrorKind::protocol, "malformed binary TIME value: field out of range");
+    }
+    t.negative = neg == 1;
+    t.hours = days * 24 + hours;
+    return t;
+}
+
+}  // namespace sluice::mariadb::protocol
