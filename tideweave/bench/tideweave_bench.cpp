@@ -1,0 +1,311 @@
+// Tideweave's benchmark: the reference workload in process, then end to end
+// through the `tideweave` CLI (spawned as a process), with the naive engine
+// on the same workloads in the same run. Prints medians, maxima and ratios;
+// writes the raw samples as JSON. Not a test: nothing here asserts a time.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sluice/tideweave/stream.hpp"
+#include "workloads.hpp"
+
+extern char** environ;
+
+namespace sluice::tideweave::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+struct Stats {
+    std::vector<double> samples;  // sorted, milliseconds
+    double median() const {
+        const auto n = samples.size();
+        return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+    }
+    double max() const { return samples.back(); }
+};
+
+Stats measure(int warmups, int samples, const std::function<double()>& one) {
+    for (int i = 0; i < warmups; ++i) one();
+    Stats s;
+    for (int i = 0; i < samples; ++i) s.samples.push_back(one());
+    std::sort(s.samples.begin(), s.samples.end());
+    return s;
+}
+
+const char* name_of(EngineKind k) { return k == EngineKind::incremental ? "incremental" : "naive"; }
+
+// Feeds lines to a fresh Stream and returns the output bytes' size (so the
+// work cannot be optimized away) and the stream, for the caller's checks.
+Stream run_in_process(const std::vector<std::string>& lines, EngineKind kind, std::string& out) {
+    Stream s(Config{10, 20}, kind);
+    std::int64_t line_no = 0;
+    for (const auto& line : lines) {
+        if (s.process_line(line, ++line_no, out) == Stream::Outcome::error)
+            throw std::runtime_error("unexpected error output: " + out.substr(out.rfind('{', out.size() - 2)));
+    }
+    return s;
+}
+
+// One sample of the reference workload: strict parsing, processing,
+// before/after logging, checkpoint creation, complete JSON serialization.
+double reference_sample(const std::vector<std::string>& lines, EngineKind kind) {
+    std::string out;
+    out.reserve(1 << 20);
+    const auto start = Clock::now();
+    Stream s = run_in_process(lines, kind, out);
+    const double ms = ms_since(start);
+    if (s.active_events() != 4096 || s.row_count() != 64 || s.version() != 32 ||
+        out.find("\"checkpoint\":") == std::string::npos) {
+        throw std::runtime_error(fmt::format("reference workload ended with {} events, {} rows, version {}",
+                                             s.active_events(), s.row_count(), s.version()));
+    }
+    return ms;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+    std::ofstream f(path, std::ios::binary);
+    for (const auto& l : lines) f << l << '\n';
+    if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+// Spawns `cli stream args...` with stdout to `output` (and stdin from
+// `stdin_fd` when >= 0); returns its pid.
+pid_t spawn_cli(const std::string& cli, const std::vector<std::string>& args, const std::string& output,
+                int stdin_fd = -1, int close_fd = -1) {
+    std::vector<std::string> argv_store = {cli, "stream"};
+    argv_store.insert(argv_store.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_store) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (stdin_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+    if (close_fd >= 0) posix_spawn_file_actions_addclose(&actions, close_fd);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, cli.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot start " + cli);
+    return pid;
+}
+
+void wait_ok(pid_t pid, const std::string& what, long* max_rss_kb = nullptr) {
+    int status = 0;
+    rusage usage{};
+    if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error(what + ": the CLI failed (status " + std::to_string(status) + ")");
+    if (max_rss_kb) *max_rss_kb = usage.ru_maxrss;
+}
+
+double cli_sample(const std::string& cli, const std::string& input, const std::string& output) {
+    const auto start = Clock::now();
+    const pid_t pid = spawn_cli(cli, {input}, output);
+    wait_ok(pid, input);
+    return ms_since(start);
+}
+
+long rss_kb(pid_t pid, const char* field = "VmRSS:") {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind(field, 0) == 0) return std::strtol(line.c_str() + std::char_traits<char>::length(field), nullptr, 10);
+    return -1;
+}
+
+std::string machine() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    return "unknown";
+}
+
+std::string json_array(const std::vector<double>& v) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) out += fmt::format("{}{:.4f}", i ? "," : "", v[i]);
+    return out + "]";
+}
+
+void row(const std::string& what, const Stats& s, const std::string& note = "") {
+    fmt::print("  {:<52} median {:>9.3f} ms   max {:>9.3f} ms  {}\n", what, s.median(), s.max(), note);
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+    CLI::App app{"Tideweave benchmark: reference workload, CLI end to end, throughput, memory"};
+    std::string cli = TIDEWEAVE_CLI_PATH;
+    std::string samples_path = "tideweave_bench_samples.json";
+    std::string work_dir = "/tmp";
+    std::int64_t throughput_events = 2'000'000;
+    std::int64_t memory_events = 10'000'000;
+    app.add_option("--cli", cli, "the tideweave CLI binary")->capture_default_str();
+    app.add_option("--samples", samples_path, "where to write the raw samples (JSON)")->capture_default_str();
+    app.add_option("--work-dir", work_dir, "where to write generated inputs and outputs")->capture_default_str();
+    app.add_option("--throughput-events", throughput_events)->capture_default_str();
+    app.add_option("--memory-events", memory_events)->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+
+    fmt::print("tideweave_bench on {} ({} cores)\n\n", machine(), std::thread::hardware_concurrency());
+    std::map<std::string, std::vector<double>> raw;
+
+    // 1. The reference workload, in process.
+    const Shape reference{};  // 4096 events, 64 keys, 32 tx of 128, ts 8 apart
+    auto reference_lines = transactions(reference);
+    reference_lines.push_back(R"({"checkpoint":true})");
+    fmt::print("Reference workload (4096 events, 64 keys, 32 tx x 128 inserts, gap 10, lateness 20;\n"
+               "sample = parse + process + before/after log + checkpoint + serialization; 3 warm-ups, 10 samples)\n");
+    std::map<EngineKind, Stats> ref;
+    for (const auto kind : {EngineKind::incremental, EngineKind::naive}) {
+        ref[kind] = measure(3, 10, [&] { return reference_sample(reference_lines, kind); });
+        raw[std::string("reference.") + name_of(kind)] = ref[kind].samples;
+        row(name_of(kind), ref[kind], "(4096 events, 64 rows, version 32 checked)");
+    }
+    fmt::print("  naive / incremental: {:.2f}x\n\n",
+               ref[EngineKind::naive].median() / ref[EngineKind::incremental].median());
+
+    // 2. End to end through the CLI: 5000 events batched vs one per transaction.
+    const Shape batched{5000, 64, 125, 8};
+    const Shape single{5000, 64, 1, 8};
+    auto batched_lines = transactions(batched);
+    auto single_lines = transactions(single);
+    for (auto* lines : {&batched_lines, &single_lines})
+        for (auto& l : close_and_forget(batched, 10, 20)) lines->push_back(l);
+    const std::string batched_file = work_dir + "/tideweave_bench_batched.ndjson";
+    const std::string single_file = work_dir + "/tideweave_bench_single.ndjson";
+    const std::string out_file = work_dir + "/tideweave_bench_out.ndjson";
+    write_lines(batched_file, batched_lines);
+    write_lines(single_file, single_lines);
+    fmt::print("End to end, 5000 events then watermark + forget (CLI: {} stream FILE > {}; 1 warm-up, 10 samples)\n",
+               cli, out_file);
+    const Stats cli_batched = measure(1, 10, [&] { return cli_sample(cli, batched_file, out_file); });
+    const Stats cli_single = measure(1, 10, [&] { return cli_sample(cli, single_file, out_file); });
+    raw["cli.batched_40tx"] = cli_batched.samples;
+    raw["cli.single_5000tx"] = cli_single.samples;
+    row("CLI, 40 transactions of 125", cli_batched);
+    row("CLI, 5000 one-event transactions", cli_single);
+    fmt::print("  one-event / batched: {:.2f}x (goal <= 2x)\n", cli_single.median() / cli_batched.median());
+    std::map<std::string, Stats> inproc;
+    for (const auto kind : {EngineKind::incremental, EngineKind::naive}) {
+        for (const auto& [label, lines] : {std::pair{"batched", &batched_lines}, std::pair{"single", &single_lines}}) {
+            const std::string name = std::string(name_of(kind)) + "." + label;
+            inproc[name] = measure(1, 10, [&, kind_ = kind, lines_ = lines] {
+                std::string out;
+                const auto start = Clock::now();
+                run_in_process(*lines_, kind_, out);
+                return ms_since(start);
+            });
+            raw["in_process." + name] = inproc[name].samples;
+            row(fmt::format("in process, {}, {}", name_of(kind), label), inproc[name]);
+        }
+    }
+    fmt::print("  one-event / batched, in process: incremental {:.2f}x, naive {:.2f}x\n",
+               inproc["incremental.single"].median() / inproc["incremental.batched"].median(),
+               inproc["naive.single"].median() / inproc["naive.batched"].median());
+    fmt::print("  naive / incremental, in process: batched {:.2f}x, one-event {:.2f}x\n\n",
+               inproc["naive.batched"].median() / inproc["incremental.batched"].median(),
+               inproc["naive.single"].median() / inproc["incremental.single"].median());
+
+    // 3. Throughput through the CLI in batched transactions, output on.
+    const Shape big{throughput_events, 64, 1000, 8};
+    auto big_lines = transactions(big);
+    for (auto& l : close_and_forget(big, 10, 20)) big_lines.push_back(l);
+    const std::string big_file = work_dir + "/tideweave_bench_throughput.ndjson";
+    write_lines(big_file, big_lines);
+    big_lines.clear();
+    big_lines.shrink_to_fit();
+    fmt::print("Throughput: {} events in transactions of 1000, 64 keys, then watermark + forget\n"
+               "  (CLI: {} stream {} > /dev/null; 1 warm-up, 3 samples)\n", throughput_events, cli, big_file);
+    const Stats throughput = measure(1, 3, [&] { return cli_sample(cli, big_file, "/dev/null"); });
+    raw["cli.throughput"] = throughput.samples;
+    row("CLI, batched", throughput,
+        fmt::format("= {:.2f} M inserts/s (goal >= 1)", static_cast<double>(throughput_events) / throughput.median() / 1000.0));
+    std::remove(big_file.c_str());
+    fmt::print("\n");
+
+    // 4. Memory: a long stream through the CLI's stdin, with a watermark and
+    // a forget after every 100k events; RSS read from /proc as it runs.
+    fmt::print("Memory: {} events (64 keys, sessions of 16 events), watermark + forget every 100k events\n"
+               "  (CLI: {} stream - > /dev/null, fed through a pipe; VmRSS of the CLI)\n", memory_events, cli);
+    {
+        int fds[2];
+        if (pipe(fds) != 0) throw std::runtime_error("pipe");
+        const pid_t pid = spawn_cli(cli, {"-"}, "/dev/null", fds[0], fds[1]);
+        close(fds[0]);
+        FILE* to_cli = fdopen(fds[1], "w");
+        const Shape stream{memory_events, 64, 1000, 8, 16, 100};
+        std::string line;
+        std::vector<double> rss_series;
+        const auto start = Clock::now();
+        for (std::int64_t i = 0; i < memory_events; ++i) {
+            line += line.empty() ? R"({"tx":[)" : ",";
+            line += insert_mutation(stream, i);
+            if ((i + 1) % stream.per_tx == 0 || i + 1 == memory_events) {
+                line += "]}\n";
+                std::fwrite(line.data(), 1, line.size(), to_cli);
+                line.clear();
+            }
+            if ((i + 1) % 100'000 == 0) {
+                // Everything more than a session behind the newest event may close.
+                const std::int64_t w = timestamp_of(stream, i) - 200;
+                std::fprintf(to_cli, "{\"watermark\":%lld}\n{\"forget\":true}\n", static_cast<long long>(w));
+            }
+            if ((i + 1) % 1'000'000 == 0) {
+                std::fflush(to_cli);
+                const long kb = rss_kb(pid);
+                rss_series.push_back(static_cast<double>(kb));
+                fmt::print("  after {:>9} events: VmRSS {:>7} kB\n", i + 1, kb);
+            }
+        }
+        std::fclose(to_cli);
+        long max_rss = 0;
+        wait_ok(pid, "memory stream", &max_rss);
+        const double seconds = ms_since(start) / 1000.0;
+        fmt::print("  peak RSS (ru_maxrss) {} kB; {:.1f} s, {:.2f} M events/s including generation\n\n", max_rss,
+                   seconds, static_cast<double>(memory_events) / seconds / 1e6);
+        raw["memory.vmrss_kb_per_million"] = rss_series;
+    }
+
+    std::ofstream f(samples_path);
+    f << "{\n  \"machine\": \"" << machine() << "\",\n  \"unit\": \"ms (memory: kB)\"";
+    for (const auto& [name, samples] : raw) f << ",\n  \"" << name << "\": " << json_array(samples);
+    f << "\n}\n";
+    fmt::print("raw samples: {}\n", samples_path);
+    std::remove(batched_file.c_str());
+    std::remove(single_file.c_str());
+    std::remove(out_file.c_str());
+    return 0;
+}
+
+}  // namespace sluice::tideweave::bench
+
+int main(int argc, char** argv) {
+    try {
+        return sluice::tideweave::bench::run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tideweave_bench: %s\n", e.what());
+        return 1;
+    }
+}
