@@ -1,0 +1,164 @@
+# Shared helpers for scripts/servers/{start,stop,status}. Sourced, not run.
+#
+# Layout of a servers directory DIR (given with --dir):
+#   DIR/env               KEY=VALUE lines for tests, benchmarks and tools
+#   DIR/datadir           path of the temporary data directory (mktemp -d)
+#   DIR/<server>.pid      PID of each running server (mariadb, postgres, kdc)
+#   DIR/<server>.port     the port it listens on (status checks it)
+#   DIR/pam_service       path of the PAM service file in /etc/pam.d
+#   DIR/krb5.conf, DIR/kdc.conf, DIR/my.cnf   the generated configurations
+#   DIR/logs/<server>.log each server's log (kept after stop for post-mortems)
+# Data, sockets, certificates and keytabs live in the temporary directory:
+# socket paths must stay short (108 bytes), and a build tree can be deep.
+
+SLUICE_SERVERS_ALL=(kdc mariadb postgres)
+
+say() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*"; }
+warn() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*" >&2; }
+
+# parse_common_args "$@": sets SERVERS_DIR, ONLY (array) and PAM_CLEARTEXT.
+parse_common_args() {
+  SERVERS_DIR=""
+  ONLY=("${SLUICE_SERVERS_ALL[@]}")
+  PAM_CLEARTEXT=0
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --dir) SERVERS_DIR=${2:?--dir needs a directory}; shift 2 ;;
+      --dir=*) SERVERS_DIR=${1#--dir=}; shift ;;
+      --only) parse_only "${2:?--only needs a list such as mariadb,postgres,kdc}"; shift 2 ;;
+      --only=*) parse_only "${1#--only=}"; shift ;;
+      --pam-cleartext) PAM_CLEARTEXT=1; shift ;;
+      -h|--help) usage; exit 0 ;;
+      *) warn "unknown argument '$1'"; usage >&2; exit 2 ;;
+    esac
+  done
+  [ -n "$SERVERS_DIR" ] || { warn "--dir DIR is required"; usage >&2; exit 2; }
+  # An absolute path: it ends up in configuration files and the env file.
+  case "$SERVERS_DIR" in /*) ;; *) SERVERS_DIR="$PWD/$SERVERS_DIR" ;; esac
+}
+
+parse_only() {
+  local item
+  ONLY=()
+  IFS=',' read -r -a items <<<"$1"
+  for item in "${items[@]}"; do
+    case "$item" in
+      kdc|mariadb|postgres) ONLY+=("$item") ;;
+      *) warn "--only: unknown server '$item' (known: kdc, mariadb, postgres)"; exit 2 ;;
+    esac
+  done
+}
+
+wanted() {
+  local s
+  for s in "${ONLY[@]}"; do [ "$s" = "$1" ] && return 0; done
+  return 1
+}
+
+# A random password of hex digits: no quoting needed anywhere it goes.
+random_secret() { openssl rand -hex 12; }
+
+# --- ports ------------------------------------------------------------------
+# Ports come from 20000-32767, below Linux's ephemeral range (32768-60999) so
+# outgoing connections never hold them. A port is taken as free when nothing
+# listens on it (TCP, and UDP for the KDC); the server's own bind is the final
+# word, and start retries with another port when the bind fails.
+# Sets PICKED_PORT (not printed: a $(...) subshell would lose PORTS_TAKEN).
+PORTS_TAKEN=()
+PICKED_PORT=
+pick_port() {
+  local port tries=0
+  while :; do
+    tries=$((tries + 1))
+    [ $tries -le 200 ] || { warn "no free port found"; return 1; }
+    port=$((20000 + (SRANDOM % 12768)))
+    [[ " ${PORTS_TAKEN[*]} " == *" $port "* ]] && continue
+    [ -z "$(ss -Hltn "sport = :$port")" ] || continue
+    [ -z "$(ss -Hlun "sport = :$port")" ] || continue
+    PORTS_TAKEN+=("$port")
+    PICKED_PORT=$port
+    return 0
+  done
+}
+
+# True when something accepts TCP connections on 127.0.0.1:$1.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# --- processes --------------------------------------------------------------
+# Every server runs in its own session (setsid), so its PID is also the ID of
+# a process group holding it and all its children.
+
+# pid_alive PID COMM: the process exists, is not a zombie, and is the program
+# we started (guards against a recycled PID).
+pid_alive() {
+  local pid=$1 comm=$2 stat
+  [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 1
+  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+  [[ "$stat" == "$pid ($comm"* ]] || return 1
+  local state=${stat##*) }
+  [ "${state%% *}" != "Z" ]
+}
+
+# launched PID COMM: waits until the background job PID has exec'd COMM (right
+# after `&` it is still a copy of this shell). Fails if it dies first.
+launched() {
+  local pid=$1 comm=$2 i
+  for ((i = 0; i < 100; i++)); do
+    pid_alive "$pid" "$comm" && return 0
+    [ -d "/proc/$pid" ] || return 1
+    sleep 0.05
+  done
+  return 1
+}
+
+# stop_process NAME COMM SIGNAL: stops the server whose PID is in
+# DIR/NAME.pid with SIGNAL, escalating to SIGKILL of its whole process group
+# after 20 s. Returns 0 when nothing of it is left.
+stop_process() {
+  local name=$1 comm=$2 sig=$3 pidfile="$SERVERS_DIR/$1.pid" pid i
+  [ -f "$pidfile" ] || return 0
+  pid=$(cat "$pidfile")
+  if pid_alive "$pid" "$comm"; then
+    kill "-$sig" "$pid" 2>/dev/null || true
+    for ((i = 0; i < 200; i++)); do
+      pid_alive "$pid" "$comm" || break
+      sleep 0.1
+    done
+    if pid_alive "$pid" "$comm"; then
+      warn "$name (pid $pid) ignored SIG$sig for 20 s; sending SIGKILL"
+      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  # Children (PostgreSQL's backends) leave shortly after their parent.
+  if [[ "$pid" =~ ^[0-9]+$ ]] && pgrep -g "$pid" -x "$comm" >/dev/null 2>&1; then
+    for ((i = 0; i < 50; i++)); do
+      pgrep -g "$pid" -x "$comm" >/dev/null 2>&1 || break
+      sleep 0.1
+    done
+    pkill -KILL -g "$pid" -x "$comm" 2>/dev/null || true
+  fi
+  rm -f "$pidfile" "$SERVERS_DIR/$name.port"
+}
+
+# wait_until SECONDS CMD...: polls CMD every 0.1 s; fails after SECONDS.
+wait_until() {
+  local limit=$(($1 * 10)) i
+  shift
+  for ((i = 0; i < limit; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# show_log_tail FILE: the last lines of a server log, for a failed start.
+show_log_tail() {
+  [ -f "$1" ] || return 0
+  warn "---- last lines of $1 ----"
+  tail -n 30 "$1" >&2
+  warn "----"
+}
+
+# --- env file ---------------------------------------------------------------
+ENV_LINES=()
+env_set() { ENV_LINES+=("$1=$2"); }
