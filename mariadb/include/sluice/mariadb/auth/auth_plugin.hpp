@@ -23,15 +23,15 @@
 namespace sluice::mariadb {
 
 struct AuthContext {
-    std::string_view user;
-    std::string_view password;
+    std::string_view user{};
+    std::string_view password{};
     // TLS is active, or the peer is a unix socket: the password may travel
     // in clear without being readable by a third party.
     bool secure_transport = false;
     // The caller opted in to sending the password in clear without TLS.
     bool allow_cleartext = false;
     // The host connected to (GSSAPI uses it only for messages).
-    std::string_view host;
+    std::string_view host{};
 };
 
 class AuthPlugin {
