@@ -1,0 +1,97 @@
+// float, bool, bytes and conversions: Keal against SQL over many inputs.
+#include "keal_database.hpp"
+#include "sql_compare.hpp"
+
+#include <gtest/gtest.h>
+
+namespace keal::e2e {
+namespace {
+
+// Floats with fractions, signs, zeros, halves, large and tiny magnitudes.
+constexpr const char* kFloats =
+    "(SELECT (n * 0.37 - 400.0)::float8 AS x FROM generate_series(0, 2000) AS n "
+    " UNION ALL VALUES (0.0::float8), ('-0'::float8), (0.5), (-0.5), (1e300), (-1e-300), "
+    " (123456789.987654321), (4503599627370496.5)) AS floats";
+
+class Scalars : public ::testing::Test {
+protected:
+    void SetUp() override { KealDatabase::get().deploy("scalars.keal"); }
+    PgConnection& db() { return KealDatabase::get().sql(); }
+
+    void expect_same(const std::string& from, const std::string& input, const std::string& keal,
+                     const std::string& sql, std::int64_t rows) {
+        const Comparison c = compare(db(), from, input, keal, sql);
+        EXPECT_EQ(c.rows, rows);
+        EXPECT_EQ(c.mismatches, 0) << keal << " vs " << sql << ":\n" << c.examples;
+    }
+};
+
+TEST_F(Scalars, EveryTypeMapsToItsSqlType) {
+    EXPECT_EQ(db().scalar("SELECT pg_get_function_identity_arguments('all_types'::regproc)"),
+              "i bigint, f double precision, b boolean, t text, c text, raw bytea");
+    EXPECT_EQ(db().scalar("SELECT all_types(7, 2.9, true, 'héllo', '中', '\\x00ff10'::bytea)"),
+              "7,true,héllo,中,3,2");
+}
+
+TEST_F(Scalars, FloatArithmeticMatchesSql) {
+    expect_same(std::string(kFloats) + ", (VALUES (3.0::float8), (-4.25)) AS b(y)", "x || ',' || y",
+                "hypot(x, y)", "sqrt(x * x + y * y)", 2009 * 2);
+    expect_same(kFloats, "x", "k_floor(x)", "floor(x)", 2009);
+    expect_same(kFloats, "x", "k_ceil(x)", "ceil(x)", 2009);
+    expect_same(kFloats + std::string(", (VALUES (0.0::float8), (-1.5)) AS b(y)"), "x || ',' || y",
+                "k_min_max(x, y)", "least(x, y) * 1000.0 + greatest(x, y)", 2009 * 2);
+}
+
+TEST_F(Scalars, FloatToIntTruncatesTowardZero) {
+    expect_same("(SELECT x FROM " + std::string(kFloats) + " WHERE abs(x) < 1e18) AS f", "x", "k_trunc(x)",
+                "trunc(x)::bigint", 2008);
+    EXPECT_EQ(db().expect_error("SELECT k_trunc(1e300)").sqlstate, "22003");
+    EXPECT_EQ(db().expect_error("SELECT k_trunc('NaN')").sqlstate, "22003");
+}
+
+TEST_F(Scalars, FloatTextRoundTripsExactly) {
+    expect_same(kFloats, "x", "k_float_roundtrip(x)", "true", 2009);
+}
+
+TEST_F(Scalars, IntBuiltinsAndConversionsMatchSql) {
+    expect_same("generate_series(-60, 60, 7) AS a, generate_series(-60, 60, 11) AS b", "a || ',' || b",
+                "k_int_min_max(a, b)", "least(a, b)::bigint * 1000 + greatest(a, b) + abs(a - b)", 18 * 11);
+    expect_same("generate_series(-1000, 1000, 13) AS a, generate_series(-9, 9) AS b", "a || ',' || b",
+                "k_mean(a, b)", "(a::float8 + b::float8) / 2.0", 154 * 19);
+    expect_same("(SELECT n::bigint * 7919 * n AS n FROM generate_series(-3000, 3000) AS n "
+                " UNION ALL VALUES (9223372036854775807), (-9223372036854775808)) AS v",
+                "n", "k_int_text(n)", "n::text", 6003);
+    expect_same("(SELECT n::bigint * 7919 * n AS n FROM generate_series(-3000, 3000) AS n) AS v", "n",
+                "k_parse_int(n::text)", "n", 6001);
+    EXPECT_EQ(db().expect_error("SELECT k_parse_int('12x')").sqlstate, "22P02");
+    EXPECT_EQ(db().expect_error("SELECT k_parse_int('99999999999999999999')").sqlstate, "22003");
+}
+
+TEST_F(Scalars, BoolOperatorsMatchSql) {
+    expect_same("(VALUES (true), (false)) AS x(a), (VALUES (true), (false)) AS y(b)", "a || ',' || b",
+                "k_bool_ops(a, b)",
+                "(a AND b)::text || ' ' || (a OR b)::text || ' ' || (NOT a)::text || ' ' || (a = b)::text || ' ' "
+                "|| (a <> b)::text",
+                4);
+    expect_same("generate_series(-500, 500) AS n", "n", "k_is_even(n)", "n % 2 = 0", 1001);
+}
+
+TEST_F(Scalars, BytesMatchBytea) {
+    ensure_samples(db());
+    expect_same("samples", "s", "k_to_bytes(s)", "convert_to(s, 'UTF8')", 5000);
+    expect_same("samples", "s", "k_byte_len(convert_to(s, 'UTF8'))", "octet_length(s)", 5000);
+    expect_same("samples", "s", "k_from_bytes(convert_to(s, 'UTF8'))", "s", 5000);
+    expect_same("samples AS a JOIN samples AS b ON b.id = (a.id * 13) % 5000 OR b.id = a.id", "a.s || '|' || b.s",
+                "k_bytes_equal(convert_to(a.s, 'UTF8'), convert_to(b.s, 'UTF8'))", "a.s = b.s", 10000 - 1);
+    // Bytes that are not UTF-8 are no text.
+    EXPECT_EQ(db().expect_error("SELECT k_from_bytes('\\xff'::bytea)").sqlstate, "22021");
+    // Bytes with a zero byte are still bytes.
+    EXPECT_EQ(db().scalar("SELECT k_byte_len('\\x000100'::bytea)"), "3");
+}
+
+TEST_F(Scalars, CharParameterIsOneCharacterText) {
+    expect_same("generate_series(1, 3000) AS n", "n", "k_first_char(chr(n * 31 + 32))", "n * 31 + 32", 3000);
+}
+
+}  // namespace
+}  // namespace keal::e2e
