@@ -1,0 +1,135 @@
+// tideweave: the command line.
+//   tideweave stream [FILE|-] [--gap N] [--lateness N] [--restore FILE] [--keep-going]
+//   tideweave compare-naive [options]
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "compare_naive.hpp"
+#include "sluice/tideweave/run.hpp"
+#include "sluice/tideweave/stream.hpp"
+
+namespace tw = sluice::tideweave;
+
+namespace {
+
+constexpr int exit_usage = 1;
+constexpr int exit_error_line = 2;
+
+struct StreamArgs {
+    std::string input = "-";
+    std::optional<std::int64_t> gap;
+    std::optional<std::int64_t> lateness;
+    std::string restore;
+    bool keep_going = false;
+    std::string engine = "incremental";
+};
+
+int run_stream_command(const StreamArgs& args) {
+    const tw::EngineKind kind = args.engine == "naive" ? tw::EngineKind::naive : tw::EngineKind::incremental;
+    std::optional<tw::Stream> stream;
+    try {
+        if (!args.restore.empty()) {
+            std::ifstream file(args.restore, std::ios::binary);
+            if (!file) {
+                std::cerr << "tideweave: cannot open checkpoint " << args.restore << ": " << std::strerror(errno)
+                          << "\n";
+                return exit_usage;
+            }
+            std::ostringstream text;
+            text << file.rdbuf();
+            stream.emplace(tw::Stream::restore(text.str(), kind));
+            if ((args.gap && *args.gap != stream->config().gap) ||
+                (args.lateness && *args.lateness != stream->config().lateness)) {
+                std::cerr << "tideweave: --gap/--lateness differ from the checkpoint's (gap "
+                          << stream->config().gap << ", lateness " << stream->config().lateness << ")\n";
+                return exit_usage;
+            }
+        } else {
+            tw::Config config;
+            if (args.gap) config.gap = *args.gap;
+            if (args.lateness) config.lateness = *args.lateness;
+            stream.emplace(config, kind);
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "tideweave: " << e.what() << "\n";
+        return exit_usage;
+    }
+
+    int in_fd = STDIN_FILENO;
+    if (args.input != "-") {
+        in_fd = ::open(args.input.c_str(), O_RDONLY | O_CLOEXEC);
+        if (in_fd < 0) {
+            std::cerr << "tideweave: cannot open " << args.input << ": " << std::strerror(errno) << "\n";
+            return exit_usage;
+        }
+    }
+    tw::RunOptions options;
+    options.keep_going = args.keep_going;
+    const tw::RunResult result = tw::run_stream(*stream, in_fd, STDOUT_FILENO, options);
+    if (in_fd != STDIN_FILENO) ::close(in_fd);
+    if (!result.io_error.empty()) {
+        std::cerr << "tideweave: " << result.io_error << "\n";
+        return exit_usage;
+    }
+    if (result.stopped) {
+        std::cerr << "tideweave: stopped at the error on line " << result.lines
+                  << " (see the error object on stdout; --keep-going continues past errors)\n";
+        return exit_error_line;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"tideweave: incremental event-time session windows with retractions, exact sums, "
+                 "exact finality and a before/after changelog (NDJSON in, NDJSON out)"};
+    app.require_subcommand(1);
+
+    StreamArgs stream_args;
+    CLI::App* stream = app.add_subcommand(
+        "stream",
+        "Process an NDJSON stream of {\"tx\"}, {\"watermark\"}, {\"forget\"}, {\"snapshot\"} and {\"checkpoint\"} "
+        "lines; one output line per non-empty input line. Exit status 2 at the first error line unless "
+        "--keep-going (then 0); 1 for usage and I/O errors.");
+    stream->add_option("FILE", stream_args.input, "Input file, or - for standard input")->capture_default_str();
+    stream->add_option("--gap", stream_args.gap, "Session gap, an integer in (0, 2^60] (default 10)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 60));
+    stream->add_option("--lateness", stream_args.lateness, "Allowed lateness, an integer in [0, 2^60] (default 20)")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 60));
+    stream->add_option("--restore", stream_args.restore,
+                       "Start from a checkpoint: a file holding a {\"version\":..,\"checkpoint\":{..}} output line "
+                       "or its inner object");
+    stream->add_flag("--keep-going", stream_args.keep_going, "Report error lines and continue");
+    stream->add_option("--engine", stream_args.engine,
+                       "incremental (default), or naive: rebuilds a key's sessions on every mutation "
+                       "(same output, for comparison)")
+        ->check(CLI::IsMember({"incremental", "naive"}));
+
+    tw::CompareOptions compare_args;
+    CLI::App* compare = app.add_subcommand(
+        "compare-naive",
+        "Run a generated workload with retractions through the exact engine and through a numbers-only "
+        "session keeper (boundaries, count, double sum, min, max per session; it cannot split), and print a "
+        "table of the differences");
+    compare->add_option("--keys", compare_args.keys, "Number of keys")->capture_default_str()->check(CLI::Range(1, 100000));
+    compare->add_option("--events", compare_args.events, "Number of inserts")->capture_default_str()->check(CLI::Range(1, 10000000));
+    compare->add_option("--retract-percent", compare_args.retract_percent, "Inserts later retracted, in percent")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100));
+    compare->add_option("--seed", compare_args.seed, "Random seed")->capture_default_str();
+    compare->add_option("--gap", compare_args.gap, "Session gap")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+    compare->add_option("--rows", compare_args.rows_shown, "Differing sessions to list")->capture_default_str();
+
+    CLI11_PARSE(app, argc, argv);
+    if (stream->parsed()) return run_stream_command(stream_args);
+    return tw::compare_naive(compare_args, std::cout);
+}

@@ -1,0 +1,164 @@
+#include "exact_sum.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+namespace sluice::tideweave {
+namespace {
+
+using Limbs = std::array<std::uint64_t, ExactSum::limb_count>;
+
+// Adds (or subtracts) `word` at limb `index`, propagating the carry (borrow).
+void add_word(Limbs& limbs, std::size_t index, std::uint64_t word) {
+    for (std::size_t i = index; i < limbs.size() && word != 0; ++i) {
+        const std::uint64_t before = limbs[i];
+        limbs[i] = before + word;
+        word = limbs[i] < before ? 1 : 0;
+    }
+}
+
+void subtract_word(Limbs& limbs, std::size_t index, std::uint64_t word) {
+    for (std::size_t i = index; i < limbs.size() && word != 0; ++i) {
+        const std::uint64_t before = limbs[i];
+        limbs[i] = before - word;
+        word = before < word ? 1 : 0;
+    }
+}
+
+bool is_negative(const Limbs& limbs) { return (limbs.back() >> 63) != 0; }
+
+void negate(Limbs& limbs) {
+    std::uint64_t carry = 1;
+    for (auto& limb : limbs) {
+        limb = ~limb + carry;
+        carry = (carry != 0 && limb == 0) ? 1 : 0;
+    }
+}
+
+// Bit `pos` of a non-negative magnitude.
+bool bit_at(const Limbs& mag, int pos) {
+    const auto p = static_cast<std::size_t>(pos);
+    return ((mag[p / 64] >> (p % 64)) & 1U) != 0;
+}
+
+// 64 bits of the magnitude starting at bit `pos` (pos >= 0).
+std::uint64_t bits_from(const Limbs& mag, int pos) {
+    const auto p = static_cast<std::size_t>(pos);
+    const std::size_t limb = p / 64;
+    const unsigned shift = static_cast<unsigned>(p % 64);
+    std::uint64_t word = mag[limb] >> shift;
+    if (shift != 0 && limb + 1 < mag.size()) word |= mag[limb + 1] << (64 - shift);
+    return word;
+}
+
+bool any_bit_below(const Limbs& mag, int pos) {
+    if (pos <= 0) return false;
+    const auto p = static_cast<std::size_t>(pos);
+    for (std::size_t i = 0; i < p / 64; ++i)
+        if (mag[i] != 0) return true;
+    const unsigned rest = static_cast<unsigned>(p % 64);
+    return rest != 0 && (mag[p / 64] & ((std::uint64_t{1} << rest) - 1)) != 0;
+}
+
+double round_magnitude(const Limbs& mag) {
+    int top = -1;
+    for (int i = ExactSum::limb_count - 1; i >= 0; --i) {
+        const std::uint64_t limb = mag[static_cast<std::size_t>(i)];
+        if (limb != 0) {
+            top = i * 64 + 63 - std::countl_zero(limb);
+            break;
+        }
+    }
+    if (top < 0) return 0.0;
+    if (top < 53) {  // fewer than 54 significant bits: exact
+        return std::ldexp(static_cast<double>(mag[0]), -1074);
+    }
+    const int low = top - 52;  // the mantissa's lowest bit
+    std::uint64_t mantissa = bits_from(mag, low) & ((std::uint64_t{1} << 53) - 1);
+    const bool round_bit = bit_at(mag, low - 1);
+    const bool sticky = any_bit_below(mag, low - 1);
+    if (round_bit && (sticky || (mantissa & 1U) != 0)) ++mantissa;  // may reach 2^53: still exact
+    return std::ldexp(static_cast<double>(mantissa), low - 1074);
+}
+
+}  // namespace
+
+void ExactSum::accumulate(double v, bool negate_value) {
+    if (v == 0.0) return;
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    const bool negative = ((bits >> 63) != 0) != negate_value;
+    const auto biased = static_cast<unsigned>((bits >> 52) & 0x7FFU);
+    std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
+    unsigned shift = 0;  // position of the mantissa's lowest bit, in units of 2^-1074
+    if (biased != 0) {
+        mantissa |= std::uint64_t{1} << 52;
+        shift = biased - 1;
+    }
+    const std::size_t limb = shift / 64;
+    const unsigned offset = shift % 64;
+    const std::uint64_t low = mantissa << offset;
+    const std::uint64_t high = offset == 0 ? 0 : mantissa >> (64 - offset);
+    if (negative) {
+        subtract_word(limbs_, limb, low);
+        if (high != 0) subtract_word(limbs_, limb + 1, high);
+    } else {
+        add_word(limbs_, limb, low);
+        if (high != 0) add_word(limbs_, limb + 1, high);
+    }
+}
+
+void ExactSum::add(const ExactSum& other) {
+    std::uint64_t carry = 0;
+    for (std::size_t i = 0; i < limbs_.size(); ++i) {
+        const std::uint64_t a = limbs_[i];
+        const std::uint64_t b = other.limbs_[i];
+        const std::uint64_t s = a + b;
+        const std::uint64_t t = s + carry;
+        carry = (s < a || t < s) ? 1 : 0;
+        limbs_[i] = t;
+    }
+}
+
+void ExactSum::subtract(const ExactSum& other) {
+    std::uint64_t borrow = 0;
+    for (std::size_t i = 0; i < limbs_.size(); ++i) {
+        const std::uint64_t a = limbs_[i];
+        const std::uint64_t b = other.limbs_[i];
+        const std::uint64_t d = a - b;
+        const std::uint64_t t = d - borrow;
+        borrow = (a < b || d < borrow) ? 1 : 0;
+        limbs_[i] = t;
+    }
+}
+
+bool ExactSum::is_zero() const {
+    for (auto limb : limbs_)
+        if (limb != 0) return false;
+    return true;
+}
+
+double ExactSum::to_double() const {
+    if (!is_negative(limbs_)) return round_magnitude(limbs_);
+    Limbs mag = limbs_;
+    negate(mag);
+    return -round_magnitude(mag);
+}
+
+std::vector<double> ExactSum::to_parts() const {
+    std::vector<double> parts;
+    ExactSum rest = *this;
+    // Each step removes the rounded value, leaving less than half an ulp of
+    // it, so this ends after at most ~40 steps; an infinite rounding is split
+    // into halves of the largest double's magnitude.
+    while (!rest.is_zero()) {
+        double part = rest.to_double();
+        if (std::isinf(part)) part = std::copysign(0x1p1023, part);
+        parts.push_back(part);
+        rest.subtract(part);
+    }
+    return parts;
+}
+
+}  // namespace sluice::tideweave

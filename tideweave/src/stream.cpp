@@ -1,0 +1,512 @@
+// The Stream shell: strict parsing of one NDJSON line (simdjson DOM), the
+// transaction's checks (shape, then lateness, then identity, mutation by
+// mutation, before anything is applied), the version and watermark, and every
+// output line. The session engine behind it only sees admissible mutations.
+#include "sluice/tideweave/stream.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "json_out.hpp"
+#include "stream_impl.hpp"
+
+namespace sluice::tideweave {
+namespace {
+
+std::string in_quotes(std::string_view s) {
+    std::string q;
+    q.reserve(s.size() + 2);
+    q.push_back('"');
+    q.append(s);
+    q.push_back('"');
+    return q;
+}
+
+std::string number_text(double v) {
+    std::string s;
+    json::append_number(s, v);
+    return s;
+}
+
+std::string int_text(std::int64_t v) {
+    std::string s;
+    json::append_int(s, v);
+    return s;
+}
+
+}  // namespace
+
+std::optional<Stream::Impl::Pending> Stream::Impl::lookup(std::string_view id) const {
+    if (auto it = pending_.find(id); it != pending_.end()) return it->second;
+    if (auto it = ids_.find(id); it != ids_.end() && it->second.ts >= horizon())
+        return Pending{true, key_names_[it->second.key], it->second.ts, it->second.value};
+    return std::nullopt;
+}
+
+KeyId Stream::Impl::intern(std::string_view key) {
+    if (auto it = key_ids_.find(key); it != key_ids_.end()) return it->second;
+    KeyId id = 0;
+    if (!free_key_ids_.empty()) {
+        id = free_key_ids_.back();
+        free_key_ids_.pop_back();
+        key_names_[id].assign(key);
+    } else {
+        id = static_cast<KeyId>(key_names_.size());
+        key_names_.emplace_back(key);
+    }
+    key_ids_.emplace(std::string(key), id);
+    return id;
+}
+
+void Stream::Impl::sort_rows(std::vector<Row>& rows) const {
+    std::sort(rows.begin(), rows.end(), [this](const Row& a, const Row& b) {
+        if (a.key != b.key) return key_names_[a.key] < key_names_[b.key];
+        return a.start < b.start;
+    });
+}
+
+void Stream::Impl::append_row(std::string& out, const Row& r) const {
+    out.append("{\"key\":");
+    json::append_string(out, key_names_[r.key]);
+    out.append(",\"start\":");
+    json::append_int(out, r.start);
+    out.append(",\"end\":");
+    json::append_int(out, r.end);
+    out.append(",\"count\":");
+    json::append_int(out, r.count);
+    out.append(",\"sum\":");
+    json::append_number(out, r.sum);
+    out.append(",\"min\":");
+    json::append_number(out, r.min);
+    out.append(",\"max\":");
+    json::append_number(out, r.max);
+    out.append(r.final ? ",\"final\":true}" : ",\"final\":false}");
+}
+
+void Stream::Impl::append_rows(std::string& out, const std::vector<Row>& rows) const {
+    out.push_back('[');
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i != 0) out.push_back(',');
+        append_row(out, rows[i]);
+    }
+    out.push_back(']');
+}
+
+void Stream::Impl::append_watermark(std::string& out) const {
+    if (has_watermark_) {
+        json::append_int(out, watermark_);
+    } else {
+        out.append("null");
+    }
+}
+
+Stream::Outcome Stream::Impl::process_line(std::string_view line, std::int64_t line_no, std::string& out) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return Outcome::empty;
+    const std::size_t mark = out.size();
+    try {
+        padded_.resize(line.size() + simdjson::SIMDJSON_PADDING);
+        std::memcpy(padded_.data(), line.data(), line.size());
+        element root;
+        if (auto err = parser_.parse(padded_.data(), line.size(), false).get(root))
+            throw LineError{std::string("invalid JSON: ") + simdjson::error_message(err), {}};
+        simdjson::dom::object object;
+        if (root.get_object().get(object))
+            throw LineError{"expected a JSON object with one member: tx, watermark, forget, snapshot or checkpoint", {}};
+        std::string_view command;
+        element value;
+        for (auto field : object) {
+            const std::string_view name = field.key;
+            if (name != "tx" && name != "watermark" && name != "forget" && name != "snapshot" &&
+                name != "checkpoint")
+                throw LineError{"unknown member " + in_quotes(name) +
+                                    " (expected one of tx, watermark, forget, snapshot, checkpoint)",
+                                {}};
+            if (name == command) throw LineError{"duplicate member " + in_quotes(name), {}};
+            if (!command.empty())
+                throw LineError{"more than one command in a line: " + in_quotes(command) + " and " + in_quotes(name), {}};
+            command = name;
+            value = field.value;
+        }
+        if (command.empty())
+            throw LineError{"expected a JSON object with one member: tx, watermark, forget, snapshot or checkpoint", {}};
+        if (command == "tx") {
+            run_tx(value, out);
+        } else if (command == "watermark") {
+            run_watermark(value, out);
+        } else {
+            if (!value.is_bool() || !bool(value.get_bool()))
+                throw LineError{std::string(command) + ": expected true", {}};
+            if (command == "forget") {
+                run_forget(out);
+            } else if (command == "snapshot") {
+                run_snapshot(out);
+            } else {
+                run_checkpoint(out);
+            }
+        }
+        return Outcome::ok;
+    } catch (const LineError& e) {
+        out.resize(mark);
+        out.append("{\"error\":{\"line\":");
+        json::append_int(out, line_no);
+        if (e.index) {
+            out.append(",\"index\":");
+            json::append_int(out, static_cast<std::int64_t>(*e.index));
+        }
+        out.append(",\"message\":");
+        json::append_string(out, e.message);
+        out.append("}}\n");
+        return Outcome::error;
+    }
+}
+
+Stream::Impl::Mutation Stream::Impl::parse_mutation(const element& m, std::size_t index) const {
+    const std::string where = "tx[" + std::to_string(index) + "]";
+    auto fail = [&](std::string message) { throw LineError{std::move(message), index}; };
+    simdjson::dom::object wrapper;
+    if (m.get_object().get(wrapper) || wrapper.size() != 1)
+        fail(where + ": expected an object with one member, \"insert\" or \"retract\"");
+    const auto field = *wrapper.begin();
+    Mutation mut;
+    if (field.key == "insert") {
+        mut.is_insert = true;
+    } else if (field.key == "retract") {
+        mut.is_insert = false;
+    } else {
+        fail(where + ": unknown member " + in_quotes(field.key) + " (expected \"insert\" or \"retract\")");
+    }
+    const std::string path = where + "." + std::string(field.key);
+    simdjson::dom::object body;
+    if (field.value.get_object().get(body)) fail(path + ": expected an object");
+    bool seen_id = false, seen_key = false, seen_ts = false;
+    for (auto member : body) {
+        const std::string_view name = member.key;
+        const std::string at = path + "." + std::string(name);
+        bool* seen = nullptr;
+        if (name == "id") {
+            seen = &seen_id;
+        } else if (name == "key") {
+            seen = &seen_key;
+        } else if (name == "ts") {
+            seen = &seen_ts;
+        } else if (name == "value") {
+            seen = &mut.has_value;
+        } else {
+            fail(path + ": unknown member " + in_quotes(name) + " (expected id, key, ts" +
+                 (mut.is_insert ? " and value)" : ", optionally value)"));
+        }
+        if (*seen) fail(path + ": duplicate member " + in_quotes(name));
+        *seen = true;
+        std::string problem;
+        if (name == "id") {
+            if (!strict::read_id(member.value, mut.id, problem)) fail(at + ": " + problem);
+        } else if (name == "key") {
+            if (!strict::read_key(member.value, mut.key, problem)) fail(at + ": " + problem);
+        } else if (name == "ts") {
+            if (!strict::read_ts(member.value, mut.ts, problem)) fail(at + ": " + problem);
+        } else {
+            if (!strict::read_value(member.value, mut.value, problem)) fail(at + ": " + problem);
+        }
+    }
+    if (!seen_id) fail(path + ": missing member \"id\"");
+    if (!seen_key) fail(path + ": missing member \"key\"");
+    if (!seen_ts) fail(path + ": missing member \"ts\"");
+    if (mut.is_insert && !mut.has_value) fail(path + ": missing member \"value\"");
+    return mut;
+}
+
+void Stream::Impl::check_identity(const Mutation& m, std::size_t index) {
+    const std::string where = "tx[" + std::to_string(index) + "]." + (m.is_insert ? "insert" : "retract");
+    const std::optional<Pending> current = lookup(m.id);
+    const bool present = current && current->present;
+    if (m.is_insert) {
+        if (present)
+            throw LineError{where + ": an active event with id " + in_quotes(m.id) + " already exists (key " +
+                                in_quotes(current->key) + ", ts " + int_text(current->ts) + ")",
+                            index};
+        pending_.insert_or_assign(m.id, Pending{true, m.key, m.ts, m.value});
+        return;
+    }
+    if (!present) throw LineError{where + ": no active event with id " + in_quotes(m.id), index};
+    if (current->key != m.key)
+        throw LineError{where + ": event " + in_quotes(m.id) + " has key " + in_quotes(current->key) + ", not " +
+                            in_quotes(m.key),
+                        index};
+    if (current->ts != m.ts)
+        throw LineError{
+            where + ": event " + in_quotes(m.id) + " has ts " + int_text(current->ts) + ", not " + int_text(m.ts), index};
+    if (m.has_value && current->value != m.value)
+        throw LineError{where + ": event " + in_quotes(m.id) + " has value " + number_text(current->value) +
+                            ", not " + number_text(m.value),
+                        index};
+    retracted_values_[index] = current->value;
+    pending_.insert_or_assign(m.id, Pending{false, m.key, m.ts, 0});
+}
+
+void Stream::Impl::apply(const Mutation& m) {
+    const KeyId key = intern(m.key);
+    if (m.is_insert) {
+        engine_->insert(key, m.ts, m.id, m.value);
+        const IdEntry entry{key, m.ts, m.value};
+        if (auto it = ids_.find(m.id); it != ids_.end()) {
+            it->second = entry;
+        } else {
+            ids_.emplace(std::string(m.id), entry);
+        }
+    } else {
+        engine_->retract(key, m.ts, m.id);
+        ids_.erase(ids_.find(m.id));
+    }
+}
+
+void Stream::Impl::unapply(const Mutation& m, double retracted_value) {
+    const KeyId key = intern(m.key);
+    if (m.is_insert) {
+        engine_->retract(key, m.ts, m.id);
+        ids_.erase(ids_.find(m.id));
+    } else {
+        engine_->insert(key, m.ts, m.id, retracted_value);
+        ids_.emplace(std::string(m.id), IdEntry{key, m.ts, retracted_value});
+    }
+}
+
+void Stream::Impl::run_tx(const element& value, std::string& out) {
+    simdjson::dom::array list;
+    if (value.get_array().get(list)) throw LineError{"tx: expected an array of mutations", {}};
+    mutations_.clear();
+    pending_.clear();
+    retracted_values_.assign(list.size(), 0.0);
+    const std::int64_t h = horizon();
+    std::size_t index = 0;
+    for (element m : list) {
+        Mutation mut = parse_mutation(m, index);
+        mut.late = mut.ts < h;
+        if (!mut.late) check_identity(mut, index);
+        mutations_.push_back(mut);
+        ++index;
+    }
+
+    for (const Mutation& m : mutations_)
+        if (!m.late) apply(m);
+    before_.clear();
+    after_.clear();
+    engine_->changes(before_, after_);
+    for (const Row& r : after_) {
+        if (std::isfinite(r.sum)) continue;
+        // The exact sum is beyond the double range: undo, newest first.
+        const std::string where = "tx: the sum of the session of key " + in_quotes(key_names_[r.key]) +
+                                  " starting at " + int_text(r.start) + " would exceed the double range";
+        for (std::size_t i = mutations_.size(); i-- > 0;)
+            if (!mutations_[i].late) unapply(mutations_[i], retracted_values_[i]);
+        engine_->commit();
+        throw LineError{where, {}};
+    }
+    engine_->commit();
+    ++version_;
+
+    // Rows both before and after (a session the transaction left as it was)
+    // are no change: cancel them, then list the rest by (key, start).
+    sort_rows(before_);
+    sort_rows(after_);
+    std::size_t b = 0, a = 0, kept_b = 0, kept_a = 0;
+    while (b < before_.size() || a < after_.size()) {
+        if (b < before_.size() && a < after_.size() && before_[b].same_fields(after_[a])) {
+            ++b;
+            ++a;
+            continue;
+        }
+        const bool take_before =
+            a == after_.size() ||
+            (b < before_.size() && (before_[b].key == after_[a].key ? before_[b].start <= after_[a].start
+                                                                    : key_names_[before_[b].key] <
+                                                                          key_names_[after_[a].key]));
+        if (take_before) {
+            before_[kept_b++] = before_[b++];
+        } else {
+            after_[kept_a++] = after_[a++];
+        }
+    }
+    before_.resize(kept_b);
+    after_.resize(kept_a);
+
+    out.append("{\"version\":");
+    json::append_int(out, version_);
+    out.append(",\"before\":");
+    append_rows(out, before_);
+    out.append(",\"after\":");
+    append_rows(out, after_);
+    out.append(",\"late\":[");
+    bool first = true;
+    for (std::size_t i = 0; i < mutations_.size(); ++i) {
+        const Mutation& m = mutations_[i];
+        if (!m.late) continue;
+        if (!first) out.push_back(',');
+        first = false;
+        out.append("{\"index\":");
+        json::append_int(out, static_cast<std::int64_t>(i));
+        out.append(",\"id\":");
+        json::append_string(out, m.id);
+        out.append(",\"key\":");
+        json::append_string(out, m.key);
+        out.append(",\"ts\":");
+        json::append_int(out, m.ts);
+        out.push_back('}');
+    }
+    out.append("]}\n");
+}
+
+void Stream::Impl::run_watermark(const element& value, std::string& out) {
+    std::int64_t w = 0;
+    std::string problem;
+    if (!strict::read_ts(value, w, problem)) throw LineError{"watermark: " + problem, {}};
+    if (has_watermark_ && w < watermark_)
+        throw LineError{"watermark: " + int_text(w) + " is behind the current watermark " + int_text(watermark_), {}};
+    has_watermark_ = true;
+    watermark_ = w;
+    rows_.clear();
+    engine_->finalize(horizon(), rows_);
+    sort_rows(rows_);
+    out.append("{\"version\":");
+    json::append_int(out, version_);
+    out.append(",\"watermark\":");
+    json::append_int(out, watermark_);
+    out.append(",\"finalized\":");
+    append_rows(out, rows_);
+    out.append("}\n");
+}
+
+void Stream::Impl::run_forget(std::string& out) {
+    std::vector<KeyId> emptied;
+    const ReleaseFn release = [this](std::string_view id, KeyId key, std::int64_t ts) {
+        auto it = ids_.find(id);
+        if (it != ids_.end() && it->second.key == key && it->second.ts == ts) ids_.erase(it);
+    };
+    const ForgetCounts counts = engine_->forget(horizon(), release, emptied);
+    for (KeyId key : emptied) {
+        key_ids_.erase(key_ids_.find(key_names_[key]));
+        key_names_[key].clear();
+        key_names_[key].shrink_to_fit();
+        free_key_ids_.push_back(key);
+    }
+    out.append("{\"version\":");
+    json::append_int(out, version_);
+    out.append(",\"forgotten\":");
+    json::append_int(out, static_cast<std::int64_t>(counts.rows_dropped));
+    out.append(",\"folded\":");
+    json::append_int(out, static_cast<std::int64_t>(counts.events_folded));
+    out.append("}\n");
+}
+
+void Stream::Impl::run_snapshot(std::string& out) {
+    rows_.clear();
+    engine_->all_rows(rows_);
+    sort_rows(rows_);
+    out.append("{\"version\":");
+    json::append_int(out, version_);
+    out.append(",\"watermark\":");
+    append_watermark(out);
+    out.append(",\"rows\":");
+    append_rows(out, rows_);
+    out.append("}\n");
+}
+
+void Stream::Impl::run_checkpoint(std::string& out) {
+    out.append("{\"version\":");
+    json::append_int(out, version_);
+    out.append(",\"checkpoint\":{\"format\":");
+    json::append_string(out, checkpoint_format);
+    out.append(",\"gap\":");
+    json::append_int(out, config_.gap);
+    out.append(",\"lateness\":");
+    json::append_int(out, config_.lateness);
+    out.append(",\"version\":");
+    json::append_int(out, version_);
+    out.append(",\"watermark\":");
+    append_watermark(out);
+    out.append(",\"keys\":[");
+    std::vector<KeyId> keys = engine_->keys();
+    std::sort(keys.begin(), keys.end(), [this](KeyId a, KeyId b) { return key_names_[a] < key_names_[b]; });
+    KeyExport held;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        held.blocks.clear();
+        held.events.clear();
+        held.final_starts.clear();
+        engine_->export_key(keys[k], held);
+        if (k != 0) out.push_back(',');
+        out.append("{\"key\":");
+        json::append_string(out, key_names_[keys[k]]);
+        out.append(",\"blocks\":[");
+        for (std::size_t i = 0; i < held.blocks.size(); ++i) {
+            const Block& b = held.blocks[i];
+            if (i != 0) out.push_back(',');
+            out.append("{\"first\":");
+            json::append_int(out, b.first_ts);
+            out.append(",\"last\":");
+            json::append_int(out, b.last_ts);
+            out.append(",\"count\":");
+            json::append_int(out, b.count);
+            out.append(",\"min\":");
+            json::append_number(out, b.min);
+            out.append(",\"max\":");
+            json::append_number(out, b.max);
+            out.append(",\"sum\":[");
+            const std::vector<double> parts = b.sum.to_parts();
+            for (std::size_t p = 0; p < parts.size(); ++p) {
+                if (p != 0) out.push_back(',');
+                json::append_number(out, parts[p]);
+            }
+            out.append("]}");
+        }
+        out.append("],\"events\":[");
+        for (std::size_t i = 0; i < held.events.size(); ++i) {
+            if (i != 0) out.push_back(',');
+            out.push_back('[');
+            json::append_int(out, held.events[i].ts);
+            out.push_back(',');
+            json::append_string(out, held.events[i].id);
+            out.push_back(',');
+            json::append_number(out, held.events[i].value);
+            out.push_back(']');
+        }
+        out.append("],\"final\":[");
+        for (std::size_t i = 0; i < held.final_starts.size(); ++i) {
+            if (i != 0) out.push_back(',');
+            json::append_int(out, held.final_starts[i]);
+        }
+        out.append("]}");
+    }
+    out.append("]}}\n");
+}
+
+// ---- Stream ----
+
+Stream::Stream(Config config, EngineKind kind) {
+    if (config.gap <= 0 || config.gap > max_abs_ts)
+        throw std::invalid_argument("tideweave: gap must be an integer in (0, 2^60]");
+    if (config.lateness < 0 || config.lateness > max_abs_ts)
+        throw std::invalid_argument("tideweave: lateness must be an integer in [0, 2^60]");
+    impl_ = std::make_unique<Impl>(config, kind);
+}
+
+Stream::Stream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Stream::~Stream() = default;
+Stream::Stream(Stream&&) noexcept = default;
+Stream& Stream::operator=(Stream&&) noexcept = default;
+
+Stream::Outcome Stream::process_line(std::string_view line, std::int64_t line_no, std::string& out) {
+    return impl_->process_line(line, line_no, out);
+}
+
+std::int64_t Stream::version() const { return impl_->version(); }
+std::size_t Stream::active_events() const { return impl_->engine().active_events(); }
+std::size_t Stream::row_count() const { return impl_->engine().row_count(); }
+const Config& Stream::config() const { return impl_->config(); }
+
+}  // namespace sluice::tideweave

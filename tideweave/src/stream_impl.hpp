@@ -1,0 +1,123 @@
+// The Stream's private state, shared by stream.cpp (lines) and
+// checkpoint.cpp (restore).
+#pragma once
+
+#include <simdjson.h>
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine.hpp"
+#include "limits.hpp"
+#include "strict_json.hpp"
+#include "sluice/tideweave/stream.hpp"
+
+namespace sluice::tideweave {
+
+namespace detail {
+
+using simdjson::dom::element;
+
+// What a rejected line reports.
+struct LineError {
+    std::string message;
+    std::optional<std::size_t> index;  // the offending mutation of a transaction
+};
+
+struct IdEntry {
+    KeyId key;
+    std::int64_t ts;
+    double value;
+};
+
+struct Mutation {
+    bool is_insert = true;
+    bool late = false;
+    std::string_view id;
+    std::string_view key;
+    std::int64_t ts = 0;
+    double value = 0;
+    bool has_value = false;  // a retraction's optional value
+};
+
+// A transaction's view of one id while it is being checked: present (with
+// its event) or retracted by an earlier mutation of the same transaction.
+struct Pending {
+    bool present;
+    std::string_view key;
+    std::int64_t ts;
+    double value;
+};
+
+}  // namespace detail
+
+class Stream::Impl {
+public:
+    using element = detail::element;
+    using LineError = detail::LineError;
+    using Mutation = detail::Mutation;
+    using Pending = detail::Pending;
+    using IdEntry = detail::IdEntry;
+
+    Impl(Config config, EngineKind kind)
+        : config_(config),
+          engine_(kind == EngineKind::naive ? make_naive_engine(config) : make_incremental_engine(config)) {}
+
+    Outcome process_line(std::string_view line, std::int64_t line_no, std::string& out);
+    // Loads a parsed checkpoint object into this fresh stream (checkpoint.cpp).
+    void load_checkpoint(const simdjson::dom::element& checkpoint);
+
+    std::int64_t version() const { return version_; }
+    const Config& config() const { return config_; }
+    const Engine& engine() const { return *engine_; }
+
+private:
+    std::int64_t horizon() const {
+        return has_watermark_ ? watermark_ - config_.lateness : std::numeric_limits<std::int64_t>::min();
+    }
+
+    void run_tx(const element& mutations, std::string& out);
+    Mutation parse_mutation(const element& m, std::size_t index) const;
+    void check_identity(const Mutation& m, std::size_t index);
+    void apply(const Mutation& m);
+    void unapply(const Mutation& m, double retracted_value);
+    void run_watermark(const element& value, std::string& out);
+    void run_forget(std::string& out);
+    void run_snapshot(std::string& out);
+    void run_checkpoint(std::string& out);
+
+    KeyId intern(std::string_view key);
+    void sort_rows(std::vector<Row>& rows) const;
+    void append_row(std::string& out, const Row& r) const;
+    void append_rows(std::string& out, const std::vector<Row>& rows) const;
+    void append_watermark(std::string& out) const;
+    std::optional<Pending> lookup(std::string_view id) const;
+
+    Config config_;
+    std::unique_ptr<Engine> engine_;
+    std::int64_t version_ = 0;
+    bool has_watermark_ = false;
+    std::int64_t watermark_ = 0;
+
+    std::unordered_map<std::string, KeyId, StringHash, std::equal_to<>> key_ids_;
+    std::vector<std::string> key_names_;
+    std::vector<KeyId> free_key_ids_;
+    // Identity index of events inserted and not retracted. Entries of events
+    // that became sealed (ts < horizon) are stale and ignored; forget removes
+    // them.
+    std::unordered_map<std::string, IdEntry, StringHash, std::equal_to<>> ids_;
+
+    simdjson::dom::parser parser_;
+    std::string padded_;
+    std::vector<Mutation> mutations_;
+    std::vector<double> retracted_values_;
+    std::unordered_map<std::string_view, Pending> pending_;
+    std::vector<Row> before_;
+    std::vector<Row> after_;
+    std::vector<Row> rows_;
+};
+
+}  // namespace sluice::tideweave
