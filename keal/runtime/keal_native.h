@@ -1,0 +1,58 @@
+/*
+ * keal_native.h: the runtime flavour for native programs (`--target native`).
+ * Memory comes from malloc and lives until exit; a runtime error prints
+ * `file:line: error: message` to stderr and exits with status 1.
+ */
+#ifndef KEAL_NATIVE_H
+#define KEAL_NATIVE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef KEAL_SOURCE_FILE
+#error "define KEAL_SOURCE_FILE before including keal_native.h"
+#endif
+
+#define KEAL_TEXT_HEADROOM 0
+#define KEAL_LOOP_CHECK() ((void)0)
+
+static __attribute__((cold, noinline, noreturn, unused)) void keal_error(int line, const char *sqlstate, const char *msg,
+                                                                          int64_t len) {
+  (void)sqlstate;
+  fflush(stdout);
+  fprintf(stderr, "%s:%d: error: %.*s\n", KEAL_SOURCE_FILE, line, (int)len, msg);
+  exit(1);
+}
+
+static inline void *keal_alloc(size_t n) {
+  void *p = malloc(n == 0 ? 1 : n);
+  if (p == NULL) {
+    fprintf(stderr, "%s: error: out of memory\n", KEAL_SOURCE_FILE);
+    exit(1);
+  }
+  return p;
+}
+
+#include "keal_rt.h"
+
+/* print(a, b, ...): values separated by one space, then a newline. */
+static inline void keal_print_sep(int first) {
+  if (!first) fputc(' ', stdout);
+}
+static inline void keal_print_int(int64_t v) { printf("%lld", (long long)v); }
+static inline void keal_print_text(keal_text t) { fwrite(t.ptr, 1, (size_t)t.len, stdout); }
+static inline void keal_print_float(double v) { keal_print_text(keal_float_to_text(v)); }
+static inline void keal_print_bool(bool v) { fputs(v ? "true" : "false", stdout); }
+static inline void keal_print_char(keal_char c) {
+  char buf[4];
+  fwrite(buf, 1, (size_t)keal_encode_utf8(c, buf), stdout);
+}
+static inline void keal_print_bytes(keal_bytes b) {
+  fputs("\\x", stdout);
+  for (int64_t i = 0; i < b.len; i++) printf("%02x", (unsigned)(unsigned char)b.ptr[i]);
+}
+static inline void keal_print_null(void) { fputs("null", stdout); }
+static inline void keal_print_end(void) { fputc('\n', stdout); }
+
+#endif /* KEAL_NATIVE_H */

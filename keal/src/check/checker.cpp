@@ -1,0 +1,1243 @@
+#include "check/checker.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace keal::check {
+
+namespace {
+
+using ast::BinaryOp;
+using ast::Expr;
+using ast::Stmt;
+using ir::Base;
+using ir::Type;
+
+constexpr Type kVoid{Base::Void, false};
+constexpr Type kInt{Base::Int, false};
+constexpr Type kFloat{Base::Float, false};
+constexpr Type kBool{Base::Bool, false};
+constexpr Type kText{Base::Text, false};
+constexpr Type kChar{Base::Char, false};
+constexpr Type kBytes{Base::Bytes, false};
+constexpr Type kNull{Base::Null, true};
+
+Type from_ast(const ast::TypeRef& t) {
+  Base b = Base::Int;
+  switch (t.base) {
+    case ast::BaseType::Int: b = Base::Int; break;
+    case ast::BaseType::Float: b = Base::Float; break;
+    case ast::BaseType::Bool: b = Base::Bool; break;
+    case ast::BaseType::Text: b = Base::Text; break;
+    case ast::BaseType::Char: b = Base::Char; break;
+    case ast::BaseType::Bytes: b = Base::Bytes; break;
+  }
+  return {b, t.nullable};
+}
+
+std::string quoted(const Type& t) { return "'" + ir::to_string(t) + "'"; }
+
+bool assignable(Type from, Type to) {
+  if (from == to) return true;
+  if (!to.nullable) return false;
+  return from.base == to.base || from.base == Base::Null;
+}
+
+constexpr std::string_view builtin_names[] = {"len",  "upper", "lower", "substr", "find", "replace", "trim",
+                                              "starts_with", "ends_with", "abs", "min", "max", "sqrt",
+                                              "floor", "ceil", "print"};
+
+bool is_builtin_name(std::string_view name) {
+  return std::find(std::begin(builtin_names), std::end(builtin_names), name) != std::end(builtin_names);
+}
+
+// Server functions whose result type is known; others need `as T`.
+struct KnownSql {
+  std::string_view name;
+  Type result;
+  bool immutable;
+};
+constexpr KnownSql known_sql[] = {
+    {"translate", kText, true}, {"md5", kText, true},     {"lower", kText, true},   {"upper", kText, true},
+    {"initcap", kText, true},   {"btrim", kText, true},   {"ltrim", kText, true},   {"rtrim", kText, true},
+    {"replace", kText, true},   {"reverse", kText, true}, {"length", kInt, true},   {"strpos", kInt, true},
+    {"abs", kInt, true},        {"sqrt", kFloat, true},   {"power", kFloat, true},  {"random", kFloat, false},
+    {"sha256", kBytes, true},   {"concat", kText, false}, {"quote_literal", kText, true},
+    {"quote_ident", kText, true}, {"to_hex", kText, true}, {"char_length", kInt, true},
+};
+
+struct Checked {
+  ir::ExprPtr e;
+  bool bad = false;
+  Type type() const { return e ? e->type : kVoid; }
+};
+
+struct LocalInfo {
+  Span decl;
+  enum class Role : std::uint8_t { Param, Let, Var, LoopVar } role = Role::Let;
+};
+
+struct Facts {
+  std::vector<int> when_true;
+  std::vector<int> when_false;
+};
+
+class Checker {
+ public:
+  Checker(const SourceFile& source, Diagnostics& diags, Options options)
+      : source_(source), diags_(diags), options_(options) {}
+
+  ir::Module run(const ast::Module& module) {
+    ir::Module out;
+    out.source_name = source_.name();
+    declare_functions(module, out);
+    functions_ir_ = &out.functions;
+    for (std::size_t i = 0; i < module.functions.size(); ++i) {
+      if (fn_index_valid_[i]) check_function(module.functions[i], out, static_cast<int>(i));
+    }
+    out.sql_sites = std::move(sql_sites_);
+    if (options_.target == Target::Native) require_main(module);
+    if (options_.target == Target::Pg && !diags_.has_errors()) {
+      bool any_export = std::any_of(module.functions.begin(), module.functions.end(),
+                                    [](const ast::Function& f) { return f.exported; });
+      if (!any_export) {
+        diags_.error({0, 0}, "nothing to install: mark at least one function 'export fn' for --target pg");
+      }
+    }
+    if (!diags_.has_errors()) ir::analyze(out);
+    return out;
+  }
+
+ private:
+  // Module level ---------------------------------------------------------
+
+  void declare_functions(const ast::Module& module, ir::Module& out) {
+    fn_index_valid_.assign(module.functions.size(), true);
+    for (std::size_t i = 0; i < module.functions.size(); ++i) {
+      const ast::Function& f = module.functions[i];
+      ir::Function fn;
+      fn.name = f.name;
+      fn.exported = f.exported;
+      fn.line = line(f.name_span);
+      fn.doc = f.doc;
+      fn.ret = f.ret ? from_ast(*f.ret) : kVoid;
+      out.functions.push_back(std::move(fn));
+      if (is_builtin_name(f.name)) {
+        diags_.error(f.name_span, "'" + f.name + "' is a built-in function; choose another name");
+        continue;
+      }
+      if (f.name == "sql") {
+        diags_.error(f.name_span, "'sql' is reserved for calling server functions (sql.name(...))");
+        continue;
+      }
+      auto [it, inserted] = functions_.emplace(f.name, static_cast<int>(i));
+      if (!inserted) {
+        Diagnostic& d = diags_.error(f.name_span, "function '" + f.name + "' is defined twice");
+        d.notes.push_back({module.functions[static_cast<std::size_t>(it->second)].name_span, "first defined here"});
+      }
+      if (f.params.size() > 100) {
+        diags_.error(f.name_span, "a function takes at most 100 parameters (PostgreSQL's limit)");
+      }
+    }
+    ast_ = &module;
+  }
+
+  void require_main(const ast::Module& module) {
+    for (const ast::Function& f : module.functions) {
+      if (f.name != "main") continue;
+      if (!f.exported) diags_.error(f.name_span, "a native program's entry point must be exported: 'export fn main()'");
+      if (!f.params.empty()) diags_.error(f.name_span, "'main' takes no parameters");
+      if (f.ret) diags_.error(f.ret->span, "'main' returns nothing");
+      return;
+    }
+    diags_.error({0, 0}, "a native program needs an entry point: 'export fn main() { ... }'");
+  }
+
+  void check_function(const ast::Function& f, ir::Module& out, int index) {
+    fn_ = &out.functions[static_cast<std::size_t>(index)];
+    c_names_.clear();
+    scopes_.clear();
+    narrow_.clear();
+    infos_.clear();
+    loop_depth_ = 0;
+    push_scope();
+    for (const ast::Param& p : f.params) {
+      if (p.name == "sql") diags_.error(p.span, "'sql' is reserved for calling server functions (sql.name(...))");
+      if (scopes_.back().count(p.name) != 0) {
+        diags_.error(p.span, "parameter '" + p.name + "' is declared twice");
+        continue;
+      }
+      int slot = declare(p.name, from_ast(p.type), p.span, LocalInfo::Role::Param);
+      fn_->locals[static_cast<std::size_t>(slot)].is_param = true;
+      fn_->params.push_back(slot);
+    }
+    bool falls_through = true;
+    fn_->body = check_block_stmts(f.body, falls_through);
+    if (falls_through && fn_->ret.base != Base::Void) {
+      Span closing{f.body.span.end == 0 ? 0 : f.body.span.end - 1, f.body.span.end};
+      diags_.error(closing, "function '" + f.name + "' must return a value of type " + quoted(fn_->ret) +
+                                " on every path; this end is reachable");
+    }
+    pop_scope();
+  }
+
+  // Scopes and narrowing -----------------------------------------------------
+
+  void push_scope() {
+    scopes_.emplace_back();
+    narrow_.emplace_back();
+  }
+  void pop_scope() {
+    scopes_.pop_back();
+    narrow_.pop_back();
+  }
+
+  int declare(const std::string& name, Type type, Span span, LocalInfo::Role role) {
+    ir::Local local;
+    local.name = name;
+    local.type = type;
+    local.is_mutable = role == LocalInfo::Role::Var;
+    // Unique C names: a second `x` becomes k_x_1 (or k_x_2 if a Keal `x_1`
+    // already took k_x_1).
+    std::string c_name = "k_" + name;
+    for (int n = 1; c_names_.count(c_name) != 0; ++n) c_name = "k_" + name + "_" + std::to_string(n);
+    c_names_.insert(c_name);
+    local.c_name = c_name;
+    fn_->locals.push_back(std::move(local));
+    infos_.push_back({span, role});
+    int slot = static_cast<int>(fn_->locals.size() - 1);
+    scopes_.back()[name] = slot;
+    return slot;
+  }
+
+  int lookup(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto found = it->find(name);
+      if (found != it->end()) return found->second;
+    }
+    return -1;
+  }
+
+  bool narrowed(int slot) const {
+    for (const auto& level : narrow_) {
+      if (level.count(slot) != 0) return true;
+    }
+    return false;
+  }
+  void add_facts(const std::vector<int>& slots) {
+    for (int s : slots) narrow_.back().insert(s);
+  }
+  void forget(int slot) {
+    for (auto& level : narrow_) level.erase(slot);
+  }
+
+  // A loop may run its body again after an assignment in it, so nothing
+  // narrowed about a variable assigned anywhere in the body survives into it.
+  void forget_assigned_in(const ast::Block& block) {
+    for (const auto& s : block.stmts) forget_assigned_in(*s);
+  }
+  void forget_assigned_in(const Stmt& s) {
+    if (s.kind == Stmt::Kind::Assign) {
+      int slot = lookup(s.name);
+      if (slot >= 0) forget(slot);
+    }
+    for (const auto& b : s.blocks) forget_assigned_in(b);
+    forget_assigned_in(s.body);
+  }
+
+  Facts facts(const Expr& e) const {
+    Facts out;
+    switch (e.kind) {
+      case Expr::Kind::Paren: return facts(*e.args[0]);
+      case Expr::Kind::Unary:
+        if (e.unary_op == ast::UnaryOp::Not) {
+          Facts inner = facts(*e.args[0]);
+          std::swap(inner.when_true, inner.when_false);
+          return inner;
+        }
+        return out;
+      case Expr::Kind::Binary: {
+        const Expr& l = *e.args[0];
+        const Expr& r = *e.args[1];
+        if (e.binary_op == BinaryOp::Ne || e.binary_op == BinaryOp::Eq) {
+          const Expr* name = nullptr;
+          if (l.kind == Expr::Kind::Name && r.kind == Expr::Kind::NullLit) name = &l;
+          if (r.kind == Expr::Kind::Name && l.kind == Expr::Kind::NullLit) name = &r;
+          if (name == nullptr) return out;
+          int slot = lookup(name->text);
+          if (slot < 0) return out;
+          (e.binary_op == BinaryOp::Ne ? out.when_true : out.when_false).push_back(slot);
+          return out;
+        }
+        if (e.binary_op == BinaryOp::And) {
+          Facts a = facts(l), b = facts(r);
+          out.when_true = a.when_true;
+          out.when_true.insert(out.when_true.end(), b.when_true.begin(), b.when_true.end());
+          return out;
+        }
+        if (e.binary_op == BinaryOp::Or) {
+          Facts a = facts(l), b = facts(r);
+          out.when_false = a.when_false;
+          out.when_false.insert(out.when_false.end(), b.when_false.begin(), b.when_false.end());
+          return out;
+        }
+        return out;
+      }
+      default: return out;
+    }
+  }
+
+  // Statements --------------------------------------------------------------
+
+  std::uint32_t line(Span span) const { return source_.line_col(span.begin).line; }
+
+  // Checks the statements of a block in a new scope. `falls_through` tells
+  // whether control can reach the block's end.
+  ir::Block check_block(const ast::Block& block, bool& falls_through, const std::vector<int>& facts_in = {}) {
+    push_scope();
+    add_facts(facts_in);
+    ir::Block out = check_block_stmts(block, falls_through);
+    pop_scope();
+    return out;
+  }
+
+  ir::Block check_block_stmts(const ast::Block& block, bool& falls_through) {
+    ir::Block out;
+    falls_through = true;
+    bool reported_unreachable = false;
+    for (const auto& s : block.stmts) {
+      if (!falls_through && !reported_unreachable) {
+        diags_.error(s->span, "unreachable code: the statement before it always leaves the block");
+        reported_unreachable = true;
+      }
+      bool next = true;
+      ir::StmtPtr checked = check_stmt(*s, next);
+      if (checked) out.push_back(std::move(checked));
+      if (!next) falls_through = false;
+    }
+    return out;
+  }
+
+  ir::StmtPtr make_stmt(ir::Stmt::Kind kind, Span span) {
+    auto s = std::make_unique<ir::Stmt>();
+    s->kind = kind;
+    s->line = line(span);
+    return s;
+  }
+
+  ir::StmtPtr check_stmt(const Stmt& s, bool& falls_through) {
+    falls_through = true;
+    switch (s.kind) {
+      case Stmt::Kind::Let:
+      case Stmt::Kind::Var: return check_declaration(s);
+      case Stmt::Kind::Assign: return check_assign(s);
+      case Stmt::Kind::If: return check_if(s, falls_through);
+      case Stmt::Kind::While: return check_while(s, falls_through);
+      case Stmt::Kind::ForRange:
+      case Stmt::Kind::ForEach: return check_for(s);
+      case Stmt::Kind::Break:
+      case Stmt::Kind::Continue: {
+        falls_through = false;
+        bool is_break = s.kind == Stmt::Kind::Break;
+        if (loop_depth_ == 0) {
+          diags_.error(s.span, std::string("'") + (is_break ? "break" : "continue") + "' outside of a loop");
+          return nullptr;
+        }
+        if (is_break) loop_has_break_.back() = true;
+        return make_stmt(is_break ? ir::Stmt::Kind::Break : ir::Stmt::Kind::Continue, s.span);
+      }
+      case Stmt::Kind::Return: return check_return(s, falls_through);
+      case Stmt::Kind::Raise: return check_raise(s, falls_through);
+      case Stmt::Kind::Eval: return check_eval(s);
+    }
+    return nullptr;
+  }
+
+  ir::StmtPtr check_declaration(const Stmt& s) {
+    bool is_let = s.kind == Stmt::Kind::Let;
+    Checked init = check_expr(*s.expr, true);
+    if (s.name == "sql") diags_.error(s.name_span, "'sql' is reserved for calling server functions (sql.name(...))");
+    Type type = init.type();
+    if (s.declared_type) {
+      type = from_ast(*s.declared_type);
+      if (!init.bad) {
+        if (init.type().base == Base::Void) {
+          diags_.error(s.expr->span, "this call returns no value");
+        } else if (!assignable(init.type(), type)) {
+          diags_.error(s.expr->span, "cannot initialize '" + s.name + "' of type " + quoted(type) + " with a value of type " +
+                                         quoted(init.type()) + conversion_hint(init.type(), type));
+        }
+      }
+    } else if (!init.bad) {
+      if (init.type().base == Base::Null) {
+        diags_.error(s.expr->span, "cannot infer a type from 'null'; write the type, e.g. '" +
+                                       std::string(is_let ? "let " : "var ") + s.name + ": int? = null'");
+        type = kInt;
+      } else if (init.type().base == Base::Void) {
+        diags_.error(s.expr->span, "this call returns no value");
+        type = kInt;
+      }
+    }
+    if (init.bad && !s.declared_type) type = kInt;
+    auto found = scopes_.back().find(s.name);
+    if (found != scopes_.back().end()) {
+      Diagnostic& d = diags_.error(s.name_span, "'" + s.name + "' is already declared in this block");
+      d.notes.push_back({infos_[static_cast<std::size_t>(found->second)].decl, "previous declaration is here"});
+    }
+    int slot = declare(s.name, type, s.name_span, is_let ? LocalInfo::Role::Let : LocalInfo::Role::Var);
+    auto out = make_stmt(ir::Stmt::Kind::Declare, s.span);
+    out->local = slot;
+    bool init_nullable = init.bad || init.type().nullable;
+    out->a = coerce(std::move(init), type);
+    if (type.nullable && !init_nullable) narrow_.back().insert(slot);
+    return out;
+  }
+
+  std::string conversion_hint(Type from, Type to) const {
+    if (from.nullable && !to.nullable && from.base == to.base) return "; it may be null: check it first or use '?? default'";
+    if (from.nullable || to.nullable) return "";
+    switch (to.base) {
+      case Base::Int:
+        if (from.base == Base::Float || from.base == Base::Text || from.base == Base::Char) return "; convert with int(..)";
+        break;
+      case Base::Float:
+        if (from.base == Base::Int || from.base == Base::Text) return "; convert with float(..)";
+        break;
+      case Base::Text:
+        if (from.base != Base::Void && from.base != Base::Null) return "; convert with text(..)";
+        break;
+      default: break;
+    }
+    return "";
+  }
+
+  // Wraps a T into T? where needed; the caller has checked assignability.
+  ir::ExprPtr coerce(Checked c, Type to) {
+    if (!c.e) return nullptr;
+    if (c.bad || c.type() == to || !to.nullable) return std::move(c.e);
+    if (c.type().base == Base::Null) {
+      c.e->type = to;
+      return std::move(c.e);
+    }
+    auto w = std::make_unique<ir::Expr>();
+    w->kind = ir::Expr::Kind::Wrap;
+    w->type = to;
+    w->line = c.e->line;
+    w->args.push_back(std::move(c.e));
+    return w;
+  }
+
+  ir::StmtPtr check_assign(const Stmt& s) {
+    int slot = lookup(s.name);
+    Checked value = check_expr(*s.expr);
+    if (slot < 0) {
+      diags_.error(s.name_span, unknown_name_message(s.name));
+      return nullptr;
+    }
+    const LocalInfo& info = infos_[static_cast<std::size_t>(slot)];
+    const ir::Local& local = fn_->locals[static_cast<std::size_t>(slot)];
+    if (info.role != LocalInfo::Role::Var) {
+      std::string message;
+      switch (info.role) {
+        case LocalInfo::Role::Param:
+          message = "cannot assign to parameter '" + s.name + "'; copy it into a variable first: 'var x = " + s.name + "'";
+          break;
+        case LocalInfo::Role::Let:
+          message = "cannot assign to '" + s.name + "': it is declared with 'let'; use 'var' for a variable that changes";
+          break;
+        default: message = "cannot assign to loop variable '" + s.name + "'"; break;
+      }
+      Diagnostic& d = diags_.error(s.name_span, message);
+      d.notes.push_back({info.decl, "'" + s.name + "' is declared here"});
+      return nullptr;
+    }
+    if (value.bad) return nullptr;
+    Type target = local.type;
+    ir::ExprPtr result;
+    if (s.assign_op == ast::AssignOp::Set) {
+      if (!assignable(value.type(), target)) {
+        diags_.error(s.expr->span, "cannot assign a value of type " + quoted(value.type()) + " to '" + s.name + "' of type " +
+                                       quoted(target) + conversion_hint(value.type(), target));
+        return nullptr;
+      }
+      bool may_be_null = value.type().nullable;
+      result = coerce(std::move(value), target);
+      if (target.nullable) {
+        if (may_be_null) forget(slot);
+        else narrow_.back().insert(slot);
+      }
+    } else {
+      static constexpr BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Mod};
+      BinaryOp op = ops[static_cast<int>(s.assign_op)];
+      Checked current = read_local(slot, s.name_span);
+      if (!require_value(current, s.name_span, s.name)) return nullptr;
+      if (!require_value(value, s.expr->span, describe_expr(*s.expr))) return nullptr;
+      Checked combined = arithmetic(op, std::move(current), std::move(value), s.span, s.name_span, s.expr->span);
+      if (combined.bad) return nullptr;
+      if (!assignable(combined.type(), target)) {
+        diags_.error(s.span, "the result of type " + quoted(combined.type()) + " does not fit '" + s.name + "' of type " +
+                                 quoted(target));
+        return nullptr;
+      }
+      result = coerce(std::move(combined), target);
+    }
+    auto out = make_stmt(ir::Stmt::Kind::Assign, s.span);
+    out->local = slot;
+    out->a = std::move(result);
+    return out;
+  }
+
+  ir::ExprPtr condition(const Expr& e) {
+    Checked c = check_expr(e);
+    if (c.bad) return std::move(c.e);
+    if (!require_value(c, e.span, describe_expr(e))) return std::move(c.e);
+    if (c.type() != kBool) {
+      diags_.error(e.span, "condition must be bool, not " + quoted(c.type()));
+    }
+    return std::move(c.e);
+  }
+
+  ir::StmtPtr check_if(const Stmt& s, bool& falls_through) {
+    // Built as a chain: if c1 {b1} else { if c2 {b2} else {...} }.
+    ir::StmtPtr head;
+    ir::Block* slot = nullptr;
+    std::vector<int> acc_false;
+    bool any_falls = false;
+    int pushed = 0;
+    for (std::size_t i = 0; i < s.blocks.size(); ++i) {
+      push_scope();
+      ++pushed;
+      add_facts(acc_false);
+      bool through = true;
+      if (i < s.conds.size()) {
+        ir::ExprPtr cond = condition(*s.conds[i]);
+        Facts f = facts(*s.conds[i]);
+        auto node = make_stmt(ir::Stmt::Kind::If, s.conds[i]->span);
+        node->a = std::move(cond);
+        node->body = check_block(s.blocks[i], through, f.when_true);
+        acc_false.insert(acc_false.end(), f.when_false.begin(), f.when_false.end());
+        ir::Stmt* raw = node.get();
+        if (slot == nullptr) head = std::move(node);
+        else slot->push_back(std::move(node));
+        slot = &raw->else_body;
+      } else {
+        *slot = check_block(s.blocks[i], through);
+      }
+      any_falls = any_falls || through;
+    }
+    for (int i = 0; i < pushed; ++i) pop_scope();
+    bool has_else = s.blocks.size() > s.conds.size();
+    falls_through = any_falls || !has_else;
+    // `if x == null { return .. }` narrows x for the rest of the block.
+    if (!any_falls && !has_else) add_facts(acc_false);
+    return head;
+  }
+
+  ir::StmtPtr check_while(const Stmt& s, bool& falls_through) {
+    forget_assigned_in(s.body);
+    auto out = make_stmt(ir::Stmt::Kind::While, s.span);
+    out->a = condition(*s.expr);
+    Facts f = facts(*s.expr);
+    ++loop_depth_;
+    loop_has_break_.push_back(false);
+    bool through = true;
+    out->body = check_block(s.body, through, f.when_true);
+    bool has_break = loop_has_break_.back();
+    loop_has_break_.pop_back();
+    --loop_depth_;
+    const Expr* cond = s.expr.get();
+    while (cond->kind == Expr::Kind::Paren) cond = cond->args[0].get();
+    bool forever = cond->kind == Expr::Kind::BoolLit && cond->bool_value;
+    falls_through = !forever || has_break;
+    return out;
+  }
+
+  ir::StmtPtr check_for(const Stmt& s) {
+    forget_assigned_in(s.body);
+    bool range = s.kind == Stmt::Kind::ForRange;
+    auto out = make_stmt(range ? ir::Stmt::Kind::ForRange : ir::Stmt::Kind::ForChars, s.span);
+    Type var_type = kInt;
+    if (range) {
+      for (const Expr* bound : {s.expr.get(), s.expr2.get()}) {
+        Checked c = check_expr(*bound);
+        if (!c.bad && require_value(c, bound->span, describe_expr(*bound)) && c.type() != kInt) {
+          diags_.error(bound->span, "range bounds must be int, not " + quoted(c.type()));
+        }
+        (bound == s.expr.get() ? out->a : out->b) = std::move(c.e);
+      }
+      out->inclusive = s.inclusive;
+    } else {
+      Checked c = check_expr(*s.expr);
+      if (!c.bad && require_value(c, s.expr->span, describe_expr(*s.expr)) && c.type() != kText) {
+        diags_.error(s.expr->span, "'for " + s.name + " in ...' iterates over text (its chars) or a range a..b; this is " +
+                                       quoted(c.type()));
+      }
+      out->a = std::move(c.e);
+      var_type = kChar;
+    }
+    push_scope();
+    out->local = declare(s.name, var_type, s.name_span, LocalInfo::Role::LoopVar);
+    ++loop_depth_;
+    loop_has_break_.push_back(false);
+    bool through = true;
+    out->body = check_block(s.body, through);
+    loop_has_break_.pop_back();
+    --loop_depth_;
+    pop_scope();
+    return out;
+  }
+
+  ir::StmtPtr check_return(const Stmt& s, bool& falls_through) {
+    falls_through = false;
+    auto out = make_stmt(ir::Stmt::Kind::Return, s.span);
+    Type ret = fn_->ret;
+    if (!s.expr) {
+      if (ret.base != Base::Void) diags_.error(s.span, "'return' needs a value of type " + quoted(ret));
+      return out;
+    }
+    Checked value = check_expr(*s.expr, true);
+    if (value.bad) return out;
+    if (ret.base == Base::Void) {
+      diags_.error(s.expr->span, "function '" + fn_->name + "' declares no result type; add '-> " +
+                                     ir::to_string(value.type().base == Base::Null ? kInt : value.type()) + "' or return nothing");
+      return out;
+    }
+    if (!assignable(value.type(), ret)) {
+      diags_.error(s.expr->span, "cannot return a value of type " + quoted(value.type()) + " from a function returning " +
+                                     quoted(ret) + conversion_hint(value.type(), ret));
+      return out;
+    }
+    out->a = coerce(std::move(value), ret);
+    return out;
+  }
+
+  ir::StmtPtr check_raise(const Stmt& s, bool& falls_through) {
+    falls_through = false;
+    auto out = make_stmt(ir::Stmt::Kind::Raise, s.span);
+    Checked msg = check_expr(*s.expr);
+    if (!msg.bad && require_value(msg, s.expr->span, describe_expr(*s.expr)) && msg.type() != kText) {
+      diags_.error(s.expr->span, "'raise' takes a text message, not " + quoted(msg.type()) +
+                                     conversion_hint(msg.type(), kText));
+    }
+    out->a = std::move(msg.e);
+    out->code = "P0001";
+    if (s.raise_code) {
+      const std::string& code = *s.raise_code;
+      bool ok = code.size() == 5 && std::all_of(code.begin(), code.end(), [](char c) {
+                  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+                });
+      if (!ok) {
+        diags_.error(s.code_span, "a SQLSTATE is five characters 0-9 or A-Z, like \"22023\"");
+      } else if (code.compare(0, 2, "00") == 0 || code.compare(0, 2, "01") == 0 || code.compare(0, 2, "02") == 0) {
+        diags_.error(s.code_span, "SQLSTATE class " + code.substr(0, 2) +
+                                      " is success, warning or no-data; 'raise' needs an error class");
+      } else {
+        out->code = code;
+      }
+    }
+    return out;
+  }
+
+  ir::StmtPtr check_eval(const Stmt& s) {
+    const Expr& e = *s.expr;
+    if (e.kind != Expr::Kind::Call && e.kind != Expr::Kind::SqlCall) {
+      diags_.error(e.span, "this expression's value is unused; only calls can stand alone as statements");
+      return nullptr;
+    }
+    Checked c = check_expr(e, true);
+    if (c.bad) return nullptr;
+    auto out = make_stmt(ir::Stmt::Kind::Eval, s.span);
+    out->a = std::move(c.e);
+    return out;
+  }
+
+  // Expressions -------------------------------------------------------------
+
+  static std::string describe_expr(const Expr& e) {
+    if (e.kind == Expr::Kind::Name) return e.text;
+    return "this value";
+  }
+
+  std::string unknown_name_message(const std::string& name) const {
+    if (functions_.count(name) != 0 || is_builtin_name(name)) {
+      return "'" + name + "' is a function; call it with " + name + "(...)";
+    }
+    return "unknown name '" + name + "'";
+  }
+
+  // A nullable value used where a value is needed.
+  bool require_value(const Checked& c, Span span, const std::string& what) {
+    if (c.bad) return false;
+    Type t = c.type();
+    if (t.base == Base::Void) {
+      diags_.error(span, "this call returns no value");
+      return false;
+    }
+    if (t.base == Base::Null) {
+      diags_.error(span, "'null' cannot be used here");
+      return false;
+    }
+    if (t.nullable) {
+      diags_.error(span, "'" + what + "' may be null (type " + quoted(t) + "); check it with 'if " + what +
+                             " != null' or give a default with '" + what + " ?? ...'");
+      return false;
+    }
+    return true;
+  }
+
+  ir::ExprPtr node(ir::Expr::Kind kind, Type type, Span span) {
+    auto e = std::make_unique<ir::Expr>();
+    e->kind = kind;
+    e->type = type;
+    e->line = line(span);
+    return e;
+  }
+
+  Checked bad() {
+    Checked c;
+    c.e = std::make_unique<ir::Expr>();
+    c.bad = true;
+    return c;
+  }
+
+  Checked ok(ir::ExprPtr e) {
+    Checked c;
+    c.e = std::move(e);
+    return c;
+  }
+
+  Checked read_local(int slot, Span span) {
+    const ir::Local& local = fn_->locals[static_cast<std::size_t>(slot)];
+    auto e = node(ir::Expr::Kind::Local, local.type, span);
+    e->local = slot;
+    if (local.type.nullable && narrowed(slot)) {
+      auto u = node(ir::Expr::Kind::Unwrap, {local.type.base, false}, span);
+      u->args.push_back(std::move(e));
+      return ok(std::move(u));
+    }
+    return ok(std::move(e));
+  }
+
+  Checked check_expr(const Expr& e, bool allow_void = false) {
+    switch (e.kind) {
+      case Expr::Kind::IntLit: {
+        if (e.int_value > static_cast<std::uint64_t>(INT64_MAX)) {
+          diags_.error(e.span, "integer literal is too large for int (64-bit)");
+          return bad();
+        }
+        auto n = node(ir::Expr::Kind::Int, kInt, e.span);
+        n->int_value = static_cast<std::int64_t>(e.int_value);
+        return ok(std::move(n));
+      }
+      case Expr::Kind::FloatLit: {
+        auto n = node(ir::Expr::Kind::Float, kFloat, e.span);
+        n->float_value = e.float_value;
+        return ok(std::move(n));
+      }
+      case Expr::Kind::BoolLit: {
+        auto n = node(ir::Expr::Kind::Bool, kBool, e.span);
+        n->bool_value = e.bool_value;
+        return ok(std::move(n));
+      }
+      case Expr::Kind::TextLit: {
+        auto n = node(ir::Expr::Kind::Text, kText, e.span);
+        n->text_value = e.text;
+        return ok(std::move(n));
+      }
+      case Expr::Kind::CharLit: {
+        auto n = node(ir::Expr::Kind::Char, kChar, e.span);
+        n->char_value = e.char_value;
+        return ok(std::move(n));
+      }
+      case Expr::Kind::NullLit: return ok(node(ir::Expr::Kind::Null, kNull, e.span));
+      case Expr::Kind::Paren: return check_expr(*e.args[0], allow_void);
+      case Expr::Kind::Name: {
+        int slot = lookup(e.text);
+        if (slot < 0) {
+          diags_.error(e.span, e.text == "sql" ? "'sql' is only used to call server functions: sql.name(...)"
+                                               : unknown_name_message(e.text));
+          return bad();
+        }
+        return read_local(slot, e.span);
+      }
+      case Expr::Kind::Unary: return check_unary(e);
+      case Expr::Kind::Binary: return check_binary(e);
+      case Expr::Kind::Call: {
+        Checked c = check_call(e);
+        if (!c.bad && !allow_void && c.type().base == Base::Void) {
+          diags_.error(e.span, "'" + e.text + "' returns no value");
+          return bad();
+        }
+        return c;
+      }
+      case Expr::Kind::SqlCall: return check_sql_call(e);
+      case Expr::Kind::Convert: return check_convert(e);
+    }
+    return bad();
+  }
+
+  Checked check_unary(const Expr& e) {
+    const Expr& operand = *e.args[0];
+    if (e.unary_op == ast::UnaryOp::Neg && operand.kind == Expr::Kind::IntLit &&
+        operand.int_value == (std::uint64_t{1} << 63)) {
+      auto n = node(ir::Expr::Kind::Int, kInt, e.span);
+      n->int_value = INT64_MIN;
+      return ok(std::move(n));
+    }
+    Checked c = check_expr(operand);
+    if (c.bad || !require_value(c, operand.span, describe_expr(operand))) return bad();
+    if (e.unary_op == ast::UnaryOp::Not) {
+      if (c.type() != kBool) {
+        diags_.error(e.span, "'not' needs a bool operand, not " + quoted(c.type()));
+        return bad();
+      }
+      auto n = node(ir::Expr::Kind::Unary, kBool, e.span);
+      n->op = ir::Op::Not;
+      n->args.push_back(std::move(c.e));
+      return ok(std::move(n));
+    }
+    if (c.type() != kInt && c.type() != kFloat) {
+      diags_.error(e.span, "unary '-' needs an int or float operand, not " + quoted(c.type()));
+      return bad();
+    }
+    auto n = node(ir::Expr::Kind::Unary, c.type(), e.span);
+    n->op = ir::Op::Neg;
+    n->args.push_back(std::move(c.e));
+    return ok(std::move(n));
+  }
+
+  Checked binary_node(ir::Op op, Type type, Span span, Checked l, Checked r) {
+    auto n = node(ir::Expr::Kind::Binary, type, span);
+    n->op = op;
+    n->args.push_back(std::move(l.e));
+    n->args.push_back(std::move(r.e));
+    return ok(std::move(n));
+  }
+
+  Checked arithmetic(BinaryOp op, Checked l, Checked r, Span span, Span lspan, Span rspan) {
+    (void)lspan;
+    (void)rspan;
+    Type lt = l.type(), rt = r.type();
+    const char* text = ast::op_text(op);
+    if (op == BinaryOp::Add && lt == kText && rt == kText) return binary_node(ir::Op::Concat, kText, span, std::move(l), std::move(r));
+    if (lt != rt || (lt != kInt && lt != kFloat)) {
+      std::string message = std::string("cannot apply '") + text + "' to " + quoted(lt) + " and " + quoted(rt);
+      if ((lt == kInt && rt == kFloat) || (lt == kFloat && rt == kInt)) message += "; convert one side with float(..) or int(..)";
+      else if (op == BinaryOp::Add && (lt == kText || rt == kText)) message += "; convert the other side with text(..)";
+      diags_.error(span, message);
+      return bad();
+    }
+    if (op == BinaryOp::Mod && lt == kFloat) {
+      diags_.error(span, "'%' is defined on int only");
+      return bad();
+    }
+    static constexpr ir::Op map[] = {ir::Op::Add, ir::Op::Sub, ir::Op::Mul, ir::Op::Div, ir::Op::Mod};
+    return binary_node(map[static_cast<int>(op)], lt, span, std::move(l), std::move(r));
+  }
+
+  Checked check_binary(const Expr& e) {
+    BinaryOp op = e.binary_op;
+    const Expr& le = *e.args[0];
+    const Expr& re = *e.args[1];
+    if (op == BinaryOp::And || op == BinaryOp::Or) {
+      ir::ExprPtr l = condition_operand(le, op);
+      Facts f = facts(le);
+      push_scope();
+      add_facts(op == BinaryOp::And ? f.when_true : f.when_false);
+      ir::ExprPtr r = condition_operand(re, op);
+      pop_scope();
+      if (!l || !r) return bad();
+      auto n = node(ir::Expr::Kind::Binary, kBool, e.span);
+      n->op = op == BinaryOp::And ? ir::Op::And : ir::Op::Or;
+      n->args.push_back(std::move(l));
+      n->args.push_back(std::move(r));
+      return ok(std::move(n));
+    }
+    if ((op == BinaryOp::Eq || op == BinaryOp::Ne) &&
+        (le.kind == Expr::Kind::NullLit || re.kind == Expr::Kind::NullLit)) {
+      const Expr& other = le.kind == Expr::Kind::NullLit ? re : le;
+      if (other.kind == Expr::Kind::NullLit) {
+        diags_.error(e.span, "comparing null with null");
+        return bad();
+      }
+      // The raw local, not its narrowed read: the test is on the slot.
+      Checked c;
+      if (other.kind == Expr::Kind::Name && lookup(other.text) >= 0) {
+        int slot = lookup(other.text);
+        auto n = node(ir::Expr::Kind::Local, fn_->locals[static_cast<std::size_t>(slot)].type, other.span);
+        n->local = slot;
+        c = ok(std::move(n));
+      } else {
+        c = check_expr(other);
+      }
+      if (c.bad) return bad();
+      if (!c.type().nullable) {
+        diags_.error(e.span, "'" + describe_expr(other) + "' has type " + quoted(c.type()) +
+                                 ", which is never null; this comparison is always " + (op == BinaryOp::Eq ? "false" : "true"));
+        return bad();
+      }
+      auto n = node(ir::Expr::Kind::Unary, kBool, e.span);
+      n->op = op == BinaryOp::Eq ? ir::Op::IsNull : ir::Op::IsNotNull;
+      n->args.push_back(std::move(c.e));
+      return ok(std::move(n));
+    }
+    if (op == BinaryOp::Coalesce) {
+      Checked l = check_expr(le);
+      Checked r = check_expr(re);
+      if (l.bad || r.bad) return bad();
+      if (l.type().base == Base::Null) {
+        diags_.error(le.span, "the left side of '?\?' is always null");
+        return bad();
+      }
+      if (!l.type().nullable) {
+        diags_.error(e.span, "the left side of '?\?' has type " + quoted(l.type()) + ", which is never null");
+        return bad();
+      }
+      Type base{l.type().base, false};
+      if (r.type().base == Base::Void) {
+        diags_.error(re.span, "this call returns no value");
+        return bad();
+      }
+      if (!assignable(r.type(), l.type())) {
+        diags_.error(re.span, "the default after '?\?' must be " + quoted(base) + ", not " + quoted(r.type()));
+        return bad();
+      }
+      Type result = r.type().nullable ? l.type() : base;
+      ir::ExprPtr rhs = r.type().base == Base::Null ? coerce(std::move(r), l.type()) : std::move(r.e);
+      auto n = node(ir::Expr::Kind::Binary, result, e.span);
+      n->op = ir::Op::Coalesce;
+      n->args.push_back(std::move(l.e));
+      n->args.push_back(std::move(rhs));
+      return ok(std::move(n));
+    }
+    Checked l = check_expr(le);
+    Checked r = check_expr(re);
+    if (l.bad || r.bad) return bad();
+    bool l_ok = require_value(l, le.span, describe_expr(le));
+    bool r_ok = require_value(r, re.span, describe_expr(re));
+    if (!l_ok || !r_ok) return bad();
+    Type lt = l.type(), rt = r.type();
+    switch (op) {
+      case BinaryOp::Add:
+      case BinaryOp::Sub:
+      case BinaryOp::Mul:
+      case BinaryOp::Div:
+      case BinaryOp::Mod: return arithmetic(op, std::move(l), std::move(r), e.span, le.span, re.span);
+      case BinaryOp::Eq:
+      case BinaryOp::Ne:
+      case BinaryOp::Lt:
+      case BinaryOp::Le:
+      case BinaryOp::Gt:
+      case BinaryOp::Ge: {
+        if (lt != rt) {
+          diags_.error(e.span, std::string("cannot compare ") + quoted(lt) + " with " + quoted(rt) +
+                                   ((lt.base == Base::Char && rt.base == Base::Text) || (lt.base == Base::Text && rt.base == Base::Char)
+                                        ? "; a char literal is written 'a', text is written \"a\""
+                                        : ""));
+          return bad();
+        }
+        bool ordered = op != BinaryOp::Eq && op != BinaryOp::Ne;
+        if (ordered && lt == kBool) {
+          diags_.error(e.span, std::string("'") + ast::op_text(op) + "' does not order bool values");
+          return bad();
+        }
+        static constexpr ir::Op map[] = {ir::Op::Eq, ir::Op::Ne, ir::Op::Lt, ir::Op::Le, ir::Op::Gt, ir::Op::Ge};
+        return binary_node(map[static_cast<int>(op) - static_cast<int>(BinaryOp::Eq)], kBool, e.span, std::move(l), std::move(r));
+      }
+      case BinaryOp::In: {
+        if (rt != kText || (lt != kChar && lt != kText)) {
+          diags_.error(e.span, "'in' tests a char or text within text; here it is " + quoted(lt) + " in " + quoted(rt));
+          return bad();
+        }
+        if (lt == kText) return binary_node(ir::Op::TextInText, kBool, e.span, std::move(l), std::move(r));
+        const ir::Expr& set = *r.e;
+        bool ascii_literal = set.kind == ir::Expr::Kind::Text && !set.text_value.empty() &&
+                             std::all_of(set.text_value.begin(), set.text_value.end(),
+                                         [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+        if (!ascii_literal) return binary_node(ir::Op::CharInText, kBool, e.span, std::move(l), std::move(r));
+        auto n = node(ir::Expr::Kind::Binary, kBool, e.span);
+        n->op = ir::Op::CharInAsciiSet;
+        for (char ch : set.text_value) {
+          auto c = static_cast<unsigned>(static_cast<unsigned char>(ch));
+          if (c < 64) n->ascii_lo |= std::uint64_t{1} << c;
+          else n->ascii_hi |= std::uint64_t{1} << (c - 64);
+        }
+        n->args.push_back(std::move(l.e));
+        n->args.push_back(std::move(r.e));
+        return ok(std::move(n));
+      }
+      default: break;
+    }
+    return bad();
+  }
+
+  ir::ExprPtr condition_operand(const Expr& e, BinaryOp op) {
+    Checked c = check_expr(e);
+    if (c.bad || !require_value(c, e.span, describe_expr(e))) return nullptr;
+    if (c.type() != kBool) {
+      diags_.error(e.span, std::string("'") + ast::op_text(op) + "' needs bool operands, not " + quoted(c.type()));
+      return nullptr;
+    }
+    return std::move(c.e);
+  }
+
+  // Checks arguments as values (not null, not void); false if any failed.
+  bool check_args(const Expr& e, std::vector<Checked>& out, bool allow_nullable = false) {
+    bool all_ok = true;
+    for (const auto& a : e.args) {
+      Checked c = check_expr(*a);
+      if (c.bad) {
+        all_ok = false;
+      } else if (allow_nullable && c.type().base != Base::Void && c.type().base != Base::Null) {
+        // ok
+      } else if (!require_value(c, a->span, describe_expr(*a))) {
+        all_ok = false;
+      }
+      out.push_back(std::move(c));
+    }
+    return all_ok;
+  }
+
+  Checked check_call(const Expr& e) {
+    auto found = functions_.find(e.text);
+    if (found == functions_.end()) {
+      if (is_builtin_name(e.text)) return check_builtin(e);
+      int slot = lookup(e.text);
+      diags_.error(e.name_span, slot >= 0 ? "'" + e.text + "' is a variable, not a function"
+                                          : "unknown function '" + e.text + "'");
+      for (const auto& a : e.args) check_expr(*a);
+      return bad();
+    }
+    int index = found->second;
+    const ast::Function& callee = ast_->functions[static_cast<std::size_t>(index)];
+    const ir::Function& callee_ir = fn_ir(index);
+    std::vector<Checked> args;
+    bool all_ok = true;
+    for (const auto& a : e.args) {
+      Checked c = check_expr(*a);
+      all_ok = all_ok && !c.bad;
+      args.push_back(std::move(c));
+    }
+    if (args.size() != callee.params.size()) {
+      Diagnostic& d = diags_.error(e.span, "'" + e.text + "' takes " + std::to_string(callee.params.size()) + " argument" +
+                                               (callee.params.size() == 1 ? "" : "s") + ", but " +
+                                               std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") + " given");
+      d.notes.push_back({callee.name_span, "'" + e.text + "' is defined here"});
+      return bad();
+    }
+    if (!all_ok) return bad();
+    auto n = node(ir::Expr::Kind::Call, callee_ir.ret, e.span);
+    n->func = index;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      Type want = from_ast(callee.params[i].type);
+      if (args[i].type().base == Base::Void) {
+        diags_.error(e.args[i]->span, "this call returns no value");
+        return bad();
+      }
+      if (!assignable(args[i].type(), want)) {
+        std::string what = describe_expr(*e.args[i]);
+        diags_.error(e.args[i]->span, "argument " + std::to_string(i + 1) + " of '" + e.text + "' ('" + callee.params[i].name +
+                                          "') must be " + quoted(want) + ", not " + quoted(args[i].type()) +
+                                          conversion_hint(args[i].type(), want));
+        return bad();
+      }
+      n->args.push_back(coerce(std::move(args[i]), want));
+    }
+    if (std::find(fn_->callees.begin(), fn_->callees.end(), index) == fn_->callees.end()) fn_->callees.push_back(index);
+    return ok(std::move(n));
+  }
+
+  const ir::Function& fn_ir(int index) const { return (*functions_ir_)[static_cast<std::size_t>(index)]; }
+
+  Checked builtin_node(ir::Builtin b, Type type, Span span, std::vector<Checked>& args) {
+    auto n = node(ir::Expr::Kind::Builtin, type, span);
+    n->builtin = b;
+    for (auto& a : args) n->args.push_back(std::move(a.e));
+    return ok(std::move(n));
+  }
+
+  Checked check_builtin(const Expr& e) {
+    const std::string& name = e.text;
+    std::vector<Checked> args;
+    bool is_print = name == "print";
+    if (!check_args(e, args, is_print)) return bad();
+    std::vector<Type> types;
+    for (const auto& a : args) types.push_back(a.type());
+    auto sig = [&](std::initializer_list<Type> want) {
+      return types.size() == want.size() && std::equal(types.begin(), types.end(), want.begin());
+    };
+    auto mismatch = [&](const std::string& expected) {
+      std::string got;
+      for (std::size_t i = 0; i < types.size(); ++i) got += (i ? ", " : "") + ir::to_string(types[i]);
+      diags_.error(e.span, "no form of '" + name + "' takes (" + got + "); it takes " + expected);
+      return bad();
+    };
+    if (is_print) {
+      if (options_.target == Target::Pg) {
+        diags_.error(e.name_span, "print is only available in native programs (--target native); use raise to report from PostgreSQL");
+        return bad();
+      }
+      return builtin_node(ir::Builtin::Print, kVoid, e.span, args);
+    }
+    if (name == "len") {
+      if (sig({kText})) return builtin_node(ir::Builtin::LenText, kInt, e.span, args);
+      if (sig({kBytes})) return builtin_node(ir::Builtin::LenBytes, kInt, e.span, args);
+      return mismatch("(text) or (bytes)");
+    }
+    if (name == "upper" || name == "lower" || name == "trim") {
+      if (!sig({kText})) return mismatch("(text)");
+      return builtin_node(name == "upper" ? ir::Builtin::Upper : name == "lower" ? ir::Builtin::Lower : ir::Builtin::Trim,
+                          kText, e.span, args);
+    }
+    if (name == "substr") {
+      if (!sig({kText, kInt, kInt})) return mismatch("(text, start: int, count: int)");
+      return builtin_node(ir::Builtin::Substr, kText, e.span, args);
+    }
+    if (name == "find") {
+      if (!sig({kText, kText})) return mismatch("(text, needle: text)");
+      return builtin_node(ir::Builtin::Find, kInt, e.span, args);
+    }
+    if (name == "replace") {
+      if (!sig({kText, kText, kText})) return mismatch("(text, from: text, to: text)");
+      return builtin_node(ir::Builtin::Replace, kText, e.span, args);
+    }
+    if (name == "starts_with" || name == "ends_with") {
+      if (!sig({kText, kText})) return mismatch("(text, text)");
+      return builtin_node(name == "starts_with" ? ir::Builtin::StartsWith : ir::Builtin::EndsWith, kBool, e.span, args);
+    }
+    if (name == "abs") {
+      if (sig({kInt})) return builtin_node(ir::Builtin::AbsInt, kInt, e.span, args);
+      if (sig({kFloat})) return builtin_node(ir::Builtin::AbsFloat, kFloat, e.span, args);
+      return mismatch("(int) or (float)");
+    }
+    if (name == "min" || name == "max") {
+      bool is_min = name == "min";
+      if (sig({kInt, kInt})) return builtin_node(is_min ? ir::Builtin::MinInt : ir::Builtin::MaxInt, kInt, e.span, args);
+      if (sig({kFloat, kFloat})) return builtin_node(is_min ? ir::Builtin::MinFloat : ir::Builtin::MaxFloat, kFloat, e.span, args);
+      return mismatch("(int, int) or (float, float)");
+    }
+    if (name == "sqrt" || name == "floor" || name == "ceil") {
+      if (!sig({kFloat})) return mismatch("(float)");
+      return builtin_node(name == "sqrt" ? ir::Builtin::Sqrt : name == "floor" ? ir::Builtin::Floor : ir::Builtin::Ceil, kFloat,
+                          e.span, args);
+    }
+    return bad();
+  }
+
+  Checked check_sql_call(const Expr& e) {
+    std::vector<Checked> args;
+    bool args_ok = check_args(e, args);
+    if (options_.target == Target::Native) {
+      diags_.error(e.span, "sql." + e.text + "(...) calls a PostgreSQL function; it is only available with --target pg");
+      return bad();
+    }
+    if (!args_ok) return bad();
+    if (args.size() > 8) {
+      diags_.error(e.span, "a server function call takes at most 8 arguments");
+      return bad();
+    }
+    const KnownSql* known = nullptr;
+    for (const KnownSql& k : known_sql) {
+      if (k.name == e.text) known = &k;
+    }
+    Type result;
+    if (e.sql_result) {
+      result = from_ast(*e.sql_result);
+    } else if (known != nullptr) {
+      result = known->result;
+    } else {
+      diags_.error(e.name_span, "the result type of server function '" + e.text + "' is not known; write it: sql." + e.text +
+                                    "(...) as text");
+      return bad();
+    }
+    ir::SqlSite site;
+    site.name = e.text;
+    site.result = result;
+    site.immutable = known != nullptr && known->immutable && !e.sql_result;
+    site.signature = e.text + "(";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      site.arg_types.push_back(args[i].type());
+      site.signature += (i ? "," : "") + ir::sql_type(args[i].type());
+    }
+    site.signature += ")";
+    int index = -1;
+    for (std::size_t i = 0; i < sql_sites_.size(); ++i) {
+      if (sql_sites_[i].signature == site.signature && sql_sites_[i].result == site.result) index = static_cast<int>(i);
+    }
+    if (index < 0) {
+      sql_sites_.push_back(site);
+      index = static_cast<int>(sql_sites_.size() - 1);
+    }
+    if (!site.immutable) fn_->calls_volatile_sql = true;
+    auto n = node(ir::Expr::Kind::Sql, result, e.span);
+    n->sql_site = index;
+    for (auto& a : args) n->args.push_back(std::move(a.e));
+    return ok(std::move(n));
+  }
+
+  Checked check_convert(const Expr& e) {
+    std::vector<Checked> args;
+    if (!check_args(e, args)) return bad();
+    if (args.size() != 1) {
+      diags_.error(e.span, e.text + "(..) takes exactly one argument");
+      return bad();
+    }
+    Type from = args[0].type();
+    Type to = from_ast({e.convert_to, false, {}});
+    if (from == to) return std::move(args[0]);
+    struct Rule {
+      Base from, to;
+      ir::Conv conv;
+    };
+    static constexpr Rule rules[] = {
+        {Base::Float, Base::Int, ir::Conv::FloatToInt},  {Base::Char, Base::Int, ir::Conv::CharToInt},
+        {Base::Text, Base::Int, ir::Conv::TextToInt},    {Base::Int, Base::Float, ir::Conv::IntToFloat},
+        {Base::Text, Base::Float, ir::Conv::TextToFloat}, {Base::Int, Base::Text, ir::Conv::IntToText},
+        {Base::Float, Base::Text, ir::Conv::FloatToText}, {Base::Bool, Base::Text, ir::Conv::BoolToText},
+        {Base::Char, Base::Text, ir::Conv::CharToText},  {Base::Bytes, Base::Text, ir::Conv::BytesToText},
+        {Base::Int, Base::Char, ir::Conv::IntToChar},    {Base::Text, Base::Bytes, ir::Conv::TextToBytes},
+    };
+    for (const Rule& r : rules) {
+      if (r.from == from.base && r.to == to.base) {
+        auto n = node(ir::Expr::Kind::Convert, to, e.span);
+        n->conv = r.conv;
+        n->args.push_back(std::move(args[0].e));
+        return ok(std::move(n));
+      }
+    }
+    diags_.error(e.span, "there is no conversion from " + quoted(from) + " to " + quoted(to));
+    return bad();
+  }
+
+ public:
+  void set_function_irs(const std::vector<ir::Function>* fns) { functions_ir_ = fns; }
+
+ private:
+  const SourceFile& source_;
+  Diagnostics& diags_;
+  Options options_;
+  const ast::Module* ast_ = nullptr;
+  const std::vector<ir::Function>* functions_ir_ = nullptr;
+  std::map<std::string, int> functions_;
+  std::vector<bool> fn_index_valid_;
+  std::vector<ir::SqlSite> sql_sites_;
+
+  ir::Function* fn_ = nullptr;
+  std::set<std::string> c_names_;
+  std::vector<std::map<std::string, int>> scopes_;
+  std::vector<std::set<int>> narrow_;
+  std::vector<LocalInfo> infos_;
+  int loop_depth_ = 0;
+  std::vector<bool> loop_has_break_;
+};
+
+}  // namespace
+
+ir::Module check(const ast::Module& module, const SourceFile& source, Diagnostics& diags, Options options) {
+  Checker checker(source, diags, options);
+  return checker.run(module);
+}
+
+}  // namespace keal::check

@@ -1,0 +1,246 @@
+// keal: the Keal compiler's command line.
+//   keal check F [--target pg|native]
+//   keal emit-c F --target pg|native [-o FILE]
+//   keal build F --target pg -o DIR      (DIR/<stem>.so + DIR/install.sql)
+//   keal build F --target native -o EXE
+//   keal deploy F --db URL [--lib-dir DIR]
+//   keal run F [--db URL]
+// Exit status: 0 success, 1 diagnostics or a failed build/deploy/run, 2 usage.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "driver/compile.hpp"
+#include "driver/deploy.hpp"
+#include "driver/toolchain.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace keal;
+
+constexpr int kOk = 0;
+constexpr int kFailed = 1;
+constexpr int kUsage = 2;
+
+check::Target parse_target(const std::string& t) {
+  if (t == "pg") return check::Target::Pg;
+  if (t == "native") return check::Target::Native;
+  return check::Target::Any;
+}
+
+// Reads and compiles; prints diagnostics. nullopt when there were errors.
+std::optional<driver::Compiled> front_end(const std::string& file, check::Target target) {
+  std::string error;
+  std::optional<std::string> text = driver::read_source(file, error);
+  if (!text) {
+    std::cerr << "keal: error: " << error << "\n";
+    return std::nullopt;
+  }
+  driver::Compiled c = driver::compile_source(file, std::move(*text), target);
+  if (!c.ok) {
+    std::cerr << c.diagnostics;
+    std::cerr << c.error_count << (c.error_count == 1 ? " error" : " errors") << " generated.\n";
+    return std::nullopt;
+  }
+  return c;
+}
+
+bool write_file(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+  out.close();
+  if (!out) {
+    std::cerr << "keal: error: cannot write '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  return true;
+}
+
+void internal_error(const std::string& cc_output) {
+  std::cerr << "keal: internal compiler error: the C compiler rejected the generated code "
+               "(please report this with the source file)\n"
+            << cc_output;
+}
+
+int build_pg(const driver::Compiled& c, const std::string& file, const std::string& out_dir, std::string* so_out) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "keal: error: cannot create '" << out_dir << "': " << ec.message() << "\n";
+    return kFailed;
+  }
+  std::string so = fs::absolute(fs::path(out_dir) / (driver::stem(file) + ".so")).lexically_normal().string();
+  std::string error;
+  if (!driver::compile_c(emit::emit_c(c.module, emit::Flavour::Pg), emit::Flavour::Pg, so, error)) {
+    internal_error(error);
+    return kFailed;
+  }
+  if (!write_file((fs::path(out_dir) / "install.sql").string(), emit::install_sql(c.module, so))) return kFailed;
+  if (so_out != nullptr) *so_out = so;
+  return kOk;
+}
+
+int build_native(const driver::Compiled& c, const std::string& exe) {
+  std::string error;
+  if (!driver::compile_c(emit::emit_c(c.module, emit::Flavour::Native), emit::Flavour::Native, exe, error)) {
+    internal_error(error);
+    return kFailed;
+  }
+  return kOk;
+}
+
+int cmd_check(const std::string& file, const std::string& target) {
+  return front_end(file, parse_target(target)) ? kOk : kFailed;
+}
+
+int cmd_emit(const std::string& file, const std::string& target, const std::string& out) {
+  auto c = front_end(file, parse_target(target));
+  if (!c) return kFailed;
+  std::string code = emit::emit_c(c->module, target == "pg" ? emit::Flavour::Pg : emit::Flavour::Native);
+  if (out.empty() || out == "-") {
+    std::cout << code;
+    return kOk;
+  }
+  return write_file(out, code) ? kOk : kFailed;
+}
+
+int cmd_build(const std::string& file, const std::string& target, const std::string& out) {
+  auto c = front_end(file, parse_target(target));
+  if (!c) return kFailed;
+  if (target == "pg") return build_pg(*c, file, out, nullptr);
+  return build_native(*c, out);
+}
+
+int cmd_deploy(const std::string& file, const std::string& url, const std::string& lib_dir) {
+  auto c = front_end(file, check::Target::Pg);
+  if (!c) return kFailed;
+  std::string tmp = driver::make_temp_dir();
+  if (tmp.empty()) {
+    std::cerr << "keal: error: cannot create a temporary directory\n";
+    return kFailed;
+  }
+  std::string so;
+  int rc = build_pg(*c, file, tmp, &so);
+  if (rc != kOk) {
+    driver::remove_tree(tmp);
+    return rc;
+  }
+  std::string error;
+  std::string installed = driver::install_library(so, lib_dir.empty() ? driver::default_lib_dir() : lib_dir,
+                                                  driver::stem(file), error);
+  driver::remove_tree(tmp);
+  if (installed.empty()) {
+    std::cerr << "keal: error: " << error << "\n";
+    return kFailed;
+  }
+  if (!driver::run_sql(url, emit::install_sql(c->module, installed), error)) {
+    std::cerr << "keal: error: installing into the database failed: " << error;
+    if (!error.empty() && error.back() != '\n') std::cerr << "\n";
+    return kFailed;
+  }
+  for (const ir::Function& f : c->module.functions) {
+    if (!f.exported) continue;
+    std::string types;
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+      types += (i ? ", " : "") + ir::sql_type(f.locals[static_cast<std::size_t>(f.params[i])].type);
+    }
+    std::cout << "installed " << f.name << "(" << types << ") from " << installed << "\n";
+  }
+  return kOk;
+}
+
+int cmd_run(const std::string& file, const std::string& url) {
+  auto c = front_end(file, check::Target::Native);
+  if (!c) return kFailed;
+  std::string tmp = driver::make_temp_dir();
+  if (tmp.empty()) {
+    std::cerr << "keal: error: cannot create a temporary directory\n";
+    return kFailed;
+  }
+  std::string exe = tmp + "/" + driver::stem(file);
+  int rc = build_native(*c, exe);
+  if (rc != kOk) {
+    driver::remove_tree(tmp);
+    return rc;
+  }
+  if (!url.empty()) setenv("DATABASE_URL", url.c_str(), 1);
+  std::cout.flush();
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
+    std::perror("keal: cannot run the program");
+    _exit(127);
+  }
+  int status = 0;
+  if (pid > 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  driver::remove_tree(tmp);
+  if (pid < 0) return kFailed;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"keal: compile Keal programs to PostgreSQL functions or native executables (via C)"};
+  app.require_subcommand(1);
+  const std::vector<std::string> targets = {"pg", "native"};
+
+  std::string file, target, out, url, lib_dir;
+
+  auto* check = app.add_subcommand("check", "Check a program and report errors; generate nothing");
+  check->add_option("file", file, "Keal source file")->required();
+  check->add_option("--target", target, "Also apply the rules of a target (pg: no print; native: needs main, no sql.*)")
+      ->check(CLI::IsMember(targets));
+
+  auto* emit_cmd = app.add_subcommand("emit-c", "Print (or write) the generated C");
+  emit_cmd->add_option("file", file, "Keal source file")->required();
+  emit_cmd->add_option("--target", target, "pg or native")->required()->check(CLI::IsMember(targets));
+  emit_cmd->add_option("-o,--output", out, "Write to this file instead of stdout");
+
+  auto* build = app.add_subcommand("build", "Build a PostgreSQL library (DIR/<stem>.so + DIR/install.sql) or a native executable");
+  build->add_option("file", file, "Keal source file")->required();
+  build->add_option("--target", target, "pg or native")->required()->check(CLI::IsMember(targets));
+  build->add_option("-o,--output", out, "pg: output directory; native: executable path")->required();
+
+  auto* deploy = app.add_subcommand("deploy", "Build for PostgreSQL and install the exported functions into a database");
+  deploy->add_option("file", file, "Keal source file")->required();
+  deploy->add_option("--db", url, "libpq connection string or URL (a superuser: LANGUAGE C)")->required();
+  deploy->add_option("--lib-dir", lib_dir,
+                     "Where to put the shared object, readable by the server (default $KEAL_LIB_DIR or $TMPDIR/keal-lib)");
+
+  auto* run = app.add_subcommand("run", "Build a native executable and run it");
+  run->add_option("file", file, "Keal source file")->required();
+  run->add_option("--db", url, "Database URL for the program (sets DATABASE_URL)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsage;
+  }
+
+  if (check->parsed()) return cmd_check(file, target);
+  if (emit_cmd->parsed()) return cmd_emit(file, target, out);
+  if (build->parsed()) return cmd_build(file, target, out);
+  if (deploy->parsed()) return cmd_deploy(file, url, lib_dir);
+  if (run->parsed()) return cmd_run(file, url);
+  return kUsage;
+}

@@ -1,0 +1,21 @@
+#pragma once
+// Installing compiled functions into a running PostgreSQL through libpq.
+
+#include <string>
+
+namespace keal::driver {
+
+// Runs an SQL script (several statements) on the database at `url`.
+bool run_sql(const std::string& url, const std::string& sql, std::string& error);
+
+// Copies `so_path` into `lib_dir` under a name unique to its content (a
+// backend that already loaded an older build would otherwise keep using it),
+// readable by the server's user: directories 0755, file 0644. Returns the
+// installed path, empty on failure.
+std::string install_library(const std::string& so_path, const std::string& lib_dir, const std::string& stem,
+                            std::string& error);
+
+// $KEAL_LIB_DIR, else $TMPDIR/keal-lib (or /tmp/keal-lib).
+std::string default_lib_dir();
+
+}  // namespace keal::driver

@@ -1,0 +1,36 @@
+#pragma once
+// Runs the system's C compiler on emitted C: a PostgreSQL shared object or a
+// native executable. A cc failure on checked input is a compiler bug and is
+// reported as an internal compiler error.
+
+#include <string>
+#include <vector>
+
+#include "emit/c_emitter.hpp"
+
+namespace keal::driver {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1: could not start, or killed by a signal
+  std::string output;  // stdout and stderr together
+};
+
+// Runs argv[0] (looked up in PATH) with the arguments, capturing its output.
+ProcessResult run_process(const std::vector<std::string>& argv);
+
+// Where the runtime headers are: $KEAL_RUNTIME_DIR, else the source tree's.
+std::string runtime_dir();
+// PostgreSQL's server headers: $KEAL_PG_INCLUDEDIR, else pg_config's at build time.
+std::string pg_include_dir();
+// The C compiler: $KEAL_CC, else $CC, else "cc".
+std::string c_compiler();
+
+// Compiles C into `output` (a .so for Pg, an executable for Native). On
+// failure `error` holds the compiler's output.
+bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::string& output, std::string& error);
+
+// A fresh private directory under $TMPDIR (or /tmp); removed by the caller.
+std::string make_temp_dir();
+void remove_tree(const std::string& path);
+
+}  // namespace keal::driver

@@ -1,0 +1,23 @@
+#pragma once
+// The C emitter: typed IR to one C translation unit, in two flavours that
+// differ only at the edges (entry points, runtime header). Function bodies are
+// straight-line C over int64_t/double/bool locals; int arithmetic goes through
+// keal_add & co. (__builtin_*_overflow with the error path out of line).
+
+#include <string>
+
+#include "ir/ir.hpp"
+
+namespace keal::emit {
+
+enum class Flavour : std::uint8_t { Pg, Native };
+
+std::string emit_c(const ir::Module& module, Flavour flavour);
+
+// The C symbol of an exported function's PostgreSQL entry point.
+std::string entry_symbol(const ir::Function& fn);
+
+// CREATE OR REPLACE FUNCTION for every exported function, in one transaction.
+std::string install_sql(const ir::Module& module, const std::string& library_path);
+
+}  // namespace keal::emit

@@ -1,0 +1,248 @@
+#include "ir/ir.hpp"
+
+#include <cstdio>
+
+namespace keal::ir {
+
+std::string to_string(Base base) {
+  switch (base) {
+    case Base::Void: return "nothing";
+    case Base::Int: return "int";
+    case Base::Float: return "float";
+    case Base::Bool: return "bool";
+    case Base::Text: return "text";
+    case Base::Char: return "char";
+    case Base::Bytes: return "bytes";
+    case Base::Null: return "null";
+  }
+  return "?";
+}
+
+std::string to_string(Type type) {
+  std::string s = to_string(type.base);
+  if (type.nullable && type.base != Base::Null) s += '?';
+  return s;
+}
+
+std::string sql_type(Type type) {
+  switch (type.base) {
+    case Base::Int: return "bigint";
+    case Base::Float: return "double precision";
+    case Base::Bool: return "boolean";
+    case Base::Text:
+    case Base::Char: return "text";
+    case Base::Bytes: return "bytea";
+    case Base::Void: return "void";
+    case Base::Null: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::Add: return "add";
+    case Op::Sub: return "sub";
+    case Op::Mul: return "mul";
+    case Op::Div: return "div";
+    case Op::Mod: return "mod";
+    case Op::Neg: return "neg";
+    case Op::Not: return "not";
+    case Op::And: return "and";
+    case Op::Or: return "or";
+    case Op::Eq: return "eq";
+    case Op::Ne: return "ne";
+    case Op::Lt: return "lt";
+    case Op::Le: return "le";
+    case Op::Gt: return "gt";
+    case Op::Ge: return "ge";
+    case Op::Concat: return "concat";
+    case Op::CharInText: return "char_in_text";
+    case Op::CharInAsciiSet: return "char_in_ascii_set";
+    case Op::TextInText: return "text_in_text";
+    case Op::IsNull: return "is_null";
+    case Op::IsNotNull: return "is_not_null";
+    case Op::Coalesce: return "coalesce";
+  }
+  return "?";
+}
+
+const char* builtin_name(Builtin b) {
+  switch (b) {
+    case Builtin::LenText: return "len_text";
+    case Builtin::LenBytes: return "len_bytes";
+    case Builtin::Upper: return "upper";
+    case Builtin::Lower: return "lower";
+    case Builtin::Substr: return "substr";
+    case Builtin::Find: return "find";
+    case Builtin::Replace: return "replace";
+    case Builtin::Trim: return "trim";
+    case Builtin::StartsWith: return "starts_with";
+    case Builtin::EndsWith: return "ends_with";
+    case Builtin::AbsInt: return "abs_int";
+    case Builtin::AbsFloat: return "abs_float";
+    case Builtin::MinInt: return "min_int";
+    case Builtin::MaxInt: return "max_int";
+    case Builtin::MinFloat: return "min_float";
+    case Builtin::MaxFloat: return "max_float";
+    case Builtin::Sqrt: return "sqrt";
+    case Builtin::Floor: return "floor";
+    case Builtin::Ceil: return "ceil";
+    case Builtin::Print: return "print";
+  }
+  return "?";
+}
+
+const char* conv_name(Conv c) {
+  switch (c) {
+    case Conv::IntToFloat: return "int_to_float";
+    case Conv::FloatToInt: return "float_to_int";
+    case Conv::CharToInt: return "char_to_int";
+    case Conv::IntToChar: return "int_to_char";
+    case Conv::TextToInt: return "text_to_int";
+    case Conv::TextToFloat: return "text_to_float";
+    case Conv::IntToText: return "int_to_text";
+    case Conv::FloatToText: return "float_to_text";
+    case Conv::BoolToText: return "bool_to_text";
+    case Conv::CharToText: return "char_to_text";
+    case Conv::BytesToText: return "bytes_to_text";
+    case Conv::TextToBytes: return "text_to_bytes";
+  }
+  return "?";
+}
+
+void analyze(Module& module) {
+  // Purity is a fixpoint over the call graph: a function that reaches a
+  // volatile server function (directly or through callees) is not pure.
+  for (Function& f : module.functions) f.pure = !f.calls_volatile_sql;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Function& f : module.functions) {
+      if (!f.pure) continue;
+      for (int callee : f.callees) {
+        if (!module.functions[static_cast<std::size_t>(callee)].pure) {
+          f.pure = false;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+class Dumper {
+ public:
+  explicit Dumper(const Module& m) : m_(m) {}
+
+  std::string run() {
+    for (const Function& f : m_.functions) function(f);
+    for (std::size_t i = 0; i < m_.sql_sites.size(); ++i) {
+      const SqlSite& s = m_.sql_sites[i];
+      out_ += "sql#" + std::to_string(i) + " " + s.signature + " -> " + to_string(s.result) +
+              (s.immutable ? " immutable" : "") + "\n";
+    }
+    return out_;
+  }
+
+ private:
+  void function(const Function& f) {
+    fn_ = &f;
+    out_ += std::string(f.exported ? "export " : "") + "fn " + f.name + "(";
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+      const Local& l = f.locals[static_cast<std::size_t>(f.params[i])];
+      out_ += (i ? ", " : "") + l.c_name + ": " + to_string(l.type);
+    }
+    out_ += ") -> " + to_string(f.ret) + (f.pure ? " pure" : "") + "\n";
+    block(f.body, 1);
+  }
+
+  void indent(int depth) { out_.append(static_cast<std::size_t>(depth) * 2, ' '); }
+
+  void block(const Block& b, int depth) {
+    for (const auto& s : b) stmt(*s, depth);
+  }
+
+  const std::string& local(int slot) const { return fn_->locals[static_cast<std::size_t>(slot)].c_name; }
+
+  void stmt(const Stmt& s, int depth) {
+    indent(depth);
+    switch (s.kind) {
+      case Stmt::Kind::Declare:
+        out_ += "declare " + local(s.local) + ": " + to_string(fn_->locals[static_cast<std::size_t>(s.local)].type) + " = " +
+                expr(*s.a) + "\n";
+        return;
+      case Stmt::Kind::Assign: out_ += "assign " + local(s.local) + " = " + expr(*s.a) + "\n"; return;
+      case Stmt::Kind::If:
+        out_ += "if " + expr(*s.a) + "\n";
+        block(s.body, depth + 1);
+        if (!s.else_body.empty()) {
+          indent(depth);
+          out_ += "else\n";
+          block(s.else_body, depth + 1);
+        }
+        return;
+      case Stmt::Kind::While:
+        out_ += "while " + expr(*s.a) + "\n";
+        block(s.body, depth + 1);
+        return;
+      case Stmt::Kind::ForRange:
+        out_ += "for " + local(s.local) + " in " + expr(*s.a) + (s.inclusive ? " ..= " : " .. ") + expr(*s.b) + "\n";
+        block(s.body, depth + 1);
+        return;
+      case Stmt::Kind::ForChars:
+        out_ += "for " + local(s.local) + " in chars " + expr(*s.a) + "\n";
+        block(s.body, depth + 1);
+        return;
+      case Stmt::Kind::Break: out_ += "break\n"; return;
+      case Stmt::Kind::Continue: out_ += "continue\n"; return;
+      case Stmt::Kind::Return: out_ += s.a ? "return " + expr(*s.a) + "\n" : "return\n"; return;
+      case Stmt::Kind::Raise: out_ += "raise " + s.code + " " + expr(*s.a) + "\n"; return;
+      case Stmt::Kind::Eval: out_ += "eval " + expr(*s.a) + "\n"; return;
+    }
+  }
+
+  std::string args(const Expr& e) const {
+    std::string s;
+    for (std::size_t i = 0; i < e.args.size(); ++i) s += (i ? " " : "") + expr(*e.args[i]);
+    return s;
+  }
+
+  std::string expr(const Expr& e) const {
+    std::string t = ":" + to_string(e.type);
+    switch (e.kind) {
+      case Expr::Kind::Int: return std::to_string(e.int_value);
+      case Expr::Kind::Float: {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", e.float_value);
+        return buf;
+      }
+      case Expr::Kind::Bool: return e.bool_value ? "true" : "false";
+      case Expr::Kind::Text: return "\"" + e.text_value + "\"";
+      case Expr::Kind::Char: return "'U+" + std::to_string(e.char_value) + "'";
+      case Expr::Kind::Null: return "null" + t;
+      case Expr::Kind::Local: return local(e.local);
+      case Expr::Kind::Unwrap: return "(unwrap " + args(e) + ")";
+      case Expr::Kind::Wrap: return "(wrap " + args(e) + ")";
+      case Expr::Kind::Unary:
+      case Expr::Kind::Binary: return std::string("(") + op_name(e.op) + t + " " + args(e) + ")";
+      case Expr::Kind::Call:
+        return "(call " + m_.functions[static_cast<std::size_t>(e.func)].name + t + (e.args.empty() ? "" : " ") + args(e) + ")";
+      case Expr::Kind::Builtin: return std::string("(") + builtin_name(e.builtin) + t + (e.args.empty() ? "" : " ") + args(e) + ")";
+      case Expr::Kind::Sql: return "(sql#" + std::to_string(e.sql_site) + t + " " + args(e) + ")";
+      case Expr::Kind::Convert: return std::string("(") + conv_name(e.conv) + " " + args(e) + ")";
+    }
+    return "?";
+  }
+
+  const Module& m_;
+  const Function* fn_ = nullptr;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string dump(const Module& module) { return Dumper(module).run(); }
+
+}  // namespace keal::ir

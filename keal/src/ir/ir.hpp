@@ -1,0 +1,216 @@
+#pragma once
+// The typed IR: what the checker proved, in the form the emitter needs.
+// Names are resolved to local slots and function indices, every expression
+// carries its type and source line, nullable reads are explicit (Unwrap and
+// Wrap), compound assignments are plain assignments, built-ins are resolved
+// to one operation each, and a `char in "ascii literal"` test is already a
+// bit set.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace keal::ir {
+
+enum class Base : std::uint8_t { Void, Int, Float, Bool, Text, Char, Bytes, Null };
+
+struct Type {
+  Base base = Base::Void;
+  bool nullable = false;
+  friend bool operator==(const Type&, const Type&) = default;
+};
+
+std::string to_string(Type type);
+std::string to_string(Base base);
+
+enum class Op : std::uint8_t {
+  // int (checked) and float arithmetic
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Neg,
+  // logic
+  Not,
+  And,
+  Or,
+  // comparisons on one scalar type
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  // text
+  Concat,
+  CharInText,      // c in t
+  CharInAsciiSet,  // c in "literal of ASCII": ascii_lo / ascii_hi bit sets
+  TextInText,      // "ab" in t
+  // nullable
+  IsNull,
+  IsNotNull,
+  Coalesce,
+};
+
+enum class Builtin : std::uint8_t {
+  LenText,
+  LenBytes,
+  Upper,
+  Lower,
+  Substr,
+  Find,
+  Replace,
+  Trim,
+  StartsWith,
+  EndsWith,
+  AbsInt,
+  AbsFloat,
+  MinInt,
+  MaxInt,
+  MinFloat,
+  MaxFloat,
+  Sqrt,
+  Floor,
+  Ceil,
+  Print,
+};
+
+enum class Conv : std::uint8_t {
+  IntToFloat,
+  FloatToInt,
+  CharToInt,
+  IntToChar,
+  TextToInt,
+  TextToFloat,
+  IntToText,
+  FloatToText,
+  BoolToText,
+  CharToText,
+  BytesToText,
+  TextToBytes,
+};
+
+const char* op_name(Op op);
+const char* builtin_name(Builtin b);
+const char* conv_name(Conv c);
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+  enum class Kind : std::uint8_t {
+    Int,
+    Float,
+    Bool,
+    Text,
+    Char,
+    Null,
+    Local,    // read a local slot (of its declared type)
+    Unwrap,   // args[0] is T? proven non-null here; the value is T
+    Wrap,     // args[0] is T; the value is T?
+    Unary,
+    Binary,
+    Call,     // user function `func`
+    Builtin,  // `builtin`
+    Sql,      // server function through call site `sql_site`
+    Convert,  // `conv`
+  };
+  Kind kind = Kind::Int;
+  Type type;
+  std::uint32_t line = 0;
+
+  std::int64_t int_value = 0;
+  double float_value = 0;
+  bool bool_value = false;
+  std::string text_value;
+  std::uint32_t char_value = 0;
+  int local = -1;
+  int func = -1;
+  int sql_site = -1;
+  Op op = Op::Add;
+  Builtin builtin = Builtin::LenText;
+  Conv conv = Conv::IntToFloat;
+  std::uint64_t ascii_lo = 0;  // CharInAsciiSet: bit c for c < 64
+  std::uint64_t ascii_hi = 0;  // bit c-64 for 64 <= c < 128
+  std::vector<ExprPtr> args;
+};
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtPtr>;
+
+struct Stmt {
+  enum class Kind : std::uint8_t {
+    Declare,    // local = a
+    Assign,     // local = a
+    If,         // if a { body } else { else_body }
+    While,      // while a { body }
+    ForRange,   // for local in a..b / a..=b { body }
+    ForChars,   // for local in a (text) { body }
+    Break,
+    Continue,
+    Return,     // a may be null (no value)
+    Raise,      // a: text message; code: SQLSTATE
+    Eval,       // a, value discarded
+  };
+  Kind kind = Kind::Eval;
+  std::uint32_t line = 0;
+  int local = -1;
+  ExprPtr a;
+  ExprPtr b;
+  bool inclusive = false;
+  std::string code;  // Raise: five-character SQLSTATE
+  Block body;
+  Block else_body;
+};
+
+struct Local {
+  std::string name;
+  Type type;
+  bool is_param = false;
+  bool is_mutable = false;
+  std::string c_name;  // unique within the function
+};
+
+struct Function {
+  std::string name;
+  bool exported = false;
+  std::uint32_t line = 0;
+  std::vector<int> params;  // local slots
+  Type ret;                 // Void when the function returns nothing
+  std::vector<Local> locals;
+  Block body;
+  std::string doc;
+  std::vector<int> callees;     // user functions called directly
+  bool calls_volatile_sql = false;  // a server function not known to be immutable
+  bool pure = true;             // filled in by analyze(): no volatile SQL reached
+};
+
+// One `sql.name(...)` call site; sites with the same signature share a slot.
+struct SqlSite {
+  std::string name;
+  std::vector<Type> arg_types;
+  Type result;
+  std::string signature;  // name(text,bigint): what regprocedure resolves
+  bool immutable = false;
+};
+
+struct Module {
+  std::string source_name;  // file name as shown in runtime errors
+  std::vector<Function> functions;
+  std::vector<SqlSite> sql_sites;
+};
+
+// Whole-module facts the checker cannot see one function at a time.
+void analyze(Module& module);
+
+// A readable dump of the IR, one statement a line (for tests and debugging).
+std::string dump(const Module& module);
+
+// The SQL type a Keal type maps to: int -> bigint, float -> double precision,
+// bool -> boolean, text and char -> text, bytes -> bytea.
+std::string sql_type(Type type);
+
+}  // namespace keal::ir

@@ -1,0 +1,116 @@
+#pragma once
+// The syntax tree, every node with its source span. It says what was written;
+// the checker decides what it means.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "syntax/source.hpp"
+
+namespace keal::ast {
+
+enum class BaseType : std::uint8_t { Int, Float, Bool, Text, Char, Bytes };
+
+struct TypeRef {
+  BaseType base = BaseType::Int;
+  bool nullable = false;
+  Span span;
+};
+
+enum class UnaryOp : std::uint8_t { Neg, Not };
+enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, In, And, Or, Coalesce };
+
+const char* op_text(BinaryOp op);
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+  enum class Kind : std::uint8_t {
+    IntLit,
+    FloatLit,
+    BoolLit,
+    TextLit,
+    CharLit,
+    NullLit,
+    Name,
+    Unary,
+    Binary,
+    Call,     // name(args)
+    SqlCall,  // sql.name(args) [as T]
+    Convert,  // int(x), float(x), text(x), char(x), bytes(x)
+    Paren,    // (e): kept so that `-(9223372036854775808)` is not a literal
+  };
+  Kind kind = Kind::IntLit;
+  Span span;
+  int depth = 1;  // height of this subtree, bounded by the parser
+
+  std::uint64_t int_value = 0;
+  double float_value = 0;
+  bool bool_value = false;
+  std::uint32_t char_value = 0;
+  std::string text;  // identifier, callee, decoded string
+  Span name_span;    // callee name
+  UnaryOp unary_op = UnaryOp::Neg;
+  BinaryOp binary_op = BinaryOp::Add;
+  BaseType convert_to = BaseType::Int;
+  std::optional<TypeRef> sql_result;  // `as T`
+  std::vector<ExprPtr> args;          // operands or call arguments
+};
+
+enum class AssignOp : std::uint8_t { Set, Add, Sub, Mul, Div, Mod };
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Block {
+  std::vector<StmtPtr> stmts;
+  Span span;
+};
+
+struct Stmt {
+  enum class Kind : std::uint8_t { Let, Var, Assign, If, While, ForRange, ForEach, Break, Continue, Return, Raise, Eval };
+  Kind kind = Kind::Eval;
+  Span span;
+
+  std::string name;  // declared, assigned or loop variable
+  Span name_span;
+  std::optional<TypeRef> declared_type;
+  AssignOp assign_op = AssignOp::Set;
+  ExprPtr expr;   // initializer, value, condition, range start, iterable, return value, raise message
+  ExprPtr expr2;  // range end
+  bool inclusive = false;
+  std::optional<std::string> raise_code;
+  Span code_span;
+
+  // if / else if / else: conds.size() == blocks.size(), or one block more for `else`.
+  std::vector<ExprPtr> conds;
+  std::vector<Block> blocks;
+  Block body;  // loops
+};
+
+struct Param {
+  std::string name;
+  Span span;
+  TypeRef type;
+};
+
+struct Function {
+  bool exported = false;
+  std::string name;
+  Span name_span;
+  Span span;
+  std::vector<Param> params;
+  std::optional<TypeRef> ret;
+  Block body;
+  std::string doc;
+};
+
+struct Module {
+  std::vector<Function> functions;
+};
+
+}  // namespace keal::ast
