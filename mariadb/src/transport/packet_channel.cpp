@@ -315,8 +315,8 @@ void PacketChannel::enable_compression(std::size_t threshold) {
         }
         compression_ = std::make_unique<Compression>();
         compression_->threshold = threshold;
-        // The frames continue the exchange's sequence (after the handshake
-        // response, the server's first compressed frame carries its number).
+        // Frames number like packets: a new command resets both to 0, and an
+        // exchange already under way continues from the current number.
         compression_->sequence = sequence_;
         compressed_ = true;
     });

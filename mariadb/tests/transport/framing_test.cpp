@@ -395,9 +395,9 @@ TEST(Compression, AboveThresholdIsDeflatedOnTheWire) {
     EXPECT_LT(compressed, payload.size() / 4);
 }
 
-TEST(Compression, FrameSequenceContinuesTheExchange) {
-    // Compression starts after the handshake response (sequence 1): the
-    // server's first compressed frame carries 2, as its next packet would.
+TEST(Compression, StartsAfterTheLoginOkWithTheNextCommand) {
+    // The login's OK is plain; compression applies from the next command,
+    // whose frames start at sequence 0 like its packets.
     auto [a, b] = socket_pair();
     PacketChannel client(std::move(a));
     PacketChannel server(std::move(b));
@@ -405,11 +405,17 @@ TEST(Compression, FrameSequenceContinuesTheExchange) {
     client.read_packet();
     client.send_packet(Bytes{1, 2, 3});
     server.read_packet();
-    client.enable_compression();
-    server.enable_compression();
     server.send_packet(Bytes{0, 0, 0});
     EXPECT_EQ(client.read_packet().size(), 3U);
-    EXPECT_EQ(client.sequence(), 3);
+    client.enable_compression();
+    server.enable_compression();
+    client.reset_sequence();
+    server.reset_sequence();
+    client.send_packet(Bytes{0x03, 'S'});
+    EXPECT_EQ(server.read_packet().size(), 2U);
+    server.send_packet(compressible(500));
+    EXPECT_EQ(client.read_packet().size(), 500U);
+    EXPECT_EQ(client.sequence(), 2);
 }
 
 TEST(Compression, WrongFrameSequenceIsAProtocolError) {

@@ -49,7 +49,10 @@ public:
     void start_tls(const TlsOptions& options, std::string_view host);
 
     // Switches to the compressed protocol from the next packet on, in both
-    // directions. Payloads shorter than threshold go uncompressed.
+    // directions. Payloads shorter than threshold go uncompressed. MariaDB
+    // (and Connector/C) switch after the OK that ends authentication, not
+    // right after the HandshakeResponse: call it once that OK was read. The
+    // frame sequence then follows reset_sequence() like the packets'.
     void enable_compression(std::size_t threshold = 50);
 
     // Reads one logical packet (continuations joined) and checks its

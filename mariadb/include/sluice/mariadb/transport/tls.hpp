@@ -31,11 +31,11 @@ std::string_view to_string(SslMode mode) noexcept;
 
 struct TlsOptions {
     SslMode mode = SslMode::prefer;
-    std::string ca_file;      // PEM bundle of trusted CAs
-    std::string ca_path;      // directory of hashed CA certificates
-    std::string cert_file;    // client certificate (PEM), optional
-    std::string key_file;     // client private key (PEM), optional
-    std::string cipher_list;  // OpenSSL cipher list for TLS 1.2, optional
+    std::string ca_file{};      // PEM bundle of trusted CAs
+    std::string ca_path{};      // directory of hashed CA certificates
+    std::string cert_file{};    // client certificate (PEM), optional
+    std::string key_file{};     // client private key (PEM), optional
+    std::string cipher_list{};  // OpenSSL cipher list for TLS 1.2, optional
 };
 
 // One TLS session on a connected, non-blocking socket. It does not own the
