@@ -1,0 +1,73 @@
+#pragma once
+// How to reach and log in to a server: a plain struct (names follow
+// Connector/C's options where one exists), or a mariadb:// URL. The URL
+// grammar is documented in docs/mariadb.md and in parse_url below.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sluice/mariadb/transport/deadline.hpp"
+#include "sluice/mariadb/transport/tls.hpp"
+
+namespace sluice::mariadb {
+
+struct ConnectOptions {
+    std::string host = "localhost";
+    std::uint16_t port = 3306;
+    // When set, connect through this unix socket instead of TCP (host is
+    // then only used as the TLS name).
+    std::string unix_socket;
+    std::string user;
+    std::string password;
+    std::string database;  // empty: no default database
+
+    // TLS. ssl_mode unset means verify_full when a CA is given (ssl_ca or
+    // ssl_capath), else prefer. `prefer` over a unix socket stays plain (the
+    // socket is local); `require` and stricter never fall back to plain.
+    std::optional<SslMode> ssl_mode;
+    std::string ssl_ca;
+    std::string ssl_capath;
+    std::string ssl_cert;
+    std::string ssl_key;
+    std::string ssl_cipher;
+
+    Timeouts timeouts;
+    // Statements run once after login (and their results discarded).
+    std::vector<std::string> init_commands;
+    // Lets mysql_clear_password send the password on a connection that is
+    // neither TLS nor a unix socket. Off by default.
+    bool allow_cleartext = false;
+    // The zlib compressed protocol; payloads below the threshold travel
+    // uncompressed.
+    bool compress = false;
+    std::size_t compress_threshold = 50;
+    // Prepared-statement string/blob parameters longer than this go with
+    // COM_STMT_SEND_LONG_DATA, in chunks of this size, so no single packet
+    // needs to hold them.
+    std::size_t long_data_threshold = 4u << 20;
+    // Connection collation: utf8mb4_general_ci (45). Only utf8mb4
+    // collations make sense with this client, which hands out UTF-8 text.
+    std::uint8_t collation = 45;
+
+    // The mode the connection will actually use (see ssl_mode).
+    SslMode effective_ssl_mode() const noexcept;
+};
+
+// Parses
+//   mariadb://[user[:password]@][host][:port][/database][?key=value[&key=value]...]
+// (mysql:// is accepted too). Every component is percent-decoded. host may
+// be a bracketed IPv6 literal. Keys (underscores may replace dashes):
+//   ssl-mode (disable|prefer|require|verify-ca|verify-full), ssl-ca,
+//   ssl-capath, ssl-cert, ssl-key, ssl-cipher, socket (unix socket path),
+//   connect-timeout, read-timeout, write-timeout (seconds, fractions allowed,
+//   0 = none), compress (true|false|1|0), compress-threshold (bytes),
+//   allow-cleartext (true|false), long-data-threshold (bytes),
+//   init-command (repeatable, run in order).
+// Error{usage} naming the offending part for anything else.
+ConnectOptions parse_url(std::string_view url);
+
+}  // namespace sluice::mariadb

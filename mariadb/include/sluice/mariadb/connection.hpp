@@ -1,0 +1,65 @@
+#pragma once
+// A connection to a MariaDB server: handshake, TLS, authentication, then
+// text queries, prepared statements and session commands.
+//
+// Failure model: a server error (Error{server}) leaves the connection
+// usable. Any other failure while talking to the server (I/O, timeout, TLS,
+// malformed bytes) or a fatal server error (the connection was KILLed, the
+// server shuts down) marks the connection broken: the stream position is
+// unknown, so every later call throws Error{broken}. Reconnect to go on.
+//
+// Not thread-safe: one thread at a time per Connection.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sluice/mariadb/connect_options.hpp"
+#include "sluice/mariadb/result_set.hpp"
+#include "sluice/mariadb/statement.hpp"
+
+namespace sluice::mariadb {
+
+class Connection {
+public:
+    // Connects and logs in, then runs options.init_commands. Throws Error.
+    static Connection connect(const ConnectOptions& options);
+    static Connection connect(std::string_view url) { return connect(parse_url(url)); }
+
+    Connection(Connection&&) noexcept;
+    Connection& operator=(Connection&&) noexcept;
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    // Sends COM_QUIT when idle (best effort) and closes the socket.
+    ~Connection();
+
+    // COM_QUERY. Several statements separated by ';' give several results.
+    ResultSet query(std::string_view sql);
+    // query() with every result read and discarded; the last result's OK.
+    OkInfo execute(std::string_view sql);
+    // COM_STMT_PREPARE.
+    Statement prepare(std::string_view sql);
+
+    void ping();                                 // COM_PING
+    void select_database(std::string_view db);   // COM_INIT_DB
+    // COM_RESET_CONNECTION: rolls back, drops temporary tables, user
+    // variables and prepared statements (existing Statement objects become
+    // invalid on the server), resets session variables.
+    void reset_session();
+    // COM_QUIT and close. Idempotent; the object is broken afterwards.
+    void close() noexcept;
+
+    bool broken() const noexcept;
+    bool is_tls() const noexcept;
+    bool is_compressed() const noexcept;
+    std::uint32_t connection_id() const noexcept;
+    std::string_view server_version() const noexcept;
+    std::uint64_t capabilities() const noexcept;  // as negotiated
+    std::string tls_version() const;
+
+private:
+    explicit Connection(std::unique_ptr<detail::Session> session) noexcept;
+    std::unique_ptr<detail::Session> session_;
+};
+
+}  // namespace sluice::mariadb

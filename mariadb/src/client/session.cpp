@@ -1,0 +1,157 @@
+#include "session.hpp"
+
+#include "sluice/mariadb/protocol/column.hpp"
+#include "sluice/mariadb/protocol/commands.hpp"
+#include "sluice/mariadb/protocol/constants.hpp"
+#include "sluice/mariadb/protocol/responses.hpp"
+
+namespace sluice::mariadb::detail {
+
+namespace {
+// Server errors after which the server closes the connection.
+bool is_fatal_server_error(std::uint16_t code) noexcept {
+    switch (code) {
+        case 1053:  // ER_SERVER_SHUTDOWN
+        case 1152:  // ER_ABORTING_CONNECTION
+        case 1927:  // ER_CONNECTION_KILLED
+        case 4031:  // ER_CLIENT_INTERACTION_TIMEOUT
+            return true;
+        default: return false;
+    }
+}
+}  // namespace
+
+void Session::check_usable() const {
+    if (is_broken) throw Error(ErrorKind::broken, "connection is broken: " + broken_reason);
+}
+
+void Session::mark_broken(std::string reason) noexcept {
+    if (is_broken) return;
+    is_broken = true;
+    broken_reason = std::move(reason);
+    phase = Phase::idle;
+    if (channel) channel->close();
+}
+
+void Session::on_error(const Error& e) noexcept {
+    switch (e.kind()) {
+        case ErrorKind::usage:
+        case ErrorKind::conversion: return;
+        case ErrorKind::server:
+            if (is_fatal_server_error(e.server_code())) mark_broken(e.what());
+            return;
+        default: mark_broken(std::string(to_string(e.kind())) + " error: " + e.what());
+    }
+}
+
+void Session::begin_command() {
+    if (phase != Phase::idle) drain();
+    ++generation;
+    for (std::uint32_t id : deferred_closes) {
+        chan().reset_sequence();
+        send([&](protocol::Writer& w) { protocol::write_statement_command(w, protocol::Command::stmt_close, id); });
+    }
+    deferred_closes.clear();
+    chan().reset_sequence();
+}
+
+void Session::set_ok(const protocol::OkPacket& p) {
+    ok.affected_rows = p.affected_rows;
+    ok.last_insert_id = p.last_insert_id;
+    ok.warnings = p.warnings;
+    ok.status_flags = p.status_flags;
+    ok.info.assign(p.info);
+    phase = (p.status_flags & protocol::status::more_results_exist) ? Phase::more_results : Phase::idle;
+}
+
+void Session::read_result_head(bool binary_rows) {
+    using namespace protocol;
+    phase = Phase::idle;  // an ERR head ends the command
+    binary = binary_rows;
+    columns.clear();
+    ok = OkInfo{};
+    Bytes p = read();
+    if (is_err(p)) throw_server_error(p);
+    if (is_ok(p)) {
+        set_ok(parse_ok(p, capabilities));
+        return;
+    }
+    if (!p.empty() && p[0] == 0xFB) {
+        // LOCAL INFILE request: this client never announces CLIENT_LOCAL_FILES,
+        // so a well-behaved server does not ask.
+        throw Error(ErrorKind::protocol, "server requested a LOCAL INFILE transfer the client did not offer");
+    }
+    std::uint64_t n = parse_column_count(p);
+    read_column_definitions(static_cast<std::size_t>(n), columns);
+    types.resize(columns.size());
+    for (std::size_t i = 0; i < columns.size(); ++i) types[i] = columns[i].type;
+    fields.resize(columns.size());
+    phase = Phase::rows;
+}
+
+void Session::read_column_definitions(std::size_t n, std::vector<Column>& into) {
+    using namespace protocol;
+    into.clear();
+    // Grows packet by packet: the count alone never sizes memory.
+    for (std::size_t i = 0; i < n; ++i) {
+        Bytes p = read();
+        if (is_err(p)) throw_server_error(p);
+        into.push_back(Column::from(parse_column_definition(p, capabilities)));
+    }
+    if (!deprecate_eof && n > 0) {
+        Bytes p = read();
+        if (!is_end_of_rows(p, false)) {
+            throw Error(ErrorKind::protocol, "malformed result set: expected EOF after the column definitions");
+        }
+    }
+}
+
+void Session::end_rows(protocol::Bytes end_packet) {
+    protocol::OkPacket p;
+    protocol::end_of_rows_status(end_packet, deprecate_eof, capabilities, &p);
+    set_ok(p);
+}
+
+bool Session::next_row() {
+    using namespace protocol;
+    if (phase != Phase::rows) return false;
+    Bytes p = read();
+    if (is_err(p)) {
+        phase = Phase::idle;
+        throw_server_error(p);
+    }
+    if (is_end_of_rows(p, deprecate_eof)) {
+        end_rows(p);
+        return false;
+    }
+    if (binary) {
+        decode_binary_row(p, types, fields);
+    } else {
+        decode_text_row(p, fields);
+    }
+    row = Row(&columns, fields, binary);
+    return true;
+}
+
+bool Session::next_result() {
+    while (phase == Phase::rows) next_row();
+    if (phase != Phase::more_results) return false;
+    read_result_head(binary);
+    return true;
+}
+
+void Session::drain() {
+    // A server error ends its command: when discarding, it is not news to
+    // anyone, so it is swallowed (fatal ones still break the session).
+    while (phase != Phase::idle) {
+        try {
+            next_result();
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::server) throw;
+            on_error(e);
+            check_usable();
+        }
+    }
+}
+
+}  // namespace sluice::mariadb::detail

@@ -1,0 +1,101 @@
+#pragma once
+// The state behind a Connection, shared by its ResultSets and Statements
+// (which hold a pointer to it; the Connection owns it, so moving the
+// Connection does not move it).
+//
+// Command life cycle: begin_command() discards whatever the previous command
+// left unread, then the command is sent and read_result_head() reads the
+// first response. A result with rows stays in phase `rows` until its end
+// packet; with SERVER_MORE_RESULTS_EXIST the phase becomes `more_results`
+// and next_result() reads the next head.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sluice/mariadb/column.hpp"
+#include "sluice/mariadb/connect_options.hpp"
+#include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/protocol/responses.hpp"
+#include "sluice/mariadb/protocol/rows.hpp"
+#include "sluice/mariadb/protocol/wire.hpp"
+#include "sluice/mariadb/result_set.hpp"
+#include "sluice/mariadb/row.hpp"
+#include "sluice/mariadb/transport/packet_channel.hpp"
+
+namespace sluice::mariadb::detail {
+
+enum class Phase { idle, rows, more_results };
+
+struct Session {
+    std::optional<PacketChannel> channel;
+    ConnectOptions options;
+    std::uint64_t capabilities = 0;
+    bool deprecate_eof = false;
+    std::uint32_t connection_id = 0;
+    std::string server_version;
+    bool is_broken = false;
+    std::string broken_reason;
+
+    std::vector<std::uint8_t> out;  // encoding buffer, reused
+
+    // The current command's result.
+    Phase phase = Phase::idle;
+    bool binary = false;
+    std::uint64_t generation = 0;
+    std::vector<Column> columns;
+    std::vector<protocol::ColumnType> types;
+    std::vector<protocol::FieldSlice> fields;
+    OkInfo ok;
+    Row row;
+
+    // Statements destroyed while a result was being read: closed before the
+    // next command.
+    std::vector<std::uint32_t> deferred_closes;
+
+    // Runs f; a failure that leaves the stream position unknown (any Error
+    // but server, usage and conversion, or a fatal server error) marks the
+    // session broken before propagating.
+    template <class F>
+    decltype(auto) guarded(F&& f) {
+        check_usable();
+        try {
+            return f();
+        } catch (const Error& e) {
+            on_error(e);
+            throw;
+        }
+    }
+    void check_usable() const;
+    void on_error(const Error& e) noexcept;
+    void mark_broken(std::string reason) noexcept;
+
+    PacketChannel& chan() { return *channel; }
+    protocol::Bytes read() { return chan().read_packet(); }
+    // Starts a command: discards the previous result, flushes deferred
+    // closes, resets the sequence, bumps the generation.
+    void begin_command();
+    // Encodes into `out` via f(Writer&) and sends it as one packet.
+    template <class F>
+    void send(F&& encode) {
+        out.clear();
+        protocol::Writer w(out);
+        encode(w);
+        chan().send_packet(out);
+    }
+
+    // After COM_QUERY / COM_STMT_EXECUTE: OK, ERR or a result set head.
+    void read_result_head(bool binary_rows);
+    // Reads n column definitions (and the EOF that follows without
+    // deprecate-EOF) into `into`.
+    void read_column_definitions(std::size_t n, std::vector<Column>& into);
+    // Next row of the current result into `row`; false at its end.
+    bool next_row();
+    // Moves to the next result; false when none.
+    bool next_result();
+    void drain();
+    void set_ok(const protocol::OkPacket& ok_packet);
+    void end_rows(protocol::Bytes end_packet);
+};
+
+}  // namespace sluice::mariadb::detail
