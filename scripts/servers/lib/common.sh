@@ -99,6 +99,10 @@ pid_alive() {
   [ "${state%% *}" != "Z" ]
 }
 
+# group_alive PGID COMM: some process of the group is still running COMM.
+# Zombies do not count: PID 1 of a container may reap them late.
+group_alive() { pgrep -r D,R,S,T,t,W,I -g "$1" -x "$2" >/dev/null 2>&1; }
+
 # launched PID COMM: waits until the background job PID has exec'd COMM (right
 # after `&` it is still a copy of this shell). Fails if it dies first.
 launched() {
@@ -130,9 +134,9 @@ stop_process() {
     fi
   fi
   # Children (PostgreSQL's backends) leave shortly after their parent.
-  if [[ "$pid" =~ ^[0-9]+$ ]] && pgrep -g "$pid" -x "$comm" >/dev/null 2>&1; then
+  if [[ "$pid" =~ ^[0-9]+$ ]] && group_alive "$pid" "$comm"; then
     for ((i = 0; i < 50; i++)); do
-      pgrep -g "$pid" -x "$comm" >/dev/null 2>&1 || break
+      group_alive "$pid" "$comm" || break
       sleep 0.1
     done
     pkill -KILL -g "$pid" -x "$comm" 2>/dev/null || true

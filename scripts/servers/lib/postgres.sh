@@ -3,7 +3,10 @@
 
 PG_BIN=/usr/lib/postgresql/15/bin
 
+# postgres_start [PORT]: PORT is the first port to try (picked by the caller
+# when it runs this in the background next to MariaDB's start).
 postgres_start() {
+  local first_port=${1:-}
   local pdir="$DATA_DIR/postgres" log="$SERVERS_DIR/logs/postgres.log"
   PG_SOCKET_DIR="$DATA_DIR/pgsock"
   # initdb refuses root: the cluster belongs to postgres, and every parent
@@ -17,8 +20,12 @@ postgres_start() {
 
   local port attempt pid
   for attempt in 1 2 3; do
-    pick_port || return 1
-    port=$PICKED_PORT
+    if [ $attempt = 1 ] && [ -n "$first_port" ]; then
+      port=$first_port
+    else
+      pick_port || return 1
+      port=$PICKED_PORT
+    fi
     # setsid and setpriv both exec, so $! is the postmaster itself.
     # fsync, full_page_writes and synchronous_commit are off: test data need
     # not survive a crash of the machine.

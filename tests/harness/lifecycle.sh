@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Starts a private instance of its own in a temporary directory (start's
+# arguments are passed through, e.g. --only mariadb --pam-cleartext), checks
+# it is up, stops it, and verifies that nothing is left: no process, no
+# listening port, no data directory, no PAM service file. A second stop is
+# not an error.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+servers=$(cd "$here/../../scripts/servers" && pwd)
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sluice-lifecycle.XXXXXX")
+cleanup() { "$servers/stop" --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; }
+trap cleanup EXIT
+
+"$servers/start" --dir "$dir" "$@" || fail "start $* failed"
+"$servers/status" --dir "$dir" || fail "status after start reports a server down"
+export SLUICE_ENV_FILE="$dir/env"
+load_env
+
+declare -A comm=([kdc]=krb5kdc [mariadb]=mariadbd [postgres]=postgres)
+names=()
+pids=()
+ports=()
+while read -r name; do
+  names+=("$name")
+  pids+=("$(cat "$dir/$name.pid")")
+  ports+=("$(cat "$dir/$name.port")")
+done <"$dir/servers"
+data=$(cat "$dir/datadir")
+pam_file=/etc/pam.d/$SLUICE_PAM_SERVICE
+[ -d "$data" ] || fail "data directory $data missing while up"
+
+if [[ " $* " == *" --pam-cleartext "* ]]; then
+  # The PAM account now authenticates through mysql_clear_password (TLS
+  # keeps the password off the wire).
+  got=$(mariadb_tls -u "$SLUICE_MARIADB_PAM_USER" -p"$SLUICE_MARIADB_PAM_PASSWORD" \
+    -e "SELECT CONCAT(CURRENT_USER(), ' ', @@pam_use_cleartext_plugin)")
+  expect_equal "PAM login with pam_use_cleartext_plugin" "$SLUICE_MARIADB_PAM_USER@% ON" "$got"
+fi
+if [[ " $* " == *" --only "* ]] && [ "$SLUICE_SERVERS" = mariadb ]; then
+  # Without the KDC there is no GSSAPI user and no Kerberos key.
+  if grep -E '^(KRB5_|SLUICE_KRB5_|SLUICE_KDC_|SLUICE_MARIADB_GSSAPI_)' "$dir/env"; then
+    fail "env file of a MariaDB-only instance has Kerberos keys"
+  fi
+  grep -q '^SLUICE_PG_' "$dir/env" && fail "env file of a MariaDB-only instance has PostgreSQL keys"
+fi
+
+"$servers/stop" --dir "$dir" || fail "stop failed"
+
+for i in "${!names[@]}"; do
+  name=${names[$i]} pid=${pids[$i]} port=${ports[$i]}
+  # A zombie waiting for PID 1 to reap it counts as gone.
+  if [ -r "/proc/$pid/stat" ] && ! grep -q ') Z ' "/proc/$pid/stat"; then
+    fail "$name (pid $pid) still runs after stop: $(cat "/proc/$pid/cmdline" | tr '\0' ' ')"
+  fi
+  if pgrep -r D,R,S,T,t,W,I -g "$pid" >/dev/null; then
+    fail "$name's process group $pid still has processes: $(pgrep -a -g "$pid")"
+  fi
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    fail "$name's port $port still accepts connections after stop"
+  fi
+  [ -z "$(ss -Hlun "sport = :$port")" ] || fail "$name's UDP port $port is still bound after stop"
+  pass "$name: pid $pid gone, port $port closed"
+done
+[ ! -e "$data" ] || fail "data directory $data left behind"
+[ ! -e "$pam_file" ] || fail "PAM service file $pam_file left behind"
+[ ! -e "$dir/env" ] || fail "env file left behind"
+"$servers/status" --dir "$dir" >/dev/null && fail "status reports servers up after stop"
+"$servers/stop" --dir "$dir" || fail "a second stop failed"
+pass "nothing left after stop (data $data, $pam_file removed; second stop fine)"
