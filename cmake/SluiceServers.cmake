@@ -3,6 +3,9 @@
 # them at the end. Such tests find the servers through $SLUICE_ENV_FILE.
 set(SLUICE_SERVERS_DIR ${CMAKE_BINARY_DIR}/servers)
 set(SLUICE_ENV_FILE ${SLUICE_SERVERS_DIR}/env)
+# Tests that start an instance of their own (scripts/servers/start --dir D)
+# put D under this folder: scripts/test stops whatever is left there.
+set(SLUICE_OWN_SERVERS_DIR ${CMAKE_BINARY_DIR}/servers-own)
 set(SLUICE_SERVER_TEST_PROPERTIES
     FIXTURES_REQUIRED servers
     ENVIRONMENT SLUICE_ENV_FILE=${SLUICE_ENV_FILE}

@@ -8,9 +8,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 servers=$(cd "$here/../../scripts/servers" && pwd)
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sluice-lifecycle.XXXXXX")
+# Under the build tree when ctest runs it (SLUICE_OWN_SERVERS_DIR), so that
+# scripts/test's final sweep finds the instance even if this script is killed.
+base=${SLUICE_OWN_SERVERS_DIR:-${TMPDIR:-/tmp}}
+mkdir -p "$base"
+dir=$(mktemp -d "$base/lifecycle.XXXXXX")
 cleanup() { "$servers/stop" --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 "$servers/start" --dir "$dir" "$@" || fail "start $* failed"
 "$servers/status" --dir "$dir" || fail "status after start reports a server down"
