@@ -247,7 +247,11 @@ Expected Model::apply_forget() {
         }
         events_ = std::move(kept);
     }
-    return exact("{\"version\":" + format_int(version_) + ",\"forgotten\":" + format_int(forgotten) + "}");
+    // "more fields may follow": the model fixes only the first two.
+    Expected e;
+    e.kind = Expected::Kind::prefix;
+    e.bytes = "{\"version\":" + format_int(version_) + ",\"forgotten\":" + format_int(forgotten);
+    return e;
 }
 
 Expected Model::apply_snapshot() const {

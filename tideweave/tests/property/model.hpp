@@ -66,6 +66,7 @@ struct Expected {
     enum class Kind {
         none,        // empty line: no output
         exact,       // `bytes` is the exact output line, '\n' included
+        prefix,      // `bytes` (no closing brace) then "}\n" or ",<more members>}\n"
         error,       // an error object for `line`, with `index` when set
         checkpoint,  // {"version": version, "checkpoint": {...}}
     };

@@ -136,7 +136,9 @@ TEST_F(Fixture, FinalityIsStrictlyBeforeTheHorizon) {
     EXPECT_EQ(exact(simple(Line::Kind::snapshot)),
               R"({"version":1,"watermark":31,"rows":[{"key":"a","start":0,"end":10,"count":1,"sum":1,"min":1,"max":1,"final":true},{"key":"b","start":1,"end":11,"count":1,"sum":1,"min":1,"max":1,"final":false}]})"
               "\n");
-    EXPECT_EQ(exact(simple(Line::Kind::forget)), R"({"version":1,"forgotten":1})" "\n");
+    const auto forget = feed(simple(Line::Kind::forget));
+    EXPECT_EQ(forget.kind, Expected::Kind::prefix);
+    EXPECT_EQ(forget.bytes, R"({"version":1,"forgotten":1)");
     EXPECT_EQ(exact(simple(Line::Kind::snapshot)),
               R"({"version":1,"watermark":31,"rows":[{"key":"b","start":1,"end":11,"count":1,"sum":1,"min":1,"max":1,"final":false}]})"
               "\n");
