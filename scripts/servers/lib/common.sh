@@ -155,11 +155,18 @@ wait_until() {
   return 1
 }
 
-# show_log_tail FILE: the last lines of a server log, for a failed start.
+# show_log_tail FILE: what a failed start needs to show: the log's error
+# lines (mariadb-install-db buries them under its advice), then its tail.
 show_log_tail() {
   [ -f "$1" ] || return 0
+  local errors
+  errors=$(grep -E '\[ERROR\]|FATAL|ERROR:|[Ee]rror:|krb5kdc: ' "$1" | tail -n 10 || true)
+  if [ -n "$errors" ]; then
+    warn "---- error lines of $1 ----"
+    printf '%s\n' "$errors" >&2
+  fi
   warn "---- last lines of $1 ----"
-  tail -n 30 "$1" >&2
+  grep -v '^[[:space:]]*$' "$1" | tail -n 15 >&2
   warn "----"
 }
 
