@@ -61,8 +61,8 @@ double number_at(const element& e, const std::string& path) {
 }
 
 Config config_of(const element& checkpoint) {
-    const auto m = members<6>(checkpoint, "checkpoint",
-                              {"format", "gap", "lateness", "version", "watermark", "keys"});
+    const auto m = members<7>(checkpoint, "checkpoint",
+                              {"format", "gap", "lateness", "version", "line", "watermark", "keys"});
     std::string_view format;
     if (!strict::read_string(m[0], format) || format != checkpoint_format)
         fail("format", "expected \"" + std::string(checkpoint_format) + "\"");
@@ -77,20 +77,22 @@ Config config_of(const element& checkpoint) {
 }  // namespace
 
 void Stream::Impl::load_checkpoint(const element& checkpoint) {
-    const auto m = members<6>(checkpoint, "checkpoint",
-                              {"format", "gap", "lateness", "version", "watermark", "keys"});
+    const auto m = members<7>(checkpoint, "checkpoint",
+                              {"format", "gap", "lateness", "version", "line", "watermark", "keys"});
     version_ = integer_at(m[3], "version");
     if (version_ < 0) fail("version", "expected a non-negative integer");
-    if (!m[4].is_null()) {
+    line_ = integer_at(m[4], "line");
+    if (line_ < 0) fail("line", "expected a non-negative integer");
+    if (!m[5].is_null()) {
         has_watermark_ = true;
-        watermark_ = integer_at(m[4], "watermark");
+        watermark_ = integer_at(m[5], "watermark");
     }
     const std::int64_t h = horizon();
 
     std::string previous_key;
     std::size_t k = 0;
     std::vector<std::pair<KeyId, std::int64_t>> finals;
-    for (element key_entry : array_at(m[5], "keys")) {
+    for (element key_entry : array_at(m[6], "keys")) {
         const std::string at = "keys[" + std::to_string(k) + "]";
         const auto km = members<4>(key_entry, at, {"key", "blocks", "events", "final"});
         std::string_view name;
@@ -199,8 +201,8 @@ Stream Stream::restore(std::string_view checkpoint_json, EngineKind kind) {
     if (!top["checkpoint"].get(wrapped)) {  // the whole output line
         const auto outer = members<2>(root, "line", {"version", "checkpoint"});
         checkpoint = outer[1];
-        const auto inner = members<6>(checkpoint, "checkpoint",
-                                      {"format", "gap", "lateness", "version", "watermark", "keys"});
+        const auto inner = members<7>(checkpoint, "checkpoint",
+                                      {"format", "gap", "lateness", "version", "line", "watermark", "keys"});
         if (integer_at(outer[0], "version") != integer_at(inner[3], "checkpoint.version"))
             fail("version", "the line's version differs from the checkpoint's");
     }

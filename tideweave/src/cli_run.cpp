@@ -31,6 +31,7 @@ bool write_all(int fd, const std::string& data, std::string& error) {
 
 RunResult run_stream(Stream& stream, int in_fd, int out_fd, const RunOptions& options) {
     RunResult result;
+    const std::int64_t first_line = stream.line();  // 0, or the checkpoint's line after a restore
     std::vector<char> buf(read_chunk);
     std::size_t begin = 0;  // start of the current (incomplete) line
     std::size_t end = 0;    // bytes held
@@ -42,7 +43,7 @@ RunResult run_stream(Stream& stream, int in_fd, int out_fd, const RunOptions& op
 
     auto handle = [&](std::string_view line) {
         ++result.lines;
-        if (stream.process_line(line, result.lines, out) == Stream::Outcome::error) {
+        if (stream.process_line(line, first_line + result.lines, out) == Stream::Outcome::error) {
             ++result.errors;
             if (!options.keep_going) result.stopped = true;
         }
@@ -51,7 +52,7 @@ RunResult run_stream(Stream& stream, int in_fd, int out_fd, const RunOptions& op
         ++result.lines;
         ++result.errors;
         out.append("{\"error\":{\"line\":");
-        json::append_int(out, result.lines);
+        json::append_int(out, first_line + result.lines);
         out.append(",\"message\":\"line longer than ");
         json::append_int(out, static_cast<std::int64_t>(options.max_line_bytes));
         out.append(" bytes\"}}\n");

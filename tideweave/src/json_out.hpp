@@ -16,13 +16,18 @@ inline void append_int(std::string& out, std::int64_t v) {
     out.append(buf, res.ptr);
 }
 
+// Integral values up to 2^53 in magnitude print as integers; beyond that in
+// (shortest) scientific form, so that no reader takes a huge double for an
+// out-of-range integer (21 digits would overflow 64-bit integer parsers).
 inline void append_number(std::string& out, double v) {
-    if (std::fabs(v) < 0x1p53 && std::trunc(v) == v) {
+    const double magnitude = std::fabs(v);
+    if (magnitude <= 0x1p53 && std::trunc(v) == v) {
         append_int(out, static_cast<std::int64_t>(v));
         return;
     }
     char buf[32];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v);
+    const auto res = magnitude > 0x1p53 ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific)
+                                        : std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, res.ptr);
 }
 

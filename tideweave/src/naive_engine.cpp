@@ -193,6 +193,7 @@ private:
                 cur.count += count;
                 cur.min = std::min(cur.min, min);
                 cur.max = std::max(cur.max, max);
+                last = std::max(last, last_ts);
             } else {
                 if (open) flush();
                 open = true;
@@ -202,10 +203,10 @@ private:
                 cur.count = count;
                 cur.min = min;
                 cur.max = max;
+                last = last_ts;
                 sum.clear();
             }
             add_sum(sum);
-            last = std::max(last, last_ts);
         };
         auto block = k.blocks.begin();
         auto event = k.events.begin();

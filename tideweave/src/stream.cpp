@@ -108,6 +108,7 @@ void Stream::Impl::append_watermark(std::string& out) const {
 }
 
 Stream::Outcome Stream::Impl::process_line(std::string_view line, std::int64_t line_no, std::string& out) {
+    line_ = line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return Outcome::empty;
     const std::size_t mark = out.size();
     try {
@@ -428,6 +429,8 @@ void Stream::Impl::run_checkpoint(std::string& out) {
     json::append_int(out, config_.lateness);
     out.append(",\"version\":");
     json::append_int(out, version_);
+    out.append(",\"line\":");
+    json::append_int(out, line_);
     out.append(",\"watermark\":");
     append_watermark(out);
     out.append(",\"keys\":[");
@@ -505,6 +508,7 @@ Stream::Outcome Stream::process_line(std::string_view line, std::int64_t line_no
 }
 
 std::int64_t Stream::version() const { return impl_->version(); }
+std::int64_t Stream::line() const { return impl_->line(); }
 std::size_t Stream::active_events() const { return impl_->engine().active_events(); }
 std::size_t Stream::row_count() const { return impl_->engine().row_count(); }
 const Config& Stream::config() const { return impl_->config(); }

@@ -71,6 +71,7 @@ public:
     void load_checkpoint(const simdjson::dom::element& checkpoint);
 
     std::int64_t version() const { return version_; }
+    std::int64_t line() const { return line_; }
     const Config& config() const { return config_; }
     const Engine& engine() const { return *engine_; }
 
@@ -99,6 +100,7 @@ private:
     Config config_;
     std::unique_ptr<Engine> engine_;
     std::int64_t version_ = 0;
+    std::int64_t line_ = 0;
     bool has_watermark_ = false;
     std::int64_t watermark_ = 0;
 

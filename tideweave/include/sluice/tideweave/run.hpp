@@ -24,6 +24,7 @@ struct RunResult {
 };
 
 // Feeds every line of `in_fd` to `stream`, writing its output to `out_fd`.
+// Lines are numbered on from stream.line() (0 for a fresh stream).
 RunResult run_stream(Stream& stream, int in_fd, int out_fd, const RunOptions& options);
 
 }  // namespace sluice::tideweave

@@ -50,6 +50,10 @@ public:
     Outcome process_line(std::string_view line, std::int64_t line_no, std::string& out);
 
     std::int64_t version() const;
+    // The number of the last line given to process_line (0 at first); after
+    // restore, the checkpoint line's number, so that a resumed run numbers
+    // the rest of its input (and its error objects) as the uninterrupted run.
+    std::int64_t line() const;
     // Events currently held (sealed ones included, until folded by forget).
     std::size_t active_events() const;
     // Session rows currently held.
