@@ -33,6 +33,11 @@ std::uint64_t env_or(const char* name, std::uint64_t fallback) {
     return v ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
+simdjson::dom::parser& parser() {
+    static simdjson::dom::parser p;
+    return p;
+}
+
 const char* kind_name(EngineKind k) { return k == EngineKind::incremental ? "incremental" : "naive"; }
 
 // Checks one actual output line against the model's verdict; returns a
@@ -62,16 +67,14 @@ std::optional<std::string> check_output(const Expected& expected, const Generate
             const std::string prefix = "{\"version\":" + std::to_string(expected.version) + ",\"checkpoint\":{";
             if (out.rfind(prefix, 0) != 0 || out.size() < prefix.size() + 3 || out.compare(out.size() - 3, 3, "}}\n") != 0)
                 return "expected a checkpoint line starting " + prefix;
-            simdjson::dom::parser parser;
             simdjson::dom::element doc;
-            if (parser.parse(out).get(doc) != simdjson::SUCCESS) return "checkpoint line is not JSON";
+            if (parser().parse(out).get(doc) != simdjson::SUCCESS) return "checkpoint line is not JSON";
             return std::nullopt;
         }
         case Expected::Kind::error: {
             if (outcome != Stream::Outcome::error) return "expected an error outcome";
-            simdjson::dom::parser parser;
             simdjson::dom::object top;
-            if (parser.parse(out).get_object().get(top) != simdjson::SUCCESS || top.size() != 1)
+            if (parser().parse(out).get_object().get(top) != simdjson::SUCCESS || top.size() != 1)
                 return "an error line must be an object with one member";
             simdjson::dom::object err;
             if (top["error"].get_object().get(err) != simdjson::SUCCESS) return "no error object";
@@ -127,6 +130,7 @@ std::optional<std::string> run_workload(std::uint64_t seed, int lines) {
         const GeneratedLine g = gen.next(model);
         inputs.push_back(g.text);
         const Expected expected = model.apply(g.line, line_no);
+        const std::size_t model_rows = model.rows().size();
         std::string first_checkpoint;
         for (auto& r : runners) {
             std::string out;
@@ -144,7 +148,7 @@ std::optional<std::string> run_workload(std::uint64_t seed, int lines) {
                     return fail(r.name + " wrote a different checkpoint:\n  " + out + "  vs " + first_checkpoint);
             }
             if (r.stream.version() != model.version()) return fail(r.name + ": version() differs from the model");
-            if (r.stream.row_count() != model.rows().size()) return fail(r.name + ": row_count() differs from the model");
+            if (r.stream.row_count() != model_rows) return fail(r.name + ": row_count() differs from the model");
         }
         if (expected.kind == Expected::Kind::checkpoint) {
             // Continue the chain from this checkpoint: the whole line or its

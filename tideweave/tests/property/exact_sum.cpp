@@ -83,7 +83,14 @@ double ExactSum::rounded() const {
     if (top == 0) return 0.0;
     const std::size_t bit_length =
         (top - 1) * 64 + static_cast<std::size_t>(64 - std::countl_zero(n[top - 1]));
-    auto bit_at = [&](std::size_t i) { return ((n[i / 64] >> (i % 64)) & 1) != 0; };
+    // Bits [from, from + count) of n, count <= 64.
+    auto bits = [&](std::size_t from, unsigned count) {
+        const std::size_t word = from / 64;
+        const unsigned offset = static_cast<unsigned>(from % 64);
+        std::uint64_t v = n[word] >> offset;
+        if (offset != 0 && word + 1 < kWords) v |= n[word + 1] << (64 - offset);
+        return count == 64 ? v : v & ((std::uint64_t{1} << count) - 1);
+    };
 
     double result = 0.0;
     if (bit_length <= 53) {
@@ -92,11 +99,12 @@ double ExactSum::rounded() const {
         result = std::ldexp(static_cast<double>(n[0]), -1074);
     } else {
         const std::size_t drop = bit_length - 53;
-        std::uint64_t mantissa = 0;
-        for (std::size_t i = bit_length; i-- > drop;) mantissa = (mantissa << 1) | (bit_at(i) ? 1 : 0);
-        const bool round_bit = bit_at(drop - 1);
-        bool sticky = false;
-        for (std::size_t i = 0; i + 1 < drop && !sticky; ++i) sticky = bit_at(i);
+        std::uint64_t mantissa = bits(drop, 53);
+        const bool round_bit = bits(drop - 1, 1) != 0;
+        bool sticky = false;  // any bit below the round bit
+        const std::size_t below = drop - 1;
+        for (std::size_t w = 0; w < below / 64 && !sticky; ++w) sticky = n[w] != 0;
+        if (!sticky && below % 64 != 0) sticky = bits(below - below % 64, static_cast<unsigned>(below % 64)) != 0;
         if (round_bit && (sticky || (mantissa & 1) != 0)) ++mantissa;  // nearest, ties to even
         // mantissa <= 2^53 and the exponent keeps the result normal, so ldexp
         // is exact unless it overflows to infinity (the true rounding then).

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <random>
 #include <limits>
 #include <vector>
 
@@ -66,6 +69,42 @@ TEST(ExactSum, OverflowRoundsToInfinityAndCanComeBack) {
     s.add(1.0);
     s.subtract(1.0);
     EXPECT_EQ(s.rounded(), big);
+}
+
+TEST(ExactSum, TwoTermsRoundLikeIeeeAddition) {
+    // IEEE addition of two doubles is itself correctly rounded (ties to even),
+    // so a + b is an independent oracle for every pair: ties, subnormals,
+    // cancellation and overflow included.
+    std::mt19937_64 rng(20261130);
+    auto random_double = [&] {
+        for (;;) {
+            const double v = std::bit_cast<double>(rng());
+            if (std::isfinite(v)) return v;
+        }
+    };
+    for (int i = 0; i < 200000; ++i) {
+        const double a = random_double();
+        if (a == 0.0) continue;
+        // Nearby exponents make rounding (and ties) common; far ones make
+        // one term vanish into the sticky bit.
+        const double b = i % 2 ? random_double() : std::ldexp(random_double(), -std::ilogb(a) + static_cast<int>(rng() % 120) - 60);
+        if (!std::isfinite(b)) continue;
+        ExactSum s;
+        s.add(a);
+        s.add(b);
+        const double expected = a + b;
+        if (expected == 0.0) {
+            ASSERT_EQ(s.rounded(), 0.0) << a << " + " << b;
+        } else {
+            ASSERT_EQ(s.rounded(), expected) << std::hexfloat << a << " + " << b;
+        }
+        ExactSum d;
+        d.add(a);
+        d.subtract(b);
+        if (a - b != 0.0) {
+            ASSERT_EQ(d.rounded(), a - b) << std::hexfloat << a << " - " << b;
+        }
+    }
 }
 
 TEST(ExactSum, OrderDoesNotMatter) {
