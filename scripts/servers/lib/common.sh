@@ -107,7 +107,7 @@ group_alive() { pgrep -r D,R,S,T,t,W,I -g "$1" -x "$2" >/dev/null 2>&1; }
 # after `&` it is still a copy of this shell). Fails if it dies first.
 launched() {
   local pid=$1 comm=$2 i
-  for ((i = 0; i < 100; i++)); do
+  for ((i = 0; i < 400; i++)); do
     pid_alive "$pid" "$comm" && return 0
     [ -d "/proc/$pid" ] || return 1
     sleep 0.05
@@ -168,6 +168,40 @@ show_log_tail() {
   warn "---- last lines of $1 ----"
   grep -v '^[[:space:]]*$' "$1" | tail -n 15 >&2
   warn "----"
+}
+
+# seconds_since T0: seconds (one decimal) since T0, a ${EPOCHREALTIME/./}.
+seconds_since() {
+  local tenths=$(((${EPOCHREALTIME/./} - $1) / 100000))
+  echo "$((tenths / 10)).$((tenths % 10))"
+}
+
+# --- templates --------------------------------------------------------------
+# mariadb-install-db and initdb cost seconds of CPU (tens of seconds on a
+# loaded machine); copying their result costs a fraction of one. The first
+# start makes a template, keyed by the server's version and the recipe, and
+# later starts copy it. A template appears atomically (made in a temporary
+# directory, then renamed), so concurrent starts never see half of one.
+TEMPLATE_ROOT=${SLUICE_SERVER_TEMPLATES:-/var/tmp/sluice-server-templates}
+
+# ensure_template NAME KEY BUILDER LOG: sets TEMPLATE to a directory made by
+# `BUILDER DIR` (output to LOG), building it first unless one with this KEY
+# exists already.
+ensure_template() {
+  local name=$1 key=$2 builder=$3 log=$4 hash tmp
+  hash=$(printf '%s' "$key" | sha256sum | cut -c1-16)
+  TEMPLATE="$TEMPLATE_ROOT/$name-$hash"
+  [ -d "$TEMPLATE" ] && return 0
+  mkdir -p "$TEMPLATE_ROOT"
+  chmod 711 "$TEMPLATE_ROOT"
+  tmp=$(mktemp -d "$TEMPLATE_ROOT/.$name-$hash.XXXXXX")
+  chmod 711 "$tmp"
+  if ! "$builder" "$tmp" >>"$log" 2>&1; then
+    rm -rf "$tmp"
+    return 1
+  fi
+  # Another start may have finished the same template first: keep that one.
+  mv -T "$tmp" "$TEMPLATE" 2>/dev/null || rm -rf "$tmp"
 }
 
 # --- env file ---------------------------------------------------------------

@@ -27,7 +27,7 @@ kdc_start() {
     echo $pid >"$SERVERS_DIR/kdc.pid"
     echo "$port" >"$SERVERS_DIR/kdc.port"
     # Ready when it hands out a ticket.
-    if launched "$pid" krb5kdc && wait_until 10 kdc_kinit; then
+    if launched "$pid" krb5kdc && wait_until 30 kdc_kinit; then
       KDC_PORT=$port
       return 0
     fi
@@ -89,9 +89,11 @@ kdc_make_realm() {
   local kdir=$1
   : >"$kdir/kadm5.acl" &&
     kdb5_util create -s -r "$KDC_REALM" -P "$(random_secret)" &&
-    kadmin.local -r "$KDC_REALM" -q "addprinc -pw $KDC_PASSWORD $KDC_USER" &&
-    kadmin.local -r "$KDC_REALM" -q "addprinc -randkey mariadb/localhost" &&
-    kadmin.local -r "$KDC_REALM" -q "ktadd -k $KDC_KEYTAB mariadb/localhost" &&
+    kadmin.local -r "$KDC_REALM" <<KADMIN &&
+addprinc -pw $KDC_PASSWORD $KDC_USER
+addprinc -randkey mariadb/localhost
+ktadd -k $KDC_KEYTAB mariadb/localhost
+KADMIN
     chmod 600 "$KDC_KEYTAB"
 }
 

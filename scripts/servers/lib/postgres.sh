@@ -9,14 +9,15 @@ postgres_start() {
   local first_port=${1:-}
   local pdir="$DATA_DIR/postgres" log="$SERVERS_DIR/logs/postgres.log"
   PG_SOCKET_DIR="$DATA_DIR/pgsock"
-  # initdb refuses root: the cluster belongs to postgres, and every parent
-  # directory must be traversable by it (DATA_DIR is 0711).
+  # The cluster belongs to postgres, and every parent directory must be
+  # traversable by it (DATA_DIR is 0711).
   mkdir -p "$pdir" "$PG_SOCKET_DIR"
   chown postgres:postgres "$pdir" "$PG_SOCKET_DIR"
   chmod 700 "$pdir"
-  runuser -u postgres -- "$PG_BIN/initdb" -D "$pdir/data" -U postgres -A trust -E UTF8 \
-    --locale=C.UTF-8 --no-sync --no-instructions >>"$log" 2>&1 \
+  ensure_template postgres "$("$PG_BIN/postgres" --version) $(declare -f postgres_make_template)" \
+    postgres_make_template "$log" \
     || { warn "postgres: initdb failed"; show_log_tail "$log"; return 1; }
+  cp -a "$TEMPLATE/data" "$pdir/data"
 
   local port attempt pid
   for attempt in 1 2 3; do
@@ -50,6 +51,15 @@ postgres_start() {
   warn "postgres: did not come up"
   show_log_tail "$log"
   return 1
+}
+
+# An empty cluster made once by initdb (see ensure_template). initdb refuses
+# root: it runs as postgres.
+postgres_make_template() {
+  local t=$1
+  chown postgres:postgres "$t"
+  runuser -u postgres -- "$PG_BIN/initdb" -D "$t/data" -U postgres -A trust -E UTF8 \
+    --locale=C.UTF-8 --no-sync --no-instructions
 }
 
 postgres_wait_ready() {
