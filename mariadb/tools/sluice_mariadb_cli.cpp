@@ -1,0 +1,239 @@
+// sluice-mariadb: connect by URL, run SQL, print the results as an aligned
+// table or as NDJSON (one JSON object per row). See docs/mariadb.md.
+#include <openssl/evp.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "sluice/mariadb/mariadb.hpp"
+
+namespace {
+
+using namespace sluice::mariadb;
+
+// Numbers (and BIT) print as JSON numbers; DECIMAL stays a string to keep
+// every digit; bytes print as base64.
+bool is_json_number(const Column& c) {
+    switch (c.type) {
+        case ColumnType::tiny:
+        case ColumnType::short_:
+        case ColumnType::int24:
+        case ColumnType::long_:
+        case ColumnType::longlong:
+        case ColumnType::year:
+        case ColumnType::float_:
+        case ColumnType::double_:
+        case ColumnType::bit: return true;
+        default: return false;
+    }
+}
+
+bool is_bytes(const Column& c) {
+    if (c.type == ColumnType::geometry) return true;
+    if (!c.is_binary()) return false;
+    switch (c.type) {
+        case ColumnType::tiny_blob:
+        case ColumnType::medium_blob:
+        case ColumnType::long_blob:
+        case ColumnType::blob:
+        case ColumnType::var_string:
+        case ColumnType::varchar:
+        case ColumnType::string: return true;
+        default: return false;
+    }
+}
+
+std::string base64(std::span<const std::uint8_t> bytes) {
+    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes.data(), static_cast<int>(bytes.size()));
+    out.resize(static_cast<std::size_t>(n));
+    return out;
+}
+
+std::string hex(std::span<const std::uint8_t> bytes) {
+    static constexpr char digits[] = "0123456789ABCDEF";
+    std::string out = "0x";
+    for (std::uint8_t b : bytes) {
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+
+void json_string(std::string& out, std::string_view s) {
+    out += '"';
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    out += '"';
+}
+
+// A field as the table shows it.
+std::string cell(const Field& f) {
+    if (f.is_null()) return "NULL";
+    if (f.column().type == ColumnType::bit) return std::to_string(f.get<std::uint64_t>());
+    if (is_bytes(f.column())) return hex(f.raw());
+    return f.to_string();
+}
+
+// Display width of UTF-8 text: code points (continuation bytes don't count).
+std::size_t width(std::string_view s) {
+    std::size_t w = 0;
+    for (char c : s)
+        if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++w;
+    return w;
+}
+
+void print_table(ResultSet& rs) {
+    const auto& cols = rs.columns();
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::size_t> widths(cols.size());
+    for (std::size_t i = 0; i < cols.size(); ++i) widths[i] = width(cols[i].name);
+    for (const Row& r : rs) {
+        auto& line = cells.emplace_back();
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            line.push_back(cell(r[i]));
+            widths[i] = std::max(widths[i], width(line.back()));
+        }
+    }
+    std::string rule = "+";
+    for (std::size_t w : widths) rule += std::string(w + 2, '-') + "+";
+    auto print_line = [&](const std::vector<std::string>& values, bool header) {
+        std::string s = "|";
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            std::string pad(widths[i] - width(values[i]), ' ');
+            bool right = !header && is_json_number(cols[i]);
+            s += " " + (right ? pad + values[i] : values[i] + pad) + " |";
+        }
+        std::cout << s << "\n";
+    };
+    std::vector<std::string> names;
+    for (const Column& c : cols) names.push_back(c.name);
+    std::cout << rule << "\n";
+    print_line(names, true);
+    std::cout << rule << "\n";
+    for (const auto& line : cells) print_line(line, false);
+    std::cout << rule << "\n";
+    std::cout << cells.size() << (cells.size() == 1 ? " row" : " rows") << " in set\n";
+}
+
+void print_ndjson(ResultSet& rs) {
+    const auto& cols = rs.columns();
+    std::string line;
+    for (const Row& r : rs) {
+        line.clear();
+        line += '{';
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            if (i) line += ',';
+            json_string(line, cols[i].name);
+            line += ':';
+            Field f = r[i];
+            if (f.is_null()) {
+                line += "null";
+            } else if (cols[i].type == ColumnType::bit) {
+                line += std::to_string(f.get<std::uint64_t>());
+            } else if (is_json_number(cols[i])) {
+                std::string v = f.to_string();
+                bool finite = v.find_first_of("in") == std::string::npos;  // inf, nan
+                if (finite) line += v;
+                else json_string(line, v);
+            } else if (is_bytes(cols[i])) {
+                json_string(line, base64(f.raw()));
+            } else {
+                json_string(line, f.to_string());
+            }
+        }
+        line += "}\n";
+        std::cout << line;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "sluice-mariadb: run SQL on a MariaDB server and print the results.\n"
+        "The server comes from URL, --url or $SLUICE_MARIADB_URL\n"
+        "(mariadb://user:password@host:port/database?ssl-mode=verify-full&ssl-ca=...);\n"
+        "the SQL from QUERY or, when absent, standard input. Several statements\n"
+        "separated by ';' print one result after the other."};
+    std::vector<std::string> args;
+    std::string url;
+    std::string format = "table";
+    app.add_option("url_and_query", args, "[URL] [QUERY]")->expected(0, 2);
+    app.add_option("--url", url, "server URL (default: $SLUICE_MARIADB_URL)");
+    app.add_option("--format", format, "output format")
+        ->check(CLI::IsMember({"table", "ndjson"}))
+        ->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+
+    std::string query;
+    auto is_url = [](const std::string& s) { return s.rfind("mariadb://", 0) == 0 || s.rfind("mysql://", 0) == 0; };
+    if (args.size() == 2) {
+        url = args[0];
+        query = args[1];
+    } else if (args.size() == 1) {
+        (is_url(args[0]) ? url : query) = args[0];
+    }
+    if (url.empty()) {
+        if (const char* e = std::getenv("SLUICE_MARIADB_URL")) url = e;
+    }
+    if (url.empty()) {
+        std::cerr << "sluice-mariadb: no server: pass a mariadb:// URL, --url, or set SLUICE_MARIADB_URL\n";
+        return 2;
+    }
+    if (query.empty()) query.assign(std::istreambuf_iterator<char>(std::cin), {});
+    if (query.find_first_not_of(" \t\r\n;") == std::string::npos) {
+        std::cerr << "sluice-mariadb: no query given (argument or standard input)\n";
+        return 2;
+    }
+
+    try {
+        Connection conn = Connection::connect(url);
+        ResultSet rs = conn.query(query);
+        do {
+            if (rs.has_rows()) {
+                if (format == "ndjson") print_ndjson(rs);
+                else print_table(rs);
+            } else if (format == "table") {
+                const OkInfo& ok = rs.ok();
+                std::cout << "Query OK, " << ok.affected_rows << (ok.affected_rows == 1 ? " row" : " rows")
+                          << " affected";
+                if (ok.warnings) std::cout << ", " << ok.warnings << " warning" << (ok.warnings == 1 ? "" : "s");
+                if (!ok.info.empty()) std::cout << " (" << ok.info << ")";
+                std::cout << "\n";
+            }
+        } while (rs.next_result());
+        std::cout.flush();
+        return std::cout.good() ? 0 : 1;
+    } catch (const Error& e) {
+        std::cerr << "sluice-mariadb: error: " << e.what();
+        if (e.kind() == ErrorKind::server) {
+            std::cerr << " (server error " << e.server_code() << ", SQLSTATE " << e.sqlstate() << ")";
+        } else {
+            std::cerr << " (" << to_string(e.kind()) << ")";
+        }
+        std::cerr << "\n";
+        return 1;
+    }
+}
