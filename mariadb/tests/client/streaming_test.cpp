@@ -5,9 +5,14 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <new>
+
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "server_env.hpp"
 #include "sluice/mariadb/mariadb.hpp"
@@ -119,6 +124,39 @@ TEST(Streaming, KillQueryMidStreamEndsTheResultButKeepsTheConnection) {
     }
     EXPECT_FALSE(victim.broken());
     EXPECT_EQ(victim.query("SELECT 5").next()->get<int>(0), 5);
+}
+
+// A private server, SIGKILLed while it streams a result to us.
+TEST(Streaming, ServerKilledMidStreamErrorsPromptlyAndIsBroken) {
+    std::string dir = (std::filesystem::temp_directory_path() / ("sluice-killed-" + std::to_string(::getpid()))).string();
+    std::string start = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start --dir " + dir +
+                        " --only mariadb > " + dir + ".log 2>&1";
+    ASSERT_EQ(std::system(start.c_str()), 0) << "could not start a private server: see " << dir << ".log";
+    EnvFile private_env = EnvFile::load(dir + "/env");
+    Connection victim = Connection::connect(private_env.require("SLUICE_MARIADB_URL") + "?read-timeout=30");
+    ResultSet rs = victim.query("SELECT seq, REPEAT('y', 200) FROM seq_1_to_1000000000");
+    for (int i = 0; i < 1000; ++i) ASSERT_NE(rs.next(), nullptr);
+    std::ifstream pid_file(dir + "/mariadb.pid");
+    long pid = 0;
+    pid_file >> pid;
+    ASSERT_GT(pid, 1);
+    ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+    std::size_t more = 0;
+    try {
+        while (rs.next()) ++more;
+        FAIL() << "the stream ended normally after the server died";
+    } catch (const Error& e) {
+        std::cout << "after SIGKILL of the server: " << more << " more rows, then " << to_string(e.kind())
+                  << " error: " << e.what() << "\n";
+        EXPECT_TRUE(e.kind() == ErrorKind::closed || e.kind() == ErrorKind::io) << e.what();
+    }
+    EXPECT_TRUE(victim.broken());
+    EXPECT_EQ(test::kind_of([&] { victim.ping(); }), ErrorKind::broken);
+    std::string stop = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/stop --dir " + dir + " > /dev/null 2>&1";
+    EXPECT_EQ(std::system(stop.c_str()), 0);
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    std::filesystem::remove(dir + ".log", ignored);
 }
 
 TEST(Streaming, ReadTimeoutMarksTheConnectionBroken) {
