@@ -17,7 +17,10 @@ namespace {
 constexpr std::uint64_t client_capabilities =
     cap::long_flag | cap::protocol_41 | cap::transactions | cap::secure_connection | cap::multi_statements |
     cap::multi_results | cap::ps_multi_results | cap::plugin_auth | cap::plugin_auth_lenenc_client_data |
-    cap::session_track | cap::deprecate_eof | cap::mariadb_extended_metadata;
+    cap::session_track | cap::deprecate_eof | cap::mariadb_extended_metadata |
+    // Speed features. LOCAL INFILE requests are answered only from a source
+    // registered for the statement (upload.hpp); anything else is refused.
+    cap::local_files | cap::mariadb_stmt_bulk_operations | cap::mariadb_cache_metadata;
 
 Socket open_socket(const ConnectOptions& o) {
     Deadline deadline = deadline_after(o.timeouts.connect);
@@ -107,7 +110,7 @@ void login(detail::Session& s) {
             case AuthReply::ok: {
                 s.capabilities = caps;
                 s.deprecate_eof = caps & cap::deprecate_eof;
-                parse_ok(p, caps);
+                s.server_status = parse_ok(p, caps).status_flags;
                 if (caps & cap::compress) ch.enable_compression(o.compress_threshold);
                 return;
             }

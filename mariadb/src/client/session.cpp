@@ -1,9 +1,12 @@
 #include "session.hpp"
 
+#include <utility>
+
 #include "sluice/mariadb/protocol/column.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/constants.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
+#include "sluice/mariadb/protocol/result_head.hpp"
 
 namespace sluice::mariadb::detail {
 
@@ -61,12 +64,15 @@ void Session::set_ok(const protocol::OkPacket& p) {
     ok.warnings = p.warnings;
     ok.status_flags = p.status_flags;
     ok.info.assign(p.info);
+    server_status = p.status_flags;
     phase = (p.status_flags & protocol::status::more_results_exist) ? Phase::more_results : Phase::idle;
 }
 
 void Session::read_result_head(bool binary_rows) {
     using namespace protocol;
     phase = Phase::idle;  // an ERR head ends the command
+    // The statement's cache applies to this head only (not to later results).
+    std::vector<Column>* cached = std::exchange(statement_columns, nullptr);
     binary = binary_rows;
     columns.clear();
     ok = OkInfo{};
@@ -76,13 +82,22 @@ void Session::read_result_head(bool binary_rows) {
         set_ok(parse_ok(p, capabilities));
         return;
     }
-    if (!p.empty() && p[0] == 0xFB) {
-        // LOCAL INFILE request: this client never announces CLIENT_LOCAL_FILES,
-        // so a well-behaved server does not ask.
-        throw Error(ErrorKind::protocol, "server requested a LOCAL INFILE transfer the client did not offer");
+    if (is_local_infile_request(p)) {
+        answer_local_infile(p);
+        return;
     }
-    std::uint64_t n = parse_column_count(p);
-    read_column_definitions(static_cast<std::size_t>(n), columns);
+    ColumnCountHead head = parse_column_count_head(p, capabilities & cap::mariadb_cache_metadata);
+    const auto n = static_cast<std::size_t>(head.columns);
+    if (head.metadata_follows) {
+        read_column_definitions(n, columns);
+        if (cached) *cached = columns;  // new metadata (e.g. after ALTER TABLE) replaces the cache
+    } else {
+        if (!cached || cached->size() != n) {
+            throw Error(ErrorKind::protocol, "server skipped the definitions of " + std::to_string(n) +
+                                                 " columns the client has not cached");
+        }
+        columns = *cached;
+    }
     types.resize(columns.size());
     for (std::size_t i = 0; i < columns.size(); ++i) types[i] = columns[i].type;
     fields.resize(columns.size());

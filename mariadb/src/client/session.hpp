@@ -27,6 +27,8 @@ namespace sluice::mariadb::detail {
 
 enum class Phase { idle, rows, more_results };
 
+struct LocalInfileSource;  // src/client/upload.cpp
+
 struct Session {
     std::optional<PacketChannel> channel;
     ConnectOptions options;
@@ -52,6 +54,23 @@ struct Session {
     // Statements destroyed while a result was being read: closed before the
     // next command.
     std::vector<std::uint32_t> deferred_closes;
+
+    // Hooks of the speed features (bulk, metadata cache, upload, text batch).
+    // The last server status flags seen (login OK, every OK and EOF): text
+    // escaping follows NO_BACKSLASH_ESCAPES from here.
+    std::uint16_t server_status = 0;
+    // @@max_allowed_packet, read when a bulk execute first needs it.
+    std::size_t max_allowed_packet = 0;
+    // Set by a statement execute for the next read_result_head: the
+    // statement's cached column definitions, used when the server skips them
+    // (MARIADB_CLIENT_CACHE_METADATA) and replaced when it sends new ones.
+    std::vector<Column>* statement_columns = nullptr;
+    // The LOAD DATA LOCAL source registered for the current command; without
+    // one every LOCAL INFILE request is refused and nothing is read.
+    LocalInfileSource* local_infile = nullptr;
+    // Answers a LOCAL INFILE request: streams the registered source or
+    // refuses, then reads the server's final OK/ERR (src/client/upload.cpp).
+    void answer_local_infile(protocol::Bytes request);
 
     // Runs f; a failure that leaves the stream position unknown (any Error
     // but server, usage and conversion, or a fatal server error) marks the

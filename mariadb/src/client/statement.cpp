@@ -70,6 +70,7 @@ ResultSet Statement::execute_values(std::span<const ParamValue> values) {
             s.chan().reset_sequence();
         }
         s.send([&](Writer& w) { write_stmt_execute(w, id_, to_send); });
+        s.statement_columns = &columns_;
         s.read_result_head(true);
         return ResultSet(&s, s.generation);
     });

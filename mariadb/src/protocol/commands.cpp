@@ -100,10 +100,13 @@ void write_value(Writer& w, const ParamValue& p) {
 
 }  // namespace
 
-void write_stmt_execute(Writer& w, std::uint32_t statement_id, std::span<const ParamValue> params) {
+void write_param_value(Writer& w, const ParamValue& p) { write_value(w, p); }
+
+void write_stmt_execute(Writer& w, std::uint32_t statement_id, std::span<const ParamValue> params,
+                        std::uint8_t flags) {
     w.u8(static_cast<std::uint8_t>(Command::stmt_execute));
     w.u32(statement_id);
-    w.u8(0);   // flags: no cursor
+    w.u8(flags);  // cursor type
     w.u32(1);  // iteration count
     if (params.empty()) return;
     std::size_t bitmap_at = w.size();

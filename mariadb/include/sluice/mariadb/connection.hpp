@@ -58,6 +58,7 @@ public:
     std::string tls_version() const;
 
 private:
+    friend struct detail::Access;  // the speed features (src/client/access.hpp)
     explicit Connection(std::unique_ptr<detail::Session> session) noexcept;
     std::unique_ptr<detail::Session> session_;
 };

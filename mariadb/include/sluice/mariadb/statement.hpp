@@ -35,6 +35,7 @@ namespace sluice::mariadb {
 
 namespace detail {
 struct Session;
+struct Access;
 }
 
 // How one C++ argument is sent. The views it keeps point into the argument,
@@ -153,6 +154,7 @@ public:
     bool closed() const noexcept { return session_ == nullptr; }
 
 private:
+    friend struct detail::Access;  // the speed features (src/client/access.hpp)
     detail::Session& session() const;
     detail::Session* session_;
     std::uint32_t id_;

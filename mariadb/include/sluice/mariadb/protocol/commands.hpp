@@ -48,8 +48,13 @@ struct ParamValue {
     ColumnType wire_type() const noexcept;
 };
 
-// COM_STMT_EXECUTE without a cursor, iteration count 1, types always sent
-// (new-params-bound = 1) so a parameter may change type between executions.
-void write_stmt_execute(Writer& w, std::uint32_t statement_id, std::span<const ParamValue> params);
+// COM_STMT_EXECUTE, iteration count 1, types always sent (new-params-bound
+// = 1) so a parameter may change type between executions. flags: the cursor
+// type (0 = no cursor, 1 = read-only; see result_head.hpp).
+void write_stmt_execute(Writer& w, std::uint32_t statement_id, std::span<const ParamValue> params,
+                        std::uint8_t flags = 0);
+// One parameter's binary value (nothing for NULL), as in COM_STMT_EXECUTE
+// and COM_STMT_BULK_EXECUTE.
+void write_param_value(Writer& w, const ParamValue& p);
 
 }  // namespace sluice::mariadb::protocol

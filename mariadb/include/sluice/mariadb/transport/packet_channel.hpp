@@ -71,6 +71,12 @@ public:
     void reset_sequence() noexcept;
     // The sequence id the next packet (read or written) must carry.
     std::uint8_t sequence() const noexcept { return sequence_; }
+    // Pipelining (several commands written, then their replies read): before
+    // reading the reply to each command, the id that reply starts with (1
+    // for a one-packet command). The compressed protocol does not check the
+    // inner ids but numbers its frames per command, so pipelining is for
+    // uncompressed connections only.
+    void expect_sequence(std::uint8_t next) noexcept { sequence_ = next; }
 
     bool is_tls() const noexcept { return tls_ != nullptr; }
     bool is_compressed() const noexcept { return compressed_; }
