@@ -227,7 +227,7 @@ void print_settings(PGconn* c) {
     std::cout << "server: " << scalar(c, "SELECT version()") << "\n";
     std::cout << "settings:";
     for (const char* name : {"jit", "max_parallel_workers_per_gather", "shared_buffers", "work_mem",
-                             "fsync", "synchronous_commit"})
+                             "fsync", "synchronous_commit", "full_page_writes"})
         std::cout << " " << name << "=" << scalar(c, std::string("SHOW ") + name);
     std::cout << "\n";
 }

@@ -34,8 +34,11 @@ TEST_F(Scalars, EveryTypeMapsToItsSqlType) {
 }
 
 TEST_F(Scalars, FloatArithmeticMatchesSql) {
-    expect_same(std::string(kFloats) + ", (VALUES (3.0::float8), (-4.25)) AS b(y)", "x || ',' || y",
-                "hypot(x, y)", "sqrt(x * x + y * y)", 2009 * 2);
+    // (1e300 squared overflows and 1e-300 squared underflows: SQL raises
+    // 22003 where Keal's IEEE floats give Infinity and 0, so those stay out.)
+    expect_same("(SELECT x FROM " + std::string(kFloats) + " WHERE abs(x) BETWEEN 1e-150 AND 1e150 OR x = 0) AS f, "
+                "(VALUES (3.0::float8), (-4.25)) AS b(y)", "x || ',' || y",
+                "hypot(x, y)", "sqrt(x * x + y * y)", 2007 * 2);
     expect_same(kFloats, "x", "k_floor(x)", "floor(x)", 2009);
     expect_same(kFloats, "x", "k_ceil(x)", "ceil(x)", 2009);
     expect_same(kFloats + std::string(", (VALUES (0.0::float8), (-1.5)) AS b(y)"), "x || ',' || y",
@@ -81,8 +84,9 @@ TEST_F(Scalars, BytesMatchBytea) {
     expect_same("samples", "s", "k_to_bytes(s)", "convert_to(s, 'UTF8')", 5000);
     expect_same("samples", "s", "k_byte_len(convert_to(s, 'UTF8'))", "octet_length(s)", 5000);
     expect_same("samples", "s", "k_from_bytes(convert_to(s, 'UTF8'))", "s", 5000);
-    expect_same("samples AS a JOIN samples AS b ON b.id = (a.id * 13) % 5000 OR b.id = a.id", "a.s || '|' || b.s",
-                "k_bytes_equal(convert_to(a.s, 'UTF8'), convert_to(b.s, 'UTF8'))", "a.s = b.s", 10000 - 1);
+    expect_same("(SELECT a.s AS x, b.s AS y FROM samples AS a JOIN samples AS b ON b.id = (a.id * 13) % 5000 "
+                " UNION ALL SELECT s, s FROM samples) AS pairs",
+                "x || '|' || y", "k_bytes_equal(convert_to(x, 'UTF8'), convert_to(y, 'UTF8'))", "x = y", 10000);
     // Bytes that are not UTF-8 are no text.
     EXPECT_EQ(db().expect_error("SELECT k_from_bytes('\\xff'::bytea)").sqlstate, "22021");
     // Bytes with a zero byte are still bytes.
@@ -90,7 +94,9 @@ TEST_F(Scalars, BytesMatchBytea) {
 }
 
 TEST_F(Scalars, CharParameterIsOneCharacterText) {
-    expect_same("generate_series(1, 3000) AS n", "n", "k_first_char(chr(n * 31 + 32))", "n * 31 + 32", 3000);
+    expect_same("(SELECT n * 31 + 32 AS cp FROM generate_series(1, 3000) AS n "
+                " WHERE n * 31 + 32 NOT BETWEEN 55296 AND 57343) AS t",
+                "cp", "k_first_char(chr(cp))", "cp", 3000 - 66);
 }
 
 }  // namespace
