@@ -67,7 +67,9 @@ class Parser {
     return true;
   }
   [[noreturn]] void fail(Span span, std::string message) {
-    diags_.error(span, std::move(message));
+    // The lexer has already reported a bad token; a second message about the
+    // same place would be noise.
+    if (!(at(Tok::Error) && span.begin == cur().span.begin)) diags_.error(span, std::move(message));
     throw ParseAbort{};
   }
   [[noreturn]] void fail_expected(const char* what) {
