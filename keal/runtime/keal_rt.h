@@ -335,11 +335,22 @@ static inline keal_text keal_int_to_text(int64_t v) {
 static inline keal_text keal_float_to_text(double v) {
   if (isnan(v)) return KEAL_TEXT_LIT("NaN", 3);
   if (isinf(v)) return v > 0 ? KEAL_TEXT_LIT("Infinity", 8) : KEAL_TEXT_LIT("-Infinity", 9);
-  char buf[40];
-  int n = 0;
-  for (int precision = 1; precision <= 17; precision++) {
-    n = snprintf(buf, sizeof buf, "%.*g", precision, v);
+  /* Like PostgreSQL's float8out: the fewest significant digits that read
+   * back exactly, positional for decimal exponents -4..14, else 1.5e+20. */
+  char buf[48];
+  int precision = 1;
+  for (; precision < 17; precision++) {
+    snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
     if (strtod(buf, NULL) == v) break;
+  }
+  snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
+  int exponent = atoi(strchr(buf, 'e') + 1);
+  int n;
+  if (exponent >= -4 && exponent < 15) {
+    int decimals = precision - 1 - exponent;
+    n = snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, v);
+  } else {
+    n = snprintf(buf, sizeof buf, "%.*g", precision, v);
   }
   return keal_text_copy(buf, n);
 }
