@@ -112,7 +112,8 @@ Socket Socket::connect_tcp(std::string_view host, std::uint16_t port, Deadline d
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_ADDRCONFIG;
+    // No AI_ADDRCONFIG: on a host whose only interface is loopback it would
+    // hide 127.0.0.1 and ::1, the addresses the private servers use.
     addrinfo* found = nullptr;
     const std::string service = std::to_string(port);
     const int rc = ::getaddrinfo(host_text.c_str(), service.c_str(), &hints, &found);
