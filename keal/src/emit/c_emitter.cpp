@@ -167,7 +167,7 @@ class Emitter {
       default: value = "keal_sql_text_result(r)"; break;
     }
     if (s.result.nullable) {
-      out_ += "  if (isnull) return (" + c_type(s.result) + "){true};\n";
+      out_ += "  if (isnull) return (" + c_type(s.result) + "){.is_null = true};\n";
       out_ += "  return (" + c_type(s.result) + "){false, " + value + "};\n";
     } else {
       out_ += "  if (isnull) keal_sql_null(line, " + c_string(s.name) + ");\n";
@@ -408,7 +408,7 @@ class Emitter {
       case Expr::Kind::Bool: return e.bool_value ? "true" : "false";
       case Expr::Kind::Text: return "KEAL_TEXT_LIT(" + c_string(e.text_value) + ", " + std::to_string(e.text_value.size()) + ")";
       case Expr::Kind::Char: return std::to_string(e.char_value) + "u";
-      case Expr::Kind::Null: return "(" + c_type(e.type) + "){true}";
+      case Expr::Kind::Null: return "(" + c_type(e.type) + "){.is_null = true}";
       case Expr::Kind::Local: return local(e.local).c_name;
       case Expr::Kind::Unwrap: return expr(*e.args[0]) + ".v";
       case Expr::Kind::Wrap: return "(" + c_type(e.type) + "){false, " + expr(*e.args[0]) + "}";
@@ -564,7 +564,7 @@ class Emitter {
       }
       if (p.type.nullable) {
         std::string t = c_type(p.type);
-        out_ += "  " + t + " " + name + " = PG_ARGISNULL(" + idx + ") ? (" + t + "){true} : (" + t + "){false, " + read + "};\n";
+        out_ += "  " + t + " " + name + " = PG_ARGISNULL(" + idx + ") ? (" + t + "){.is_null = true} : (" + t + "){false, " + read + "};\n";
       } else {
         // In a non-STRICT function (some other parameter is nullable), NULL
         // for a non-nullable parameter gives NULL, as STRICT would.
