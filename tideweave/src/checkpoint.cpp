@@ -138,9 +138,12 @@ void Stream::Impl::load_checkpoint(const element& checkpoint) {
             const std::string eat = at + ".events[" + std::to_string(i) + "]";
             array triple = array_at(e, eat);
             if (triple.size() != 3) fail(eat, "expected [ts, id, value]");
-            KeyExport::Event ev{integer_at(triple.at(0).value_unsafe(), eat + "[0]"), {}, 0};
-            if (!strict::read_id(triple.at(1).value_unsafe(), ev.id, problem)) fail(eat + "[1]", problem);
-            ev.value = number_at(triple.at(2).value_unsafe(), eat + "[2]");
+            element ts_e, id_e, value_e;
+            if (triple.at(0).get(ts_e) || triple.at(1).get(id_e) || triple.at(2).get(value_e))
+                fail(eat, "expected [ts, id, value]");
+            KeyExport::Event ev{integer_at(ts_e, eat + "[0]"), {}, 0};
+            if (!strict::read_id(id_e, ev.id, problem)) fail(eat + "[1]", problem);
+            ev.value = number_at(value_e, eat + "[2]");
             if (i != 0 && !(prev_ts < ev.ts || (prev_ts == ev.ts && prev_id < ev.id)))
                 fail(eat, "events must be in (ts, id) order, without repeats");
             prev_ts = ev.ts;

@@ -216,7 +216,9 @@ struct Session {
     std::int64_t queued_start = 0;
 };
 
-using SessionMap = std::map<std::int64_t, Session>;
+// Sessions are held by pointer so that touched_ stays valid while a session
+// moves to another start or waits, removed, for the end of its transaction.
+using SessionMap = std::map<std::int64_t, std::unique_ptr<Session>>;
 
 struct KeyState {
     SessionMap sessions;  // by start
@@ -235,8 +237,8 @@ public:
         Node* n = new_node(ts, id, value);
         ++events_;
         auto right_it = ks.sessions.upper_bound(ts);
-        Session* right = right_it != ks.sessions.end() ? &right_it->second : nullptr;
-        Session* left = right_it != ks.sessions.begin() ? &std::prev(right_it)->second : nullptr;
+        Session* right = right_it != ks.sessions.end() ? right_it->second.get() : nullptr;
+        Session* left = right_it != ks.sessions.begin() ? std::prev(right_it)->second.get() : nullptr;
         const bool join_left = left != nullptr && ts - left->last <= gap_;
         const bool join_right = right != nullptr && right->start - ts <= gap_;
         if (join_left && join_right) {
@@ -267,7 +269,7 @@ public:
     void retract(KeyId key, std::int64_t ts, std::string_view id) override {
         KeyState& ks = key_state(key);
         auto it = std::prev(ks.sessions.upper_bound(ts));
-        Session& s = it->second;
+        Session& s = *it->second;
         touch(s);
         free_node(treap_erase(s.root, ts, id));
         --events_;
@@ -340,7 +342,7 @@ public:
         while (!queue_.empty() && std::get<0>(*queue_.begin()) < horizon) {
             const auto [end, key, start] = *queue_.begin();
             queue_.erase(queue_.begin());
-            Session& s = keys_[key].sessions.at(start);
+            Session& s = *keys_[key].sessions.at(start);
             s.queued = false;
             s.final = true;
             finalized.push_back(row(s));
@@ -351,7 +353,7 @@ public:
         if (key >= keys_.size()) return false;
         auto it = keys_[key].sessions.find(start);
         if (it == keys_[key].sessions.end()) return false;
-        Session& s = it->second;
+        Session& s = *it->second;
         if (s.queued) queue_.erase({s.queued_end, s.key, s.queued_start});
         s.queued = false;
         s.final = true;
@@ -364,7 +366,7 @@ public:
             SessionMap& sessions = keys_[key].sessions;
             if (sessions.empty()) continue;
             for (auto it = sessions.begin(); it != sessions.end() && it->first < horizon;) {
-                Session& s = it->second;
+                Session& s = *it->second;
                 if (s.final) {
                     release_tree(s.root, key, release);
                     it = sessions.erase(it);
@@ -401,15 +403,15 @@ public:
 
     void all_rows(std::vector<Row>& rows) const override {
         for (const KeyState& ks : keys_)
-            for (const auto& [start, s] : ks.sessions) rows.push_back(row(s));
+            for (const auto& [start, s] : ks.sessions) rows.push_back(row(*s));
     }
 
     void export_key(KeyId key, KeyExport& out) const override {
         if (key >= keys_.size()) return;
         for (const auto& [start, s] : keys_[key].sessions) {
-            if (s.has_block) out.blocks.push_back(s.block);
-            in_order(s.root, [&](const Node& n) { out.events.push_back({n.ts, n.id, n.value}); });
-            if (s.final) out.final_starts.push_back(start);
+            if (s->has_block) out.blocks.push_back(s->block);
+            in_order(s->root, [&](const Node& n) { out.events.push_back({n.ts, n.id, n.value}); });
+            if (s->final) out.final_starts.push_back(start);
         }
     }
 
@@ -467,9 +469,9 @@ private:
     }
 
     Session& create(KeyState& ks, KeyId key, std::int64_t start) {
-        auto [it, inserted] = ks.sessions.try_emplace(start);
+        auto [it, inserted] = ks.sessions.try_emplace(start, std::make_unique<Session>());
         assert(inserted);
-        Session& s = it->second;
+        Session& s = *it->second;
         s.key = key;
         s.start = start;
         s.touched_tx = tx_ + 1;  // new in this transaction: no before row
@@ -481,16 +483,17 @@ private:
     // Removes the session from its key but keeps it alive until commit(),
     // since touched_ still points at it.
     void kill(KeyState& ks, SessionMap::iterator it) {
-        it->second.dead = true;
-        graveyard_.push_back(ks.sessions.extract(it));
+        it->second->dead = true;
+        graveyard_.push_back(std::move(it->second));
+        ks.sessions.erase(it);
         --rows_;
     }
 
     void rekey(KeyState& ks, SessionMap::iterator it, std::int64_t start) {
-        auto handle = ks.sessions.extract(it);  // node handles keep the Session in place
-        handle.key() = start;
-        handle.mapped().start = start;
-        ks.sessions.insert(std::move(handle));
+        std::unique_ptr<Session> s = std::move(it->second);
+        ks.sessions.erase(it);
+        s->start = start;
+        ks.sessions.emplace(start, std::move(s));
     }
 
     Node* new_node(std::int64_t ts, std::string_view id, double value) {
@@ -538,7 +541,7 @@ private:
     std::uint64_t tx_ = 0;
     std::vector<Row> before_;
     std::vector<Session*> touched_;
-    std::vector<SessionMap::node_type> graveyard_;
+    std::vector<std::unique_ptr<Session>> graveyard_;
     std::deque<Node> arena_;
     std::vector<Node*> free_;
     std::uint32_t rng_ = 0x9E3779B9U;

@@ -29,6 +29,54 @@ std::string in_quotes(std::string_view s) {
     return q;
 }
 
+// simdjson's DOM rejects a whole document for an integer literal beyond the
+// 64-bit range. Such a literal is still valid JSON and only out of *our*
+// range, so it deserves the member-naming error every other out-of-range
+// number gets: rewrite it to the nearest 64-bit integer (as far out of range
+// for ts and value as the original) and parse again. Returns false if the
+// line has no such literal.
+bool clamp_huge_integers(std::string_view line, std::string& out) {
+    static constexpr std::string_view max_u64 = "18446744073709551615";
+    static constexpr std::string_view min_i64_digits = "9223372036854775808";
+    out.clear();
+    bool changed = false;
+    bool in_string = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (in_string) {
+            out.push_back(c);
+            if (c == '\\' && i + 1 < line.size()) {
+                out.push_back(line[++i]);
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') in_string = true;
+        if (c != '-' && (c < '0' || c > '9')) {
+            out.push_back(c);
+            continue;
+        }
+        std::size_t j = i;
+        while (j < line.size() && (line[j] == '-' || line[j] == '+' || line[j] == '.' || line[j] == 'e' ||
+                                   line[j] == 'E' || (line[j] >= '0' && line[j] <= '9')))
+            ++j;
+        const std::string_view token = line.substr(i, j - i);
+        i = j - 1;
+        const bool negative = token.front() == '-';
+        const std::string_view digits = token.substr(negative ? 1 : 0);
+        const std::string_view limit = negative ? min_i64_digits : max_u64;
+        const bool integer = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+        if (integer && (digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit))) {
+            out.append(negative ? "-9223372036854775808" : max_u64);
+            changed = true;
+        } else {
+            out.append(token);
+        }
+    }
+    return changed;
+}
+
 std::string number_text(double v) {
     std::string s;
     json::append_number(s, v);
@@ -115,8 +163,15 @@ Stream::Outcome Stream::Impl::process_line(std::string_view line, std::int64_t l
         padded_.resize(line.size() + simdjson::SIMDJSON_PADDING);
         std::memcpy(padded_.data(), line.data(), line.size());
         element root;
-        if (auto err = parser_.parse(padded_.data(), line.size(), false).get(root))
-            throw LineError{std::string("invalid JSON: ") + simdjson::error_message(err), {}};
+        auto err = parser_.parse(padded_.data(), line.size(), false).get(root);
+        if (err == simdjson::NUMBER_ERROR && clamp_huge_integers(line, clamped_)) {
+            const std::size_t size = clamped_.size();
+            clamped_.resize(size + simdjson::SIMDJSON_PADDING);
+            err = parser_.parse(clamped_.data(), size, false).get(root);
+        }
+        if (err == simdjson::NUMBER_ERROR)
+            throw LineError{"invalid JSON: a number is malformed or beyond the double range", {}};
+        if (err) throw LineError{std::string("invalid JSON: ") + simdjson::error_message(err), {}};
         simdjson::dom::object object;
         if (root.get_object().get(object))
             throw LineError{"expected a JSON object with one member: tx, watermark, forget, snapshot or checkpoint", {}};
@@ -263,7 +318,7 @@ void Stream::Impl::apply(const Mutation& m) {
         }
     } else {
         engine_->retract(key, m.ts, m.id);
-        ids_.erase(ids_.find(m.id));
+        if (auto it = ids_.find(m.id); it != ids_.end()) ids_.erase(it);
     }
 }
 
@@ -271,7 +326,7 @@ void Stream::Impl::unapply(const Mutation& m, double retracted_value) {
     const KeyId key = intern(m.key);
     if (m.is_insert) {
         engine_->retract(key, m.ts, m.id);
-        ids_.erase(ids_.find(m.id));
+        if (auto it = ids_.find(m.id); it != ids_.end()) ids_.erase(it);
     } else {
         engine_->insert(key, m.ts, m.id, retracted_value);
         ids_.emplace(std::string(m.id), IdEntry{key, m.ts, retracted_value});
@@ -391,7 +446,7 @@ void Stream::Impl::run_forget(std::string& out) {
     };
     const ForgetCounts counts = engine_->forget(horizon(), release, emptied);
     for (KeyId key : emptied) {
-        key_ids_.erase(key_ids_.find(key_names_[key]));
+        if (auto it = key_ids_.find(key_names_[key]); it != key_ids_.end()) key_ids_.erase(it);
         key_names_[key].clear();
         key_names_[key].shrink_to_fit();
         free_key_ids_.push_back(key);

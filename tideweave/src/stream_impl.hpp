@@ -114,6 +114,7 @@ private:
 
     simdjson::dom::parser parser_;
     std::string padded_;
+    std::string clamped_;
     std::vector<Mutation> mutations_;
     std::vector<double> retracted_values_;
     std::unordered_map<std::string_view, Pending> pending_;

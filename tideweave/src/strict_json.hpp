@@ -34,8 +34,8 @@ inline bool read_ts(const element& e, std::int64_t& out, std::string& problem) {
             return true;
         }
     }
-    problem = e.is_number() ? "expected an integer in [-2^60, 2^60] (no fraction or exponent)"
-                            : "expected an integer in [-2^60, 2^60]";
+    problem = e.type() == element_type::DOUBLE ? "expected an integer in [-2^60, 2^60] (no fraction or exponent)"
+                                               : "expected an integer in [-2^60, 2^60]";
     return false;
 }
 

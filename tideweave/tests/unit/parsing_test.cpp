@@ -62,8 +62,9 @@ TEST_P(Parsing, CommandMembers) {
     EXPECT_EQ(message_of(R"({"watermark":1.5})"),
               "watermark: expected an integer in [-2^60, 2^60] (no fraction or exponent)");
     EXPECT_EQ(message_of(R"({"watermark":"5"})"), "watermark: expected an integer in [-2^60, 2^60]");
-    EXPECT_EQ(message_of(R"({"watermark":1152921504606846977})"),
-              "watermark: expected an integer in [-2^60, 2^60] (no fraction or exponent)");
+    EXPECT_EQ(message_of(R"({"watermark":1152921504606846977})"), "watermark: expected an integer in [-2^60, 2^60]");
+    EXPECT_EQ(message_of(R"({"watermark":-100000000000000000000000})"), "watermark: expected an integer in [-2^60, 2^60]");
+    EXPECT_EQ(message_of(R"({"watermark":1e400})"), "invalid JSON: a number is malformed or beyond the double range");
 }
 
 TEST_P(Parsing, MutationShape) {
@@ -104,13 +105,18 @@ TEST_P(Parsing, FieldRanges) {
     EXPECT_EQ(message_of(insert_with("\"a\"", "\"k\"", "1e1", "1")),
               "tx[0].insert.ts: expected an integer in [-2^60, 2^60] (no fraction or exponent)");
     EXPECT_EQ(message_of(insert_with("\"a\"", "\"k\"", "-1152921504606846977", "1")),
-              "tx[0].insert.ts: expected an integer in [-2^60, 2^60] (no fraction or exponent)");
+              "tx[0].insert.ts: expected an integer in [-2^60, 2^60]");
     EXPECT_EQ(message_of(insert_with("\"a\"", "\"k\"", "1", "9007199254740993")),
               "tx[0].insert.value: integer beyond 2^53 in magnitude");
     EXPECT_EQ(message_of(insert_with("\"a\"", "\"k\"", "1", "-9007199254740993")),
               "tx[0].insert.value: integer beyond 2^53 in magnitude");
     EXPECT_EQ(message_of(insert_with("\"a\"", "\"k\"", "1", "18446744073709551615")),
               "tx[0].insert.value: integer beyond 2^53 in magnitude");
+    // Integer literals beyond 64 bits are still named by member (and strings
+    // that look like them are left alone).
+    EXPECT_EQ(error_of(R"({"tx":[{"insert":{"id":"123456789012345678901234","key":"k","ts":1,"value":1}},)"
+                       R"({"insert":{"id":"b","key":"k","ts":1,"value":-123456789012345678901234}}]})"),
+              R"({"error":{"line":1,"index":1,"message":"tx[1].insert.value: integer beyond 2^53 in magnitude"}})");
     EXPECT_EQ(message_of(insert_with("\"a\"", "\"k\"", "1", "null")), "tx[0].insert.value: expected a number");
 
     // The edges of every range are accepted.
