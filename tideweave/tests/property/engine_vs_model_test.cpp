@@ -173,11 +173,11 @@ std::optional<std::string> run_workload(std::uint64_t seed, int lines) {
 
 TEST(TideweaveProperty, BothEnginesMatchTheBruteForceModel) {
     const std::uint64_t single = env_or("TIDEWEAVE_PROPERTY_SEED", 0);
-    const std::uint64_t workloads = single ? 1 : env_or("TIDEWEAVE_PROPERTY_WORKLOADS", 3000);
+    const std::uint64_t workloads = single ? 1 : env_or("TIDEWEAVE_PROPERTY_WORKLOADS", 2000);
     const std::uint64_t first = single ? single : 1;
     std::uint64_t failures = 0;
     for (std::uint64_t seed = first; seed < first + workloads; ++seed) {
-        const int lines = 20 + static_cast<int>(seed % 61);
+        const int lines = 12 + static_cast<int>(seed % 37);
         if (auto failure = run_workload(seed, lines)) {
             ADD_FAILURE() << *failure;
             if (++failures == env_or("TIDEWEAVE_PROPERTY_MAX_FAILURES", 3)) break;  // a few reproducers are enough

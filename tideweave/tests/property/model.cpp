@@ -108,11 +108,14 @@ std::vector<Row> rows_minus(const std::vector<Row>& a, const std::vector<Row>& b
 std::string format_number(double v) {
     if (!std::isfinite(v)) throw std::invalid_argument("format_number: non-finite value");
     constexpr double two_53 = 9007199254740992.0;
-    if (std::trunc(v) == v && std::fabs(v) < two_53) {
-        return format_int(static_cast<std::int64_t>(v));
-    }
+    // Integral values up to 2^53 print as integers. Beyond 2^53 every double
+    // is integral, and the shortest round-trip digits are written in
+    // scientific form, so that no reader takes them for an out-of-range
+    // integer (docs/tideweave.md). Everything else: shortest round trip.
+    if (std::fabs(v) <= two_53 && std::trunc(v) == v) return format_int(static_cast<std::int64_t>(v));
     char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v);
+    const auto res = std::fabs(v) > two_53 ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific)
+                                           : std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, res.ptr);
 }
 

@@ -208,6 +208,12 @@ TEST(ModelFormatting, NumbersRoundTripAndIntegersPrintAsIntegers) {
     EXPECT_EQ(format_number(1e16), "1e+16");
     EXPECT_EQ(format_number(5e-324), "5e-324");
     EXPECT_EQ(format_number(-1.5e300), "-1.5e+300");
+    EXPECT_EQ(format_number(9007199254740992.0), "9007199254740992");
+    EXPECT_EQ(format_number(-9007199254740992.0), "-9007199254740992");
+    EXPECT_EQ(format_number(9007199254740994.0), "9.007199254740994e+15");
+    EXPECT_EQ(format_number(123456789012345680000.0), "1.2345678901234568e+20");
+    EXPECT_EQ(format_number(1e-7), "1e-07");
+    EXPECT_EQ(format_number(0.000123), "0.000123");
 }
 
 TEST(ModelFormatting, StringsEscapeWhatJsonRequires) {

@@ -69,8 +69,8 @@ std::int64_t WorkloadGenerator::pick_ts(const Model& model) {
         lo = std::max(*h - 15, -kTwo60);
         hi = *h + 60;
     }
-    hi = std::min(hi, kTwo60);
-    lo = std::min(std::max(lo, -kTwo60), hi);
+    hi = std::clamp(hi, -kTwo60, kTwo60);
+    lo = std::clamp(lo, -kTwo60, hi);
     if (extremes_ && chance(20)) return chance(50) ? kTwo60 : -kTwo60;
     return between(lo, hi);
 }
