@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Keeps docs/keal.md honest: every ```keal block in it must pass `keal check`;
-# a block right after the line <!-- keal: rejected --> must be rejected with a
-# diagnostic instead (the examples of compile errors). A block after
-# <!-- keal: target native --> is checked with --target native.
+# Keeps docs/keal.md honest: every ```keal block in it must pass `keal check`.
+# An HTML comment on the line(s) before a block changes that:
+#   <!-- keal: rejected -->                 the block must be rejected with a diagnostic
+#   <!-- keal: target native -->            checked with --target native
+#   <!-- keal: rejected, target native -->  both
+#   <!-- keal: rejected, expect "may be null" -->
+#                                           and the diagnostic must say that
 #
 #   check_doc_examples.sh KEAL DOC.md
 set -euo pipefail
@@ -12,23 +15,31 @@ doc=${2:?usage: check_doc_examples.sh KEAL DOC.md}
 work=$(mktemp -d "${TMPDIR:-/tmp}/keal-doc-examples.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Split the blocks into files: <n>.keal, with <n>.mode (accepted|rejected)
-# and <n>.line (where the block starts in the document).
+# Split the blocks into files: <n>.keal, with <n>.mode (accepted|rejected),
+# <n>.target (any|pg|native) and <n>.line (where the block starts).
 awk -v dir="$work" '
-  /^<!-- keal: rejected -->/      { mode = "rejected"; next }
-  /^<!-- keal: target native -->/ { mode = "native"; next }
+  /^<!-- keal:.*-->/ {
+    mode = ($0 ~ /rejected/) ? "rejected" : "accepted"
+    target = "any"
+    if (match($0, /target (pg|native)/)) target = substr($0, RSTART + 7, RLENGTH - 7)
+    expect = ""
+    if (match($0, /expect "[^"]*"/)) expect = substr($0, RSTART + 8, RLENGTH - 9)
+    next
+  }
   /^```keal[[:space:]]*$/ && !inside {
     inside = 1; n++
     file = sprintf("%s/example%03d.keal", dir, n)
     printf "" > file
     print (mode == "" ? "accepted" : mode) > (dir "/" n ".mode")
+    print (target == "" ? "any" : target) > (dir "/" n ".target")
+    printf "%s", expect > (dir "/" n ".expect")
     print NR > (dir "/" n ".line")
-    mode = ""
+    mode = ""; target = ""; expect = ""
     next
   }
   /^```[[:space:]]*$/ && inside { inside = 0; close(file); next }
   inside { print >> file; next }
-  /^[^[:space:]]/ && !/^<!--/ { mode = "" }
+  /^[^[:space:]]/ { mode = ""; target = ""; expect = "" }
 ' "$doc"
 
 count=0
@@ -37,16 +48,18 @@ for file in "$work"/example*.keal; do
   [ -e "$file" ] || break
   n=$(basename "$file" .keal); n=$((10#${n#example}))
   mode=$(cat "$work/$n.mode")
+  target=$(cat "$work/$n.target")
+  expect=$(cat "$work/$n.expect")
   line=$(cat "$work/$n.line")
   count=$((count + 1))
   args=(check "$file")
-  [ "$mode" = native ] && args+=(--target native)
+  [ "$target" != any ] && args+=(--target "$target")
   set +e
   output=$("$keal" "${args[@]}" 2>&1)
   status=$?
   set -e
   case "$mode" in
-    accepted|native)
+    accepted)
       if [ "$status" -ne 0 ]; then
         echo "FAIL: $doc:$line: example is rejected by keal check (exit $status):"
         echo "$output" | sed 's/^/    /'
@@ -55,6 +68,10 @@ for file in "$work"/example*.keal; do
     rejected)
       if [ "$status" -eq 0 ] || ! grep -q "error:" <<<"$output"; then
         echo "FAIL: $doc:$line: example marked rejected was not rejected with a diagnostic (exit $status):"
+        echo "$output" | sed 's/^/    /'
+        failed=$((failed + 1))
+      elif [ -n "$expect" ] && ! grep -qF -- "$expect" <<<"$output"; then
+        echo "FAIL: $doc:$line: the diagnostic does not say \"$expect\":"
         echo "$output" | sed 's/^/    /'
         failed=$((failed + 1))
       fi ;;
