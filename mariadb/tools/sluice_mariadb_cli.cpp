@@ -180,13 +180,18 @@ int main(int argc, char** argv) {
     std::vector<std::string> args;
     std::string url;
     std::string format = "table";
-    app.add_option("url_and_query", args, "[URL] [QUERY]")->expected(0, 2);
+    app.add_option("URL QUERY", args,
+                   "a mariadb:// URL and/or the SQL to run (URL first when both are given)");
     app.add_option("--url", url, "server URL (default: $SLUICE_MARIADB_URL)");
     app.add_option("--format", format, "output format")
         ->check(CLI::IsMember({"table", "ndjson"}))
         ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
 
+    if (args.size() > 2) {
+        std::cerr << "sluice-mariadb: at most two arguments (URL and QUERY); quote the SQL\n";
+        return 2;
+    }
     std::string query;
     auto is_url = [](const std::string& s) { return s.rfind("mariadb://", 0) == 0 || s.rfind("mysql://", 0) == 0; };
     if (args.size() == 2) {

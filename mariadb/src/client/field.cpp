@@ -191,11 +191,11 @@ struct FieldAccess {
         if (k == Class::float32 || k == Class::float64 || k == Class::decimal) return floating();
         if (is_integer(k)) {
             Integer v = integer("double");
-            constexpr double limit = 9007199254740992.0;  // 2^53: every integer up to it is exact
-            if (v.is_signed ? (v.s >= -9007199254740992LL && v.s <= 9007199254740992LL) : v.u <= 9007199254740992ULL) {
+            // Every integer of magnitude up to 2^53 is exactly a double.
+            constexpr std::int64_t exact = std::int64_t{1} << 53;
+            if (v.is_signed ? (v.s >= -exact && v.s <= exact) : v.u <= static_cast<std::uint64_t>(exact)) {
                 return v.is_signed ? static_cast<double>(v.s) : static_cast<double>(v.u);
             }
-            (void)limit;
             fail("double", "integer not exactly representable as double");
         }
         fail("double", "not a number");
