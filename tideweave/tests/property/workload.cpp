@@ -399,7 +399,10 @@ GeneratedLine WorkloadGenerator::next(const Model& model) {
         g.line.kind = Line::Kind::checkpoint;
         g.text = "{\"checkpoint\":true}";
     } else if (roll < 83) {
+        // Empty, or blank (spaces, tabs, a CR): skipped either way.
+        static const char* const blanks[] = {"", "", " ", "\t", " \t\r", "\r"};
         g.line.kind = Line::Kind::empty;
+        g.text = blanks[below(std::size(blanks))];
     } else if (roll < 88) {
         g = make_bad_line(model);
     } else {
