@@ -199,8 +199,9 @@ static inline keal_text keal_concat(keal_text a, keal_text b) {
 
 /* Byte offset of the first occurrence of needle in hay, or -1. */
 static inline int64_t keal_find_bytes(keal_text hay, keal_text needle) {
-  if (needle.len == 0) return 0;
-  if (needle.len > hay.len) return -1;
+  /* Lengths are never negative; saying so keeps cc's bounds analysis quiet. */
+  if (needle.len <= 0) return 0;
+  if (needle.len > hay.len || hay.len <= 0) return -1;
   const char *p = hay.ptr;
   const char *end = hay.ptr + (hay.len - needle.len) + 1;
   while (p < end) {

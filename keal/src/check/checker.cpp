@@ -884,7 +884,18 @@ class Checker {
       return ok(std::move(n));
     }
     if (op == BinaryOp::Coalesce) {
-      Checked l = check_expr(le);
+      // A variable declared T? keeps its declared type here even where it is
+      // known to be non-null: `x ?? d` is then merely redundant, not wrong.
+      Checked l;
+      if (le.kind == Expr::Kind::Name && lookup(le.text) >= 0 &&
+          fn_->locals[static_cast<std::size_t>(lookup(le.text))].type.nullable) {
+        int slot = lookup(le.text);
+        auto n = node(ir::Expr::Kind::Local, fn_->locals[static_cast<std::size_t>(slot)].type, le.span);
+        n->local = slot;
+        l = ok(std::move(n));
+      } else {
+        l = check_expr(le);
+      }
       Checked r = check_expr(re);
       if (l.bad || r.bad) return bad();
       if (l.type().base == Base::Null) {
