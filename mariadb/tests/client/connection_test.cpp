@@ -184,6 +184,17 @@ TEST(Connection, CompressedProtocolCarriesQueriesAndLargeRows) {
     EXPECT_EQ(r->get<int>(1), 7);
 }
 
+TEST(Connection, KilledWhileIdleFailsAtTheNextCommandAndIsBroken) {
+    Connection victim = admin();
+    Connection killer = admin();
+    killer.execute("KILL CONNECTION " + std::to_string(victim.connection_id()));
+    ErrorKind first = test::kind_of([&] { victim.query("SELECT 1"); });
+    EXPECT_TRUE(first == ErrorKind::closed || first == ErrorKind::io || first == ErrorKind::server)
+        << to_string(first);
+    EXPECT_TRUE(victim.broken());
+    EXPECT_EQ(test::kind_of([&] { victim.ping(); }), ErrorKind::broken);
+}
+
 TEST(Connection, ClosedConnectionThrowsBroken) {
     Connection c = admin();
     c.close();
