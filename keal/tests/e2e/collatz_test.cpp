@@ -12,10 +12,10 @@ class Collatz : public ::testing::Test {
 protected:
     void SetUp() override { KealDatabase::get().deploy("collatz.keal"); }
     PgConnection& db() { return KealDatabase::get().sql(); }
-};
 
-TEST_F(Collatz, StepsMatchPlpgsqlFrom1To20000) {
-    db().exec(R"sql(
+    // steps_plpgsql(n): the same loop in PL/pgSQL, as the reference.
+    void create_plpgsql_reference() {
+        db().exec(R"sql(
 CREATE OR REPLACE FUNCTION steps_plpgsql(n bigint) RETURNS bigint
 LANGUAGE plpgsql STRICT IMMUTABLE AS $$
 DECLARE x bigint := n; s bigint := 0;
@@ -26,6 +26,11 @@ BEGIN
   END LOOP;
   RETURN s;
 END $$)sql");
+    }
+};
+
+TEST_F(Collatz, StepsMatchPlpgsqlFrom1To20000) {
+    create_plpgsql_reference();
     const Comparison c =
         compare(db(), "generate_series(1, 20000) AS n", "n", "steps(n)", "steps_plpgsql(n)");
     EXPECT_EQ(c.rows, 20000);
@@ -43,6 +48,17 @@ SELECT n, s FROM walk WHERE x = 1) AS ref(n, s))sql";
     const Comparison c = compare(db(), walk, "n", "steps(n)", "s");
     EXPECT_EQ(c.rows, 3000);
     EXPECT_EQ(c.mismatches, 0) << c.examples;
+}
+
+TEST_F(Collatz, OverflowingStepIs22003AtTheKealLine) {
+    // 3x + 1 of an odd x above (2^63 - 2) / 3 does not fit in 64 bits.
+    const ServerError e = db().expect_error("SELECT steps(9223372036854775807)");
+    EXPECT_EQ(e.sqlstate, "22003") << e.message;
+    const std::string where = "collatz.keal:" + std::to_string(line_of("collatz.keal", "x = 3 * x + 1"));
+    EXPECT_NE(e.message.find(where), std::string::npos) << e.message << " should name " << where;
+    // PL/pgSQL's bigint arithmetic fails the same way for the same input.
+    create_plpgsql_reference();
+    EXPECT_EQ(db().expect_error("SELECT steps_plpgsql(9223372036854775807)").sqlstate, "22003");
 }
 
 TEST_F(Collatz, RecursiveVersionAgreesWithLoop) {

@@ -106,6 +106,16 @@ TEST_F(RuntimeErrors, RunawayLoopIsStoppedByStatementTimeout) {
     EXPECT_EQ(session.scalar("SELECT double_it(21)"), "42");
 }
 
+TEST_F(RuntimeErrors, RunawayRangeLoopIsStoppedByStatementTimeout) {
+    PgConnection session = KealDatabase::get().connect();
+    session.exec("SET statement_timeout = '300ms'");
+    const auto start = std::chrono::steady_clock::now();
+    const ServerError e = session.expect_error("SELECT spin_range(9223372036854775807)");
+    EXPECT_EQ(e.sqlstate, "57014") << e.message;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+    EXPECT_EQ(session.scalar("SELECT spin_range(10)"), "45");
+}
+
 TEST_F(RuntimeErrors, BackendKeepsWorkingAfterErrors) {
     for (int i = 0; i < 50; ++i) {
         EXPECT_EQ(db().expect_error("SELECT double_it(9223372036854775807)").sqlstate, "22003");
