@@ -1,13 +1,12 @@
-// The incremental engine: each session owns a treap of its events ordered by
-// (ts, id), every node carrying its subtree's count, min, max and exact sum.
-// A session's row is therefore read off its root, and every change costs
-// O(log n) in the key's events:
-//   insert into a session   descend once, adding the value on the way; the
-//                           expected O(1) rotations recompute two nodes;
-//   bridge two sessions     insert, then join the two treaps (all keys of
+// The incremental engine: each session owns an ordered index of its events
+// (leaf_treap.hpp: a treap of sorted leaves by (ts, id)), every node carrying
+// its subtree's count, min, max and exact sum. A session's row is therefore
+// read off its root, and every change costs O(log n) in the key's events:
+//   insert into a session   descend once, adding the value on the way;
+//   bridge two sessions     insert, then join the two treaps (all events of
 //                           the left one are smaller): O(log n);
-//   retract                 erase (merge the node's children), then look at
-//                           the neighbours; a split is a treap split: O(log n).
+//   retract                 erase, then look at the neighbours; a split is a
+//                           treap split: O(log n).
 // Sessions of a key live in a map by start; open sessions are queued by end,
 // so a watermark finalizes exactly the sessions whose end fell below the
 // horizon without looking at any other key.
@@ -19,187 +18,13 @@
 #include <tuple>
 
 #include "engine.hpp"
+#include "leaf_treap.hpp"
 
 namespace sluice::tideweave {
 namespace {
 
-struct Node {
-    std::int64_t ts = 0;
-    double value = 0;
-    std::string id;
-    std::uint32_t priority = 0;
-    Node* left = nullptr;
-    Node* right = nullptr;
-    // Aggregates of the subtree rooted here.
-    std::int64_t count = 1;
-    double min = 0;
-    double max = 0;
-    ExactSum sum;
-};
-
-bool key_less(std::int64_t ts_a, std::string_view id_a, std::int64_t ts_b, std::string_view id_b) {
-    return ts_a < ts_b || (ts_a == ts_b && id_a < id_b);
-}
-
-void recompute_min_max(Node* t) {
-    t->min = t->value;
-    t->max = t->value;
-    t->count = 1;
-    for (const Node* child : {t->left, t->right}) {
-        if (child == nullptr) continue;
-        t->count += child->count;
-        t->min = std::min(t->min, child->min);
-        t->max = std::max(t->max, child->max);
-    }
-}
-
-void recompute(Node* t) {
-    recompute_min_max(t);
-    t->sum.clear();
-    t->sum.add(t->value);
-    if (t->left != nullptr) t->sum.add(t->left->sum);
-    if (t->right != nullptr) t->sum.add(t->right->sum);
-}
-
-// The rotated-up node takes over the old root's subtree, hence its aggregates.
-void take_aggregates(Node* to, const Node* from) {
-    to->count = from->count;
-    to->min = from->min;
-    to->max = from->max;
-    to->sum = from->sum;
-}
-
-void rotate_right(Node*& t) {
-    Node* l = t->left;
-    t->left = l->right;
-    l->right = t;
-    take_aggregates(l, t);
-    recompute(t);
-    t = l;
-}
-
-void rotate_left(Node*& t) {
-    Node* r = t->right;
-    t->right = r->left;
-    r->left = t;
-    take_aggregates(r, t);
-    recompute(t);
-    t = r;
-}
-
-void treap_insert(Node*& t, Node* n) {
-    if (t == nullptr) {
-        t = n;
-        return;
-    }
-    t->count += 1;
-    t->min = std::min(t->min, n->value);
-    t->max = std::max(t->max, n->value);
-    t->sum.add(n->value);
-    if (key_less(n->ts, n->id, t->ts, t->id)) {
-        treap_insert(t->left, n);
-        if (t->left->priority > t->priority) rotate_right(t);
-    } else {
-        treap_insert(t->right, n);
-        if (t->right->priority > t->priority) rotate_left(t);
-    }
-}
-
-// Joins two treaps where every key of `a` is below every key of `b`.
-Node* treap_join(Node* a, Node* b) {
-    if (a == nullptr) return b;
-    if (b == nullptr) return a;
-    if (a->priority > b->priority) {
-        a->right = treap_join(a->right, b);
-        recompute(a);
-        return a;
-    }
-    b->left = treap_join(a, b->left);
-    recompute(b);
-    return b;
-}
-
-// Removes the node (ts, id), which must be present, and returns it.
-Node* treap_erase(Node*& t, std::int64_t ts, std::string_view id) {
-    assert(t != nullptr);
-    if (t->ts == ts && t->id == id) {
-        Node* removed = t;
-        t = treap_join(t->left, t->right);
-        return removed;
-    }
-    Node* removed = key_less(ts, id, t->ts, t->id) ? treap_erase(t->left, ts, id) : treap_erase(t->right, ts, id);
-    t->sum.subtract(removed->value);
-    recompute_min_max(t);
-    return removed;
-}
-
-// Splits into keys < (ts, id) and keys >= (ts, id).
-void treap_split(Node* t, std::int64_t ts, std::string_view id, Node*& below, Node*& rest) {
-    if (t == nullptr) {
-        below = rest = nullptr;
-        return;
-    }
-    if (key_less(t->ts, t->id, ts, id)) {
-        treap_split(t->right, ts, id, t->right, rest);
-        below = t;
-    } else {
-        treap_split(t->left, ts, id, below, t->left);
-        rest = t;
-    }
-    recompute(t);
-}
-
-const Node* predecessor(const Node* t, std::int64_t ts, std::string_view id) {
-    const Node* best = nullptr;
-    while (t != nullptr) {
-        if (key_less(t->ts, t->id, ts, id)) {
-            best = t;
-            t = t->right;
-        } else {
-            t = t->left;
-        }
-    }
-    return best;
-}
-
-const Node* successor(const Node* t, std::int64_t ts, std::string_view id) {
-    const Node* best = nullptr;
-    while (t != nullptr) {
-        if (key_less(ts, id, t->ts, t->id)) {
-            best = t;
-            t = t->left;
-        } else {
-            t = t->right;
-        }
-    }
-    return best;
-}
-
-const Node* leftmost(const Node* t) {
-    while (t->left != nullptr) t = t->left;
-    return t;
-}
-
-const Node* rightmost(const Node* t) {
-    while (t->right != nullptr) t = t->right;
-    return t;
-}
-
-template <typename Fn>
-void in_order(const Node* t, Fn&& fn) {
-    // Iterative, so that a degenerate (unlucky) treap cannot exhaust the stack.
-    std::vector<const Node*> stack;
-    while (t != nullptr || !stack.empty()) {
-        while (t != nullptr) {
-            stack.push_back(t);
-            t = t->left;
-        }
-        t = stack.back();
-        stack.pop_back();
-        fn(*t);
-        t = t->right;
-    }
-}
+using leaf_treap::Node;
+namespace tree = leaf_treap;
 
 struct Session {
     KeyId key = 0;
@@ -234,7 +59,7 @@ public:
 
     void insert(KeyId key, std::int64_t ts, std::string_view id, double value) override {
         KeyState& ks = key_state(key);
-        Node* n = new_node(ts, id, value);
+        tree::Event ev{ts, value, std::string(id)};
         ++events_;
         auto right_it = ks.sessions.upper_bound(ts);
         Session* right = right_it != ks.sessions.end() ? right_it->second.get() : nullptr;
@@ -245,24 +70,24 @@ public:
             touch(*left);
             touch(*right);
             assert(!right->has_block);  // a later session's events are all unsealed
-            treap_insert(left->root, n);
-            left->root = treap_join(left->root, right->root);
+            tree::insert(left->root, std::move(ev), pool_);
+            left->root = tree::join(left->root, right->root);
             right->root = nullptr;
             left->last = right->last;
             kill(ks, right_it);
         } else if (join_left) {
             touch(*left);
-            treap_insert(left->root, n);
+            tree::insert(left->root, std::move(ev), pool_);
             left->last = std::max(left->last, ts);
         } else if (join_right) {
             touch(*right);
             assert(!right->has_block);
-            treap_insert(right->root, n);
+            tree::insert(right->root, std::move(ev), pool_);
             rekey(ks, right_it, ts);
         } else {
             Session& s = create(ks, key, ts);
             s.last = ts;
-            s.root = n;
+            tree::insert(s.root, std::move(ev), pool_);
         }
     }
 
@@ -271,14 +96,14 @@ public:
         auto it = std::prev(ks.sessions.upper_bound(ts));
         Session& s = *it->second;
         touch(s);
-        free_node(treap_erase(s.root, ts, id));
+        tree::erase(s.root, ts, id, pool_);
         --events_;
         if (s.root == nullptr && !s.has_block) {
             kill(ks, it);
             return;
         }
-        const Node* pred_node = predecessor(s.root, ts, id);
-        const Node* succ = successor(s.root, ts, id);
+        const tree::Event* pred_node = tree::predecessor(s.root, ts, id);
+        const tree::Event* succ = tree::successor(s.root, ts, id);
         const bool has_pred = pred_node != nullptr || s.has_block;
         const std::int64_t pred_ts = pred_node != nullptr ? pred_node->ts : s.block.last_ts;
         if (has_pred && succ != nullptr) {
@@ -286,7 +111,8 @@ public:
                 const std::int64_t succ_ts = succ->ts;
                 Node* below = nullptr;
                 Node* rest = nullptr;
-                treap_split(s.root, succ_ts, succ->id, below, rest);
+                const std::string succ_id = succ->id;  // the split moves it
+                tree::split(s.root, succ_ts, succ_id, below, rest, pool_);
                 const std::int64_t old_last = s.last;
                 s.root = below;
                 s.last = pred_ts;
@@ -376,16 +202,16 @@ public:
                 }
                 Node* sealed = nullptr;
                 Node* open = nullptr;
-                treap_split(s.root, horizon, std::string_view{}, sealed, open);
+                tree::split(s.root, horizon, std::string_view{}, sealed, open, pool_);
                 if (sealed != nullptr) {
                     if (!s.has_block) {
                         s.has_block = true;
                         s.block = Block{};
-                        s.block.first_ts = leftmost(sealed)->ts;
+                        s.block.first_ts = tree::first(sealed).ts;
                         s.block.min = sealed->min;
                         s.block.max = sealed->max;
                     }
-                    s.block.last_ts = rightmost(sealed)->ts;
+                    s.block.last_ts = tree::last(sealed).ts;
                     s.block.count += sealed->count;
                     s.block.min = std::min(s.block.min, sealed->min);
                     s.block.max = std::max(s.block.max, sealed->max);
@@ -410,7 +236,9 @@ public:
         if (key >= keys_.size()) return;
         for (const auto& [start, s] : keys_[key].sessions) {
             if (s->has_block) out.blocks.push_back(s->block);
-            in_order(s->root, [&](const Node& n) { out.events.push_back({n.ts, n.id, n.value}); });
+            tree::for_each_node(s->root, [&](const Node& n) {
+                for (const tree::Event& e : n.events) out.events.push_back({e.ts, e.id, e.value});
+            });
             if (s->final) out.final_starts.push_back(start);
         }
     }
@@ -496,43 +324,12 @@ private:
         ks.sessions.emplace(start, std::move(s));
     }
 
-    Node* new_node(std::int64_t ts, std::string_view id, double value) {
-        Node* n = nullptr;
-        if (!free_.empty()) {
-            n = free_.back();
-            free_.pop_back();
-        } else {
-            n = &arena_.emplace_back();
-        }
-        n->ts = ts;
-        n->value = value;
-        n->id.assign(id);
-        n->priority = next_priority();
-        n->left = n->right = nullptr;
-        n->count = 1;
-        n->min = n->max = value;
-        n->sum.clear();
-        n->sum.add(value);
-        return n;
-    }
-
-    void free_node(Node* n) { free_.push_back(n); }
-
     void release_tree(Node* t, KeyId key, const ReleaseFn& release) {
-        std::vector<Node*> nodes;
-        in_order(t, [&](const Node& n) { nodes.push_back(const_cast<Node*>(&n)); });
-        for (Node* n : nodes) {
-            release(n->id, key, n->ts);
-            free_node(n);
-        }
-        events_ -= nodes.size();
-    }
-
-    std::uint32_t next_priority() {  // xorshift32: treap priorities need no more
-        rng_ ^= rng_ << 13;
-        rng_ ^= rng_ >> 17;
-        rng_ ^= rng_ << 5;
-        return rng_;
+        tree::for_each_node(t, [&](Node& n) {
+            for (const tree::Event& e : n.events) release(e.id, key, e.ts);
+            events_ -= n.events.size();
+            pool_.release(&n);
+        });
     }
 
     std::int64_t gap_;
@@ -542,9 +339,7 @@ private:
     std::vector<Row> before_;
     std::vector<Session*> touched_;
     std::vector<std::unique_ptr<Session>> graveyard_;
-    std::deque<Node> arena_;
-    std::vector<Node*> free_;
-    std::uint32_t rng_ = 0x9E3779B9U;
+    tree::Pool pool_;
     std::size_t events_ = 0;
     std::size_t rows_ = 0;
 };

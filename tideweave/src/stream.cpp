@@ -224,11 +224,12 @@ Stream::Outcome Stream::Impl::process_line(std::string_view line, std::int64_t l
 }
 
 Stream::Impl::Mutation Stream::Impl::parse_mutation(const element& m, std::size_t index) const {
-    const std::string where = "tx[" + std::to_string(index) + "]";
+    // Paths for messages are built only when something fails.
+    const auto where = [index] { return "tx[" + std::to_string(index) + "]"; };
     auto fail = [&](std::string message) { throw LineError{std::move(message), index}; };
     simdjson::dom::object wrapper;
     if (m.get_object().get(wrapper) || wrapper.size() != 1)
-        fail(where + ": expected an object with one member, \"insert\" or \"retract\"");
+        fail(where() + ": expected an object with one member, \"insert\" or \"retract\"");
     const auto field = *wrapper.begin();
     Mutation mut;
     if (field.key == "insert") {
@@ -236,15 +237,15 @@ Stream::Impl::Mutation Stream::Impl::parse_mutation(const element& m, std::size_
     } else if (field.key == "retract") {
         mut.is_insert = false;
     } else {
-        fail(where + ": unknown member " + in_quotes(field.key) + " (expected \"insert\" or \"retract\")");
+        fail(where() + ": unknown member " + in_quotes(field.key) + " (expected \"insert\" or \"retract\")");
     }
-    const std::string path = where + "." + std::string(field.key);
+    const auto path = [&] { return where() + "." + std::string(field.key); };
     simdjson::dom::object body;
-    if (field.value.get_object().get(body)) fail(path + ": expected an object");
+    if (field.value.get_object().get(body)) fail(path() + ": expected an object");
     bool seen_id = false, seen_key = false, seen_ts = false;
     for (auto member : body) {
         const std::string_view name = member.key;
-        const std::string at = path + "." + std::string(name);
+        const auto at = [&] { return path() + "." + std::string(name); };
         bool* seen = nullptr;
         if (name == "id") {
             seen = &seen_id;
@@ -255,51 +256,51 @@ Stream::Impl::Mutation Stream::Impl::parse_mutation(const element& m, std::size_
         } else if (name == "value") {
             seen = &mut.has_value;
         } else {
-            fail(path + ": unknown member " + in_quotes(name) + " (expected id, key, ts" +
+            fail(path() + ": unknown member " + in_quotes(name) + " (expected id, key, ts" +
                  (mut.is_insert ? " and value)" : ", optionally value)"));
         }
-        if (*seen) fail(path + ": duplicate member " + in_quotes(name));
+        if (*seen) fail(path() + ": duplicate member " + in_quotes(name));
         *seen = true;
         std::string problem;
         if (name == "id") {
-            if (!strict::read_id(member.value, mut.id, problem)) fail(at + ": " + problem);
+            if (!strict::read_id(member.value, mut.id, problem)) fail(at() + ": " + problem);
         } else if (name == "key") {
-            if (!strict::read_key(member.value, mut.key, problem)) fail(at + ": " + problem);
+            if (!strict::read_key(member.value, mut.key, problem)) fail(at() + ": " + problem);
         } else if (name == "ts") {
-            if (!strict::read_ts(member.value, mut.ts, problem)) fail(at + ": " + problem);
+            if (!strict::read_ts(member.value, mut.ts, problem)) fail(at() + ": " + problem);
         } else {
-            if (!strict::read_value(member.value, mut.value, problem)) fail(at + ": " + problem);
+            if (!strict::read_value(member.value, mut.value, problem)) fail(at() + ": " + problem);
         }
     }
-    if (!seen_id) fail(path + ": missing member \"id\"");
-    if (!seen_key) fail(path + ": missing member \"key\"");
-    if (!seen_ts) fail(path + ": missing member \"ts\"");
-    if (mut.is_insert && !mut.has_value) fail(path + ": missing member \"value\"");
+    if (!seen_id) fail(path() + ": missing member \"id\"");
+    if (!seen_key) fail(path() + ": missing member \"key\"");
+    if (!seen_ts) fail(path() + ": missing member \"ts\"");
+    if (mut.is_insert && !mut.has_value) fail(path() + ": missing member \"value\"");
     return mut;
 }
 
 void Stream::Impl::check_identity(const Mutation& m, std::size_t index) {
-    const std::string where = "tx[" + std::to_string(index) + "]." + (m.is_insert ? "insert" : "retract");
+    const auto where = [&] { return "tx[" + std::to_string(index) + "]." + (m.is_insert ? "insert" : "retract"); };
     const std::optional<Pending> current = lookup(m.id);
     const bool present = current && current->present;
     if (m.is_insert) {
         if (present)
-            throw LineError{where + ": an active event with id " + in_quotes(m.id) + " already exists (key " +
+            throw LineError{where() + ": an active event with id " + in_quotes(m.id) + " already exists (key " +
                                 in_quotes(current->key) + ", ts " + int_text(current->ts) + ")",
                             index};
         pending_.insert_or_assign(m.id, Pending{true, m.key, m.ts, m.value});
         return;
     }
-    if (!present) throw LineError{where + ": no active event with id " + in_quotes(m.id), index};
+    if (!present) throw LineError{where() + ": no active event with id " + in_quotes(m.id), index};
     if (current->key != m.key)
-        throw LineError{where + ": event " + in_quotes(m.id) + " has key " + in_quotes(current->key) + ", not " +
+        throw LineError{where() + ": event " + in_quotes(m.id) + " has key " + in_quotes(current->key) + ", not " +
                             in_quotes(m.key),
                         index};
     if (current->ts != m.ts)
         throw LineError{
-            where + ": event " + in_quotes(m.id) + " has ts " + int_text(current->ts) + ", not " + int_text(m.ts), index};
+            where() + ": event " + in_quotes(m.id) + " has ts " + int_text(current->ts) + ", not " + int_text(m.ts), index};
     if (m.has_value && current->value != m.value)
-        throw LineError{where + ": event " + in_quotes(m.id) + " has value " + number_text(current->value) +
+        throw LineError{where() + ": event " + in_quotes(m.id) + " has value " + number_text(current->value) +
                             ", not " + number_text(m.value),
                         index};
     retracted_values_[index] = current->value;
@@ -310,12 +311,9 @@ void Stream::Impl::apply(const Mutation& m) {
     const KeyId key = intern(m.key);
     if (m.is_insert) {
         engine_->insert(key, m.ts, m.id, m.value);
-        const IdEntry entry{key, m.ts, m.value};
-        if (auto it = ids_.find(m.id); it != ids_.end()) {
-            it->second = entry;
-        } else {
-            ids_.emplace(std::string(m.id), entry);
-        }
+        // One lookup: an existing entry can only be a sealed event's.
+        const auto [it, inserted] = ids_.try_emplace(std::string(m.id), IdEntry{key, m.ts, m.value});
+        if (!inserted) it->second = IdEntry{key, m.ts, m.value};
     } else {
         engine_->retract(key, m.ts, m.id);
         if (auto it = ids_.find(m.id); it != ids_.end()) ids_.erase(it);
