@@ -35,14 +35,20 @@ bool is_binary_time(ColumnType t) noexcept { return t == ColumnType::time || t =
 
 void decode_text_row(Bytes packet, std::span<FieldSlice> out) {
     Reader r(packet, "text result row");
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        if (r.at_end()) r.fail(field_name(i), "row ends before its " + std::to_string(out.size()) + " columns");
-        if (r.peek("NULL marker") == 0xFB) {
-            r.skip(1, "NULL marker");
-            out[i] = FieldSlice{{}, true};
-        } else {
-            out[i] = FieldSlice{r.lenenc_bytes(field_name(i)), false};
+    std::size_t i = 0;
+    // Field names are built only on failure: this loop runs once per value.
+    try {
+        for (; i < out.size(); ++i) {
+            if (r.at_end()) r.fail("value", "row ends before its " + std::to_string(out.size()) + " columns");
+            if (r.peek("NULL marker") == 0xFB) {
+                r.skip(1, "NULL marker");
+                out[i] = FieldSlice{{}, true};
+            } else {
+                out[i] = FieldSlice{r.lenenc_bytes("value"), false};
+            }
         }
+    } catch (const Error& e) {
+        throw Error(ErrorKind::protocol, std::string(e.what()) + " in " + field_name(i));
     }
     if (!r.at_end()) r.fail("end of row", std::to_string(r.remaining()) + " bytes after the last column");
 }
@@ -51,25 +57,32 @@ void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::spa
     Reader r(packet, "binary result row");
     if (r.u8("header") != 0x00) r.fail("header", "expected 0x00");
     Bytes bitmap = r.bytes(binary_row_null_bitmap_size(out.size()), "NULL bitmap");
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        std::size_t bit = i + 2;
-        if (bitmap[bit / 8] & (1u << (bit % 8))) {
-            out[i] = FieldSlice{{}, true};
-            continue;
+    std::size_t i = 0;
+    // Field names are built only on failure: this loop runs once per value.
+    try {
+        for (; i < out.size(); ++i) {
+            std::size_t bit = i + 2;
+            if (bitmap[bit / 8] & (1u << (bit % 8))) {
+                out[i] = FieldSlice{{}, true};
+                continue;
+            }
+            ColumnType t = types[i];
+            if (std::size_t w = fixed_width(t)) {
+                out[i] = FieldSlice{r.bytes(w, "value"), false};
+            } else if (is_binary_datetime(t) || is_binary_time(t)) {
+                std::uint8_t n = r.u8("value length");
+                bool ok = is_binary_time(t) ? (n == 0 || n == 8 || n == 12)
+                                            : (n == 0 || n == 4 || n == 7 || n == 11);
+                if (!ok) r.fail("value length", "invalid " + std::string(to_string(t)) + " length " + std::to_string(n));
+                out[i] = FieldSlice{r.bytes(n, "value"), false};
+            } else if (t == ColumnType::null) {
+                r.fail("value", "NULL-typed column not marked NULL in the bitmap");
+            } else {
+                out[i] = FieldSlice{r.lenenc_bytes("value"), false};
+            }
         }
-        ColumnType t = types[i];
-        if (std::size_t w = fixed_width(t)) {
-            out[i] = FieldSlice{r.bytes(w, field_name(i)), false};
-        } else if (is_binary_datetime(t) || is_binary_time(t)) {
-            std::uint8_t n = r.u8(field_name(i));
-            bool ok = is_binary_time(t) ? (n == 0 || n == 8 || n == 12) : (n == 0 || n == 4 || n == 7 || n == 11);
-            if (!ok) r.fail(field_name(i), "invalid " + std::string(to_string(t)) + " length " + std::to_string(n));
-            out[i] = FieldSlice{r.bytes(n, field_name(i)), false};
-        } else if (t == ColumnType::null) {
-            r.fail(field_name(i), "NULL-typed column not marked NULL in the bitmap");
-        } else {
-            out[i] = FieldSlice{r.lenenc_bytes(field_name(i)), false};
-        }
+    } catch (const Error& e) {
+        throw Error(ErrorKind::protocol, std::string(e.what()) + " in " + field_name(i));
     }
     if (!r.at_end()) r.fail("end of row", std::to_string(r.remaining()) + " bytes after the last column");
 }
