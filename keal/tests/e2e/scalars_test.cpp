@@ -56,6 +56,12 @@ TEST_F(Scalars, FloatTextRoundTripsExactly) {
     expect_same(kFloats, "x", "k_float_roundtrip(x)", "true", 2009);
 }
 
+TEST_F(Scalars, FloatTextIsWhatPostgresqlPrints) {
+    expect_same("(SELECT x FROM " + std::string(kFloats) +
+                    " UNION ALL VALUES ('NaN'::float8), ('Infinity'), ('-Infinity'), (1e-7), (100.0), (1.0 / 3.0)) AS f",
+                "x", "k_float_text(x)", "x::text", 2009 + 6);
+}
+
 TEST_F(Scalars, IntBuiltinsAndConversionsMatchSql) {
     expect_same("generate_series(-60, 60, 7) AS a, generate_series(-60, 60, 11) AS b", "a || ',' || b",
                 "k_int_min_max(a, b)", "least(a, b)::bigint * 1000 + greatest(a, b) + abs(a - b)", 18 * 11);
