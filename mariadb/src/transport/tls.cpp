@@ -6,6 +6,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <cerrno>
 #include <cstring>
@@ -18,6 +20,40 @@
 
 namespace sluice::mariadb {
 namespace {
+
+// OpenSSL writes to the socket with write(2), so a peer that has closed
+// raises SIGPIPE, which kills the process by default. For the duration of
+// a call that may write, SIGPIPE is blocked in this thread, and one it
+// raised is consumed before the mask is restored (EPIPE reports the error).
+class SigpipeBlock {
+public:
+    SigpipeBlock() noexcept {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        sigset_t pending;
+        sigpending(&pending);
+        already_pending_ = sigismember(&pending, SIGPIPE) == 1;
+        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    }
+    ~SigpipeBlock() {
+        if (!already_pending_) {
+            sigset_t pending;
+            sigpending(&pending);
+            if (sigismember(&pending, SIGPIPE) == 1) {
+                const timespec zero{};
+                sigtimedwait(&pipe_, nullptr, &zero);
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    SigpipeBlock(const SigpipeBlock&) = delete;
+    SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+private:
+    sigset_t pipe_;
+    sigset_t old_;
+    bool already_pending_ = false;
+};
 
 // Drains OpenSSL's error queue into one readable line.
 std::string openssl_errors() {
@@ -218,6 +254,7 @@ std::size_t TlsSession::read_some(std::span<std::uint8_t> buf, Deadline deadline
 }
 
 void TlsSession::write_all(std::span<const std::uint8_t> data, Deadline deadline) {
+    const SigpipeBlock no_sigpipe;
     while (!data.empty()) {
         std::size_t n = 0;
         ERR_clear_error();
@@ -234,6 +271,7 @@ void TlsSession::shutdown() noexcept {
     if (impl_ && impl_->ssl) {
         // One non-blocking attempt: close_notify is a courtesy, not a step
         // worth waiting for.
+        const SigpipeBlock no_sigpipe;
         SSL_shutdown(impl_->ssl.get());
         ERR_clear_error();
     }
