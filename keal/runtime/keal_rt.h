@@ -110,7 +110,7 @@ static inline double keal_sqrt(double a, int line) {
 /* ---- UTF-8 ---- */
 
 /* Decodes a multi-byte sequence; a malformed one yields U+FFFD and one byte. */
-static inline int64_t keal_next_char_slow(const char *p, int64_t len, int64_t pos, keal_char *out) {
+static __attribute__((noinline, unused)) int64_t keal_next_char_slow(const char *p, int64_t len, int64_t pos, keal_char *out) {
   const unsigned char *s = (const unsigned char *)p;
   unsigned char b0 = s[pos];
   int n;

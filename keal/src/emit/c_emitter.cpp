@@ -211,6 +211,7 @@ class Emitter {
         out_ += local(s.local).c_name + " = " + expr(*s.a) + ";\n";
         return;
       case Stmt::Kind::If: {
+        if (counted_increment(s, depth)) return;
         indent(depth);
         const Stmt* node = &s;
         out_ += "if (" + condition(*node->a) + ") {\n";
@@ -312,6 +313,60 @@ class Emitter {
         out_ += "(void)" + expr(*s.a) + ";\n";
         return;
     }
+  }
+
+  // Pure and unable to fail: reads, literals, comparisons, logic, char sets.
+  static bool cannot_fail(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::Int:
+      case Expr::Kind::Bool:
+      case Expr::Kind::Char:
+      case Expr::Kind::Local: return true;
+      case Expr::Kind::Unary:
+        if (e.op != ir::Op::Not) return false;
+        break;
+      case Expr::Kind::Binary:
+        switch (e.op) {
+          case ir::Op::And:
+          case ir::Op::Or:
+          case ir::Op::CharInAsciiSet: break;
+          case ir::Op::Eq:
+          case ir::Op::Ne:
+          case ir::Op::Lt:
+          case ir::Op::Le:
+          case ir::Op::Gt:
+          case ir::Op::Ge:
+            if (e.args[0]->type.base == Base::Text || e.args[0]->type.base == Base::Bytes) return false;
+            break;
+          default: return false;
+        }
+        if (e.op == ir::Op::CharInAsciiSet) return cannot_fail(*e.args[0]);
+        break;
+      default: return false;
+    }
+    for (const auto& a : e.args) {
+      if (!cannot_fail(*a)) return false;
+    }
+    return true;
+  }
+
+  // If-conversion of a counter: `if c { n += k }` becomes
+  // `n = keal_add(n, c ? k : 0)`, so the hot loop of the vowels example has
+  // no unpredictable branch. Only when c cannot fail and k is a literal: the
+  // meaning, including the overflow check, is unchanged.
+  bool counted_increment(const Stmt& s, int depth) {
+    if (!s.else_body.empty() || s.body.size() != 1 || !cannot_fail(*s.a)) return false;
+    const Stmt& inner = *s.body[0];
+    if (inner.kind != Stmt::Kind::Assign || local(inner.local).type != Type{Base::Int, false}) return false;
+    const Expr& v = *inner.a;
+    if (v.kind != Expr::Kind::Binary || (v.op != ir::Op::Add && v.op != ir::Op::Sub)) return false;
+    const Expr& lhs = *v.args[0];
+    const Expr& rhs = *v.args[1];
+    if (lhs.kind != Expr::Kind::Local || lhs.local != inner.local || rhs.kind != Expr::Kind::Int) return false;
+    indent(depth);
+    out_ += local(inner.local).c_name + " = " + (v.op == ir::Op::Add ? "keal_add(" : "keal_sub(") + local(inner.local).c_name +
+            ", (" + condition(*s.a) + ") ? " + expr(rhs) + " : 0, " + line_of(v) + ");\n";
+    return true;
   }
 
   void print(const Expr& e, int depth) {

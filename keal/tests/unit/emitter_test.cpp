@@ -94,3 +94,20 @@ fn private_helper() -> int {
 
 }  // namespace
 }  // namespace keal
+
+namespace keal {
+namespace {
+
+TEST(Emitter, CounterIncrementUnderAPureConditionIsBranchless) {
+  std::string c = emit("export fn f(s: text) -> int {\n var n = 0\n for c in s {\n if c in \"ab\" { n += 1 }\n }\n return n\n}\n",
+                       emit::Flavour::Pg);
+  EXPECT_TRUE(contains(c, "k_n = keal_add(k_n, (keal_in_ascii_set(k_c, UINT64_C(0x0000000000000000), UINT64_C(0x0000000600000000))) ? 1 : 0, 4);")) << c;
+  // A condition that calls a function (or could fail) keeps its branch.
+  std::string d = emit("fn g(n: int) -> bool {\n return n > 2\n}\nexport fn f(m: int) -> int {\n var n = 0\n if g(m) { n += 1 }\n if m / 2 > 1 { n += 1 }\n return n\n}\n",
+                       emit::Flavour::Pg);
+  EXPECT_TRUE(contains(d, "if (kf_g(k_m)) {")) << d;
+  EXPECT_TRUE(contains(d, "if ((keal_div(k_m, 2, 7) > 1)) {") || contains(d, "if (keal_div(k_m, 2, 7) > 1) {")) << d;
+}
+
+}  // namespace
+}  // namespace keal

@@ -30,9 +30,7 @@ KEAL_FN int64_t kf_vowels(keal_text k_s) {
       KEAL_LOOP_CHECK();
       keal_char k_c;
       keal_pos2 = keal_next_char(keal_text1.ptr, keal_text1.len, keal_pos2, &k_c);
-      if (keal_in_ascii_set(k_c, UINT64_C(0x0000000000000000), UINT64_C(0x0020822200208222))) {
-        k_n = keal_add(k_n, 1, 15);
-      }
+      k_n = keal_add(k_n, (keal_in_ascii_set(k_c, UINT64_C(0x0000000000000000), UINT64_C(0x0020822200208222))) ? 1 : 0, 15);
     }
   }
   return k_n;
