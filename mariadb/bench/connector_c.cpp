@@ -14,12 +14,6 @@
 namespace sluice::mariadb::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::int64_t since(Clock::time_point start) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
-
 [[noreturn]] void fail(MYSQL* m, const std::string& what) {
     throw std::runtime_error("Connector/C: " + what + ": " + mysql_error(m));
 }
@@ -66,7 +60,7 @@ public:
     ConnectorC(const ConnectorC&) = delete;
     ConnectorC& operator=(const ConnectorC&) = delete;
 
-    std::int64_t inserts(int rows) override {
+    Timing inserts(int rows) override {
         run(m_, "TRUNCATE TABLE bench_insert");
         run(m_, "BEGIN");
         MYSQL_STMT* stmt = mysql_stmt_init(m_);
@@ -87,7 +81,7 @@ public:
         bind[2].length = &s_length;
         if (mysql_stmt_bind_param(stmt, bind) != 0) fail(m_, "bind");
         std::string text;
-        const auto start = Clock::now();
+        const Stopwatch watch;
         for (long long i = 1; i <= rows; ++i) {
             id = i;
             v = insert_v(i);
@@ -98,7 +92,7 @@ public:
                 throw std::runtime_error(std::string("Connector/C: execute: ") + mysql_stmt_error(stmt));
             }
         }
-        const std::int64_t elapsed = since(start);
+        const Timing elapsed = watch.elapsed();
         mysql_stmt_close(stmt);
         run(m_, "COMMIT");
         std::int64_t expected_sum = 0;
@@ -108,8 +102,8 @@ public:
         return elapsed;
     }
 
-    std::int64_t narrow_select() override {
-        const auto start = Clock::now();
+    Timing narrow_select() override {
+        const Stopwatch watch;
         const std::string sql = "SELECT id, v FROM bench_narrow";
         if (mysql_real_query(m_, sql.data(), sql.size()) != 0) fail(m_, sql);
         MYSQL_RES* res = mysql_use_result(m_);
@@ -122,14 +116,14 @@ public:
         }
         if (mysql_errno(m_) != 0) fail(m_, "fetch");
         mysql_free_result(res);
-        const std::int64_t elapsed = since(start);
+        const Timing elapsed = watch.elapsed();
         check(count == narrow_rows, "narrow row count");
         check(sum == narrow_checksum(), "narrow checksum");
         return elapsed;
     }
 
-    std::int64_t wide_select() override {
-        const auto start = Clock::now();
+    Timing wide_select() override {
+        const Stopwatch watch;
         const std::string sql = "SELECT * FROM bench_wide";
         if (mysql_real_query(m_, sql.data(), sql.size()) != 0) fail(m_, sql);
         MYSQL_RES* res = mysql_use_result(m_);
@@ -144,20 +138,20 @@ public:
         }
         if (mysql_errno(m_) != 0) fail(m_, "fetch");
         mysql_free_result(res);
-        const std::int64_t elapsed = since(start);
+        const Timing elapsed = watch.elapsed();
         check(count == wide_rows, "wide row count");
         check(sum == wide_checksum(), "wide checksum");
         return elapsed;
     }
 
-    std::int64_t connects(int count) override {
-        const auto start = Clock::now();
+    Timing connects(int count) override {
+        const Stopwatch watch;
         for (int i = 0; i < count; ++i) {
             MYSQL* m = open(target_, true);
             check(mysql_get_ssl_cipher(m) != nullptr, "Connector/C connection is TLS");
             mysql_close(m);
         }
-        return since(start);
+        return watch.elapsed();
     }
 
 private:

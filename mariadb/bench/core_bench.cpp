@@ -71,28 +71,35 @@ bench::Target target_from(const EnvFile& env) {
     return t;
 }
 
-// One process: warm up, time `reps` repetitions, print "key value" lines.
-int run_child(const std::string& client_name, const EnvFile& env, int reps) {
+// One process: warm up, time `reps` repetitions, print "key.wall value" and
+// "key.cpu value" lines (medians of the repetitions, per row or per connect).
+int run_child(const std::string& client_name, const EnvFile& env, int reps, const std::vector<std::string>& only) {
+    auto wanted = [&](const char* key) { return std::find(only.begin(), only.end(), key) != only.end(); };
     const bench::Target target = target_from(env);
     auto client = client_name == "ours" ? bench::make_ours(target) : bench::make_connector_c(target);
     std::map<std::string, std::vector<double>> results;
+    auto record = [&](const std::string& key, bench::Timing t, double divisor) {
+        results[key + ".wall"].push_back(static_cast<double>(t.wall_ns) / divisor);
+        results[key + ".cpu"].push_back(static_cast<double>(t.cpu_ns) / divisor);
+    };
 
-    client->inserts(2000);  // warm-up: server caches, prepared-statement path
-    for (int r = 0; r < reps; ++r) {
-        results["insert"].push_back(static_cast<double>(client->inserts(bench::insert_rows)) / bench::insert_rows);
+    if (wanted("insert")) {
+        client->inserts(2000);  // warm-up: server caches, prepared-statement path
+        for (int r = 0; r < reps; ++r) record("insert", client->inserts(bench::insert_rows), bench::insert_rows);
     }
-    client->narrow_select();
-    for (int r = 0; r < reps; ++r) {
-        results["narrow"].push_back(static_cast<double>(client->narrow_select()) / bench::narrow_rows);
+    if (wanted("narrow")) {
+        client->narrow_select();
+        for (int r = 0; r < reps; ++r) record("narrow", client->narrow_select(), bench::narrow_rows);
     }
-    client->wide_select();
-    for (int r = 0; r < reps; ++r) {
-        results["wide"].push_back(static_cast<double>(client->wide_select()) / bench::wide_rows);
+    if (wanted("wide")) {
+        client->wide_select();
+        for (int r = 0; r < reps; ++r) record("wide", client->wide_select(), bench::wide_rows);
     }
-    client->connects(2);
-    for (int r = 0; r < reps; ++r) {
-        results["connect"].push_back(static_cast<double>(client->connects(bench::connects_per_run)) /
-                                     bench::connects_per_run / 1e6);
+    if (wanted("connect")) {
+        client->connects(2);
+        for (int r = 0; r < reps; ++r) {
+            record("connect", client->connects(bench::connects_per_run), bench::connects_per_run * 1e6);
+        }
     }
     for (const auto& [key, values] : results) std::cout << key << ' ' << median(values) << '\n';
     return 0;
@@ -100,9 +107,12 @@ int run_child(const std::string& client_name, const EnvFile& env, int reps) {
 
 // Runs this program again as a child; returns its "key value" lines.
 std::map<std::string, double> spawn_child(const std::string& self, const std::string& client,
-                                          const std::string& env_path, int reps) {
+                                          const std::string& env_path, int reps,
+                                          const std::vector<std::string>& only) {
+    std::string list;
+    for (const auto& w : only) list += (list.empty() ? "" : ",") + w;
     const std::string command = "'" + self + "' --child " + client + " --env '" + env_path +
-                                "' --reps " + std::to_string(reps);
+                                "' --reps " + std::to_string(reps) + " --workloads " + list;
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) throw std::runtime_error("cannot start " + command);
     std::map<std::string, double> out;
@@ -114,7 +124,7 @@ std::map<std::string, double> spawn_child(const std::string& self, const std::st
         if (in >> key >> value) out[key] = value;
     }
     const int status = ::pclose(pipe);
-    if (status != 0 || out.size() != workloads.size()) {
+    if (status != 0 || out.size() != 2 * only.size()) {
         throw std::runtime_error("child '" + client + "' failed (status " + std::to_string(status) + ")");
     }
     return out;
@@ -173,12 +183,16 @@ int main(int argc, char** argv) {
     app.add_option("--reps", reps, "timed repetitions per workload inside each process")->check(CLI::Range(1, 100));
     app.add_option("--env", env_path, "servers' env file (default: $SLUICE_ENV_FILE, else start private servers)");
     app.add_option("--json", json_path, "write the raw per-process samples here");
+    std::vector<std::string> only{"insert", "narrow", "wide", "connect"};
+    app.add_option("--workloads", only, "run only these (comma-separated: insert,narrow,wide,connect)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"insert", "narrow", "wide", "connect"}));
     app.add_option("--child", child, "internal: run one client's workloads and print the results")
         ->check(CLI::IsMember({"ours", "connector-c"}));
     CLI11_PARSE(app, argc, argv);
 
     try {
-        if (!child.empty()) return run_child(child, EnvFile::load(env_path), reps);
+        if (!child.empty()) return run_child(child, EnvFile::load(env_path), reps, only);
 
         OwnServers own;
         if (env_path.empty()) {
@@ -198,27 +212,34 @@ int main(int argc, char** argv) {
             std::shuffle(order.begin(), order.end(), rng);
             for (const auto& client : order) {
                 std::cerr << "sample " << (s + 1) << '/' << samples << ": " << client << '\n';
-                for (const auto& [key, value] : spawn_child(self, client, env_path, reps)) {
+                for (const auto& [key, value] : spawn_child(self, client, env_path, reps, only)) {
                     raw[client][key].push_back(value);
                 }
             }
         }
 
         std::printf("\nmariadb_core_bench: %d processes per client, %d timed reps each (median per process), "
-                    "server %s:%s\n\n",
+                    "server %s:%s\n",
                     samples, reps, env.require("SLUICE_HOST").c_str(), env.require("SLUICE_MARIADB_PORT").c_str());
-        std::printf("%-38s %-8s %22s %22s %12s\n", "workload", "unit", "ours median (min..max)",
-                    "Connector/C (min..max)", "ours/C");
-        for (const auto& w : workloads) {
-            const auto& a = raw["ours"][w.key];
-            const auto& b = raw["connector-c"][w.key];
-            const auto [amin, amax] = std::minmax_element(a.begin(), a.end());
-            const auto [bmin, bmax] = std::minmax_element(b.begin(), b.end());
-            char left[64];
-            char right[64];
-            std::snprintf(left, sizeof left, "%.1f (%.1f..%.1f)", median(a), *amin, *amax);
-            std::snprintf(right, sizeof right, "%.1f (%.1f..%.1f)", median(b), *bmin, *bmax);
-            std::printf("%-38s %-8s %22s %22s %12.2f\n", w.label, w.unit, left, right, median(a) / median(b));
+        for (const char* measure : {"wall", "cpu"}) {
+            std::printf("\n%s\n", std::string(measure) == "wall"
+                                       ? "wall-clock time (includes the server and the scheduler)"
+                                       : "client CPU time (this process only: the client's own cost)");
+            std::printf("%-38s %-8s %24s %24s %8s\n", "workload", "unit", "ours median (min..max)",
+                        "Connector/C (min..max)", "ours/C");
+            for (const auto& w : workloads) {
+                if (std::find(only.begin(), only.end(), w.key) == only.end()) continue;
+                const std::string key = std::string(w.key) + "." + measure;
+                const auto& a = raw["ours"][key];
+                const auto& b = raw["connector-c"][key];
+                const auto [amin, amax] = std::minmax_element(a.begin(), a.end());
+                const auto [bmin, bmax] = std::minmax_element(b.begin(), b.end());
+                char left[64];
+                char right[64];
+                std::snprintf(left, sizeof left, "%.1f (%.1f..%.1f)", median(a), *amin, *amax);
+                std::snprintf(right, sizeof right, "%.1f (%.1f..%.1f)", median(b), *bmin, *bmax);
+                std::printf("%-38s %-8s %24s %24s %8.2f\n", w.label, w.unit, left, right, median(a) / median(b));
+            }
         }
         if (!json_path.empty()) {
             std::ofstream out(json_path);

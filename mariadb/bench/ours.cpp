@@ -8,12 +8,6 @@
 namespace sluice::mariadb::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::int64_t since(Clock::time_point start) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
-
 ConnectOptions plain_options(const Target& t) {
     ConnectOptions o;
     o.host = t.host;
@@ -38,17 +32,17 @@ class Ours final : public Client {
 public:
     explicit Ours(Target target) : target_(std::move(target)), conn_(Connection::connect(plain_options(target_))) {}
 
-    std::int64_t inserts(int rows) override {
+    Timing inserts(int rows) override {
         conn_.execute("TRUNCATE TABLE bench_insert");
         conn_.execute("BEGIN");
         Statement stmt = conn_.prepare("INSERT INTO bench_insert (id, v, s) VALUES (?, ?, ?)");
         std::string s;
-        const auto start = Clock::now();
+        const Stopwatch watch;
         for (std::int64_t i = 1; i <= rows; ++i) {
             s = insert_s(i);
             stmt.execute(i, insert_v(i), s);
         }
-        const std::int64_t elapsed = since(start);
+        const Timing elapsed = watch.elapsed();
         conn_.execute("COMMIT");
         std::int64_t expected_sum = 0;
         for (std::int64_t i = 1; i <= rows; ++i) expected_sum += i + insert_v(i);
@@ -57,8 +51,8 @@ public:
         return elapsed;
     }
 
-    std::int64_t narrow_select() override {
-        const auto start = Clock::now();
+    Timing narrow_select() override {
+        const Stopwatch watch;
         ResultSet rs = conn_.query("SELECT id, v FROM bench_narrow");
         std::int64_t sum = 0;
         std::int64_t count = 0;
@@ -66,14 +60,14 @@ public:
             sum += row.get<std::int64_t>(0) + row.get<std::int64_t>(1);
             ++count;
         }
-        const std::int64_t elapsed = since(start);
+        const Timing elapsed = watch.elapsed();
         check(count == narrow_rows, "narrow row count");
         check(sum == narrow_checksum(), "narrow checksum");
         return elapsed;
     }
 
-    std::int64_t wide_select() override {
-        const auto start = Clock::now();
+    Timing wide_select() override {
+        const Stopwatch watch;
         ResultSet rs = conn_.query("SELECT * FROM bench_wide");
         std::int64_t sum = 0;
         std::int64_t count = 0;
@@ -86,23 +80,23 @@ public:
             }
             ++count;
         }
-        const std::int64_t elapsed = since(start);
+        const Timing elapsed = watch.elapsed();
         check(count == wide_rows, "wide row count");
         check(sum == wide_checksum(), "wide checksum");
         return elapsed;
     }
 
-    std::int64_t connects(int count) override {
+    Timing connects(int count) override {
         ConnectOptions o = plain_options(target_);
         o.ssl_mode = SslMode::verify_full;
         o.ssl_ca = target_.ca;
-        const auto start = Clock::now();
+        const Stopwatch watch;
         for (int i = 0; i < count; ++i) {
             Connection c = Connection::connect(o);
             check(c.is_tls(), "connection is TLS");
             c.close();
         }
-        return since(start);
+        return watch.elapsed();
     }
 
 private:

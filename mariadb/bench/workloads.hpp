@@ -2,6 +2,9 @@
 // The core benchmark's workloads, shared by both clients so they do the same
 // work: the tables, their deterministic contents, and the checksums each run
 // must reproduce (a run that reads or writes anything else is rejected).
+#include <time.h>
+
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -62,19 +65,46 @@ inline void check(bool ok, const std::string& what) {
 std::string wide_create_sql();
 std::string wide_fill_sql();
 
-// Each client implements these; each returns the elapsed nanoseconds of its
-// timed part and throws when the result does not validate.
+// Wall-clock time, and this process's CPU time: the client's own cost. On a
+// busy machine the wall time also measures the scheduler; the CPU time is
+// what the two clients' code actually spent (the server's work is the same
+// for both and happens in another process).
+struct Timing {
+    std::int64_t wall_ns = 0;
+    std::int64_t cpu_ns = 0;
+};
+
+class Stopwatch {
+public:
+    Stopwatch() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_now()) {}
+    Timing elapsed() const {
+        return {std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - wall_).count(),
+                cpu_now() - cpu_};
+    }
+
+private:
+    static std::int64_t cpu_now() {
+        timespec ts{};
+        ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+    }
+    std::chrono::steady_clock::time_point wall_;
+    std::int64_t cpu_;
+};
+
+// Each client implements these; each returns the time of its timed part and
+// throws when the result does not validate.
 struct Client {
     virtual ~Client() = default;
     // Prepared single-row inserts of rows [1, rows] into a fresh bench_insert,
     // inside one transaction; validated by count and sums afterwards.
-    virtual std::int64_t inserts(int rows) = 0;
+    virtual Timing inserts(int rows) = 0;
     // SELECT id, v FROM bench_narrow (text protocol, streamed); checksum.
-    virtual std::int64_t narrow_select() = 0;
+    virtual Timing narrow_select() = 0;
     // SELECT * FROM bench_wide (50 columns, text protocol, streamed); checksum.
-    virtual std::int64_t wide_select() = 0;
+    virtual Timing wide_select() = 0;
     // `count` fresh connections, each TLS verify-full + native auth, closed.
-    virtual std::int64_t connects(int count) = 0;
+    virtual Timing connects(int count) = 0;
 };
 
 }  // namespace sluice::mariadb::bench

@@ -104,18 +104,18 @@ void PacketChannel::reserve_input(std::size_t more) {
     if (in_.size() - in_end_ < more) in_.resize(std::max(in_.size() * 2, in_end_ + more));
 }
 
-void PacketChannel::fill(std::size_t n, Deadline deadline) {
+void PacketChannel::fill(std::size_t n, LazyDeadline& deadline) {
     while (in_end_ - in_pos_ < n) {
         if (compression_) {
             read_compressed_frame(deadline);
             continue;
         }
         reserve_input(n - (in_end_ - in_pos_));
-        in_end_ += raw_read(std::span(in_.data() + in_end_, in_.size() - in_end_), deadline);
+        in_end_ += raw_read(std::span(in_.data() + in_end_, in_.size() - in_end_), deadline.get());
     }
 }
 
-void PacketChannel::read_compressed_frame(Deadline deadline) {
+void PacketChannel::read_compressed_frame(LazyDeadline& deadline) {
     Compression& c = *compression_;
     auto raw_fill = [&](std::size_t n) {
         while (c.raw_end - c.raw_pos < n) {
@@ -126,7 +126,8 @@ void PacketChannel::read_compressed_frame(Deadline deadline) {
                 c.raw_end = pending;
                 if (c.raw.size() < n) c.raw.resize(n);
             }
-            c.raw_end += raw_read(std::span(c.raw.data() + c.raw_end, c.raw.size() - c.raw_end), deadline);
+            c.raw_end +=
+                raw_read(std::span(c.raw.data() + c.raw_end, c.raw.size() - c.raw_end), deadline.get());
         }
     };
     raw_fill(compressed_header_size);
@@ -165,8 +166,8 @@ void PacketChannel::read_compressed_frame(Deadline deadline) {
     c.raw_pos += compressed_header_size + compressed_length;
 }
 
-std::size_t PacketChannel::read_header(Deadline deadline) {
-    fill(header_size, deadline);
+std::size_t PacketChannel::read_header(LazyDeadline& deadline) {
+    if (in_end_ - in_pos_ < header_size) fill(header_size, deadline);
     const std::uint8_t* header = in_.data() + in_pos_;
     const std::size_t length = load_u24(header);
     const std::uint8_t packet_sequence = header[3];
@@ -186,11 +187,11 @@ std::size_t PacketChannel::read_header(Deadline deadline) {
 std::span<const std::uint8_t> PacketChannel::read_packet() {
     return guarded([&]() -> std::span<const std::uint8_t> {
         release_if_huge(joined_);
-        const Deadline deadline = deadline_after(timeouts_.read);
+        LazyDeadline deadline(timeouts_.read);
         std::size_t length = read_header(deadline);
         if (length < max_packet_piece && length <= in_.size()) {
             // Hot path: the packet fits the buffer and is handed out in place.
-            fill(length, deadline);
+            if (in_end_ - in_pos_ < length) fill(length, deadline);
             const std::span<const std::uint8_t> packet(in_.data() + in_pos_, length);
             in_pos_ += length;
             return packet;

@@ -96,6 +96,27 @@ public:
 private:
     struct Compression;  // zlib state, compressed sequence, raw frame buffer
 
+    // The deadline of one read_packet() call, taken from the clock only when
+    // the call first has to wait for bytes: a packet already buffered (most
+    // rows of a streamed result) costs no clock read, which matters on VMs
+    // where clock_gettime is slow.
+    class LazyDeadline {
+    public:
+        explicit LazyDeadline(std::chrono::milliseconds timeout) noexcept : timeout_(timeout) {}
+        Deadline get() {
+            if (!known_) {
+                deadline_ = deadline_after(timeout_);
+                known_ = true;
+            }
+            return deadline_;
+        }
+
+    private:
+        std::chrono::milliseconds timeout_;
+        Deadline deadline_{};
+        bool known_ = false;
+    };
+
     void check_usable() const;
     // Runs op; any Error marks the channel broken before it propagates.
     template <class Op>
@@ -105,13 +126,13 @@ private:
     void raw_write(std::span<const std::uint8_t> data, Deadline deadline);
     // Ensures n bytes of the packet stream are buffered at in_pos_
     // (n <= in_.size()); throws on EOF or timeout.
-    void fill(std::size_t n, Deadline deadline);
+    void fill(std::size_t n, LazyDeadline& deadline);
     // Makes room for `more` bytes after in_end_, compacting or growing in_.
     void reserve_input(std::size_t more);
     // Appends the payload of the next compressed frame to in_.
-    void read_compressed_frame(Deadline deadline);
+    void read_compressed_frame(LazyDeadline& deadline);
     // Reads a 4-byte packet header, checks its sequence; returns the length.
-    std::size_t read_header(Deadline deadline);
+    std::size_t read_header(LazyDeadline& deadline);
     void send_compressed(Deadline deadline);
 
     Socket socket_;

@@ -1,0 +1,348 @@
+// The workloads through sluice's client: each feature and its same-build
+// baseline.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
+
+#include "sluice/mariadb/bulk.hpp"
+#include "sluice/mariadb/cursor.hpp"
+#include "sluice/mariadb/mariadb.hpp"
+#include "sluice/mariadb/pool.hpp"
+#include "sluice/mariadb/text_batch.hpp"
+#include "sluice/mariadb/upload.hpp"
+#include "speed_bench.hpp"
+
+namespace sluice::mariadb::speed_bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ns_since(Clock::time_point t0) {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+}
+
+std::uint64_t scalar_u64(Connection& c, const std::string& sql, std::size_t column = 0) {
+    ResultSet rs = c.query(sql);
+    const Row* r = rs.next();
+    std::uint64_t v = r && !(*r)[column].is_null() ? std::stoull(r->get<std::string>(column)) : 0;
+    rs.discard();
+    return v;
+}
+
+class Sluice final : public Client {
+public:
+    explicit Sluice(const Target& t) : suffix_(std::to_string(::getpid())) {
+        plain_.host = t.host;
+        plain_.port = t.port;
+        plain_.user = t.user;
+        plain_.password = t.password;
+        plain_.database = t.database;
+        plain_.ssl_mode = SslMode::disable;
+        tls_ = plain_;
+        tls_.ssl_mode = SslMode::verify_full;
+        tls_.ssl_ca = t.ca;
+        tls_.init_commands = {"SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'"};
+        conn_.emplace(Connection::connect(plain_));
+        bulk_table_ = "speed_bulk_" + suffix_;
+        upload_table_ = "speed_upload_" + suffix_;
+        conn_->execute("CREATE OR REPLACE TABLE " + bulk_table_ + " (a BIGINT, b BIGINT, s VARCHAR(40))");
+        conn_->execute("CREATE OR REPLACE TABLE " + upload_table_ + " (id BIGINT PRIMARY KEY, pad VARCHAR(5000))");
+        for (std::int64_t i = 0; i < bulk_rows; ++i) rows_.emplace_back(i, bulk_b(i), bulk_s(i));
+    }
+    ~Sluice() override {
+        try {
+            conn_->execute("DROP TABLE IF EXISTS " + bulk_table_ + ", " + upload_table_);
+        } catch (const Error&) {
+        }
+    }
+
+    void prepare_run(const std::string& w) override {
+        if (w.rfind("bulk", 0) == 0 || w == "text_batch") conn_->execute("TRUNCATE TABLE " + bulk_table_);
+        if (w.rfind("upload", 0) == 0) conn_->execute("TRUNCATE TABLE " + upload_table_);
+    }
+
+    Outcome run(const std::string& w) override {
+        if (w == "bulk_native") return bulk(BulkOptions::Mode::native);
+        if (w == "bulk_sequential") return bulk(BulkOptions::Mode::sequential);
+        if (w == "text_batch") return text_batch();
+        if (w == "meta_cached") return meta(true);
+        if (w == "meta_uncached") return meta(false);
+        if (w == "pool_reset") return pool_reset();
+        if (w == "pool_reconnect") return pool_reconnect();
+        if (w == "upload_streamed") return upload_small_run(false);
+        if (w == "upload_buffered") return upload_small_run(true);
+        if (w == "upload_streamed_64m") return upload_large_run(false);
+        if (w == "upload_buffered_64m") return upload_large_run(true);
+        if (w == "cursor_512") return narrow_binary(true);
+        if (w == "stream_plain") return narrow_binary(false);
+        if (w == "narrow_zlib") return text_select(true, false);
+        if (w == "narrow_plain") return text_select(false, false);
+        if (w == "wide_zlib") return text_select(true, true);
+        if (w == "wide_plain") return text_select(false, true);
+        throw std::runtime_error("unknown workload " + w);
+    }
+
+private:
+    Outcome finish_bulk(Outcome o) {
+        o.count = scalar_u64(*conn_, "SELECT COUNT(*) FROM " + bulk_table_);
+        o.checksum = scalar_u64(*conn_, "SELECT SUM(a + b + LENGTH(s)) FROM " + bulk_table_);
+        o.units = bulk_rows;
+        o.latencies_ns = {o.elapsed_ns};
+        return o;
+    }
+
+    Outcome bulk(BulkOptions::Mode mode) {
+        if (!insert_) insert_.emplace(conn_->prepare("INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (?, ?, ?)"));
+        BulkOptions options;
+        options.mode = mode;
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        execute_bulk(*insert_, rows_, options);
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        return finish_bulk(o);
+    }
+
+    Outcome text_batch() {
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        InsertBatch batch(*conn_, "INSERT INTO " + bulk_table_ + " (a, b, s) VALUES");
+        for (const auto& [a, b, s] : rows_) batch.add(a, b, s);
+        batch.finish();
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        return finish_bulk(o);
+    }
+
+    Outcome meta(bool cached) {
+        std::optional<Connection>& c = cached ? conn_ : nocache_;
+        std::optional<Statement>& stmt = cached ? wide_stmt_ : wide_stmt_nocache_;
+        if (!c) {
+            ConnectOptions o = plain_;
+            o.cache_metadata = false;
+            c.emplace(Connection::connect(o));
+        }
+        if (!stmt) stmt.emplace(c->prepare("SELECT * FROM speed_wide WHERE id = ?"));
+        Outcome o;
+        o.latencies_ns.reserve(meta_executions);
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < meta_executions; ++i) {
+            const auto t = Clock::now();
+            ResultSet rs = stmt->execute(1 + (i * 7919) % wide_rows);
+            const Row* r = rs.next();
+            check(r != nullptr && r->size() == 1 + wide_ints + wide_texts, "wide row");
+            for (int k = 0; k <= wide_ints; ++k) o.checksum += r->get<std::uint64_t>(static_cast<std::size_t>(k));
+            for (int k = wide_ints + 1; k <= wide_ints + wide_texts; ++k) {
+                o.checksum += r->get<std::string_view>(static_cast<std::size_t>(k)).size();
+            }
+            check(rs.next() == nullptr, "one row");
+            ++o.count;
+            o.latencies_ns.push_back(ns_since(t));
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = meta_executions;
+        return o;
+    }
+
+    static constexpr const char* point_query = "SELECT v FROM speed_narrow WHERE id = ?";
+
+    Outcome pool_reset() {
+        if (!pool_) {
+            PoolOptions po;
+            po.connect = tls_;
+            po.max_size = 1;
+            pool_.emplace(po);
+        }
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < pool_requests; ++i) {
+            const auto t = Clock::now();
+            {
+                PooledConnection c = pool_->borrow();
+                ResultSet rs = c.prepare(point_query).execute(1 + i * 97);
+                o.checksum += rs.next()->get<std::uint64_t>(0);
+                rs.discard();
+            }  // returned: reset, restore, statements re-prepared on next use
+            ++o.count;
+            o.latencies_ns.push_back(ns_since(t));
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = pool_requests;
+        return o;
+    }
+
+    Outcome pool_reconnect() {
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < pool_requests; ++i) {
+            const auto t = Clock::now();
+            {
+                Connection c = Connection::connect(tls_);  // TCP + TLS + auth + restore
+                check(c.is_tls(), "TLS");
+                Statement stmt = c.prepare(point_query);
+                ResultSet rs = stmt.execute(1 + i * 97);
+                o.checksum += rs.next()->get<std::uint64_t>(0);
+                rs.discard();
+            }
+            ++o.count;
+            o.latencies_ns.push_back(ns_since(t));
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = pool_requests;
+        return o;
+    }
+
+    Outcome upload_small_run(bool buffered) {
+        const std::string sql = "LOAD DATA LOCAL INFILE 'speed.csv' INTO TABLE " + upload_table_ +
+                                " FIELDS TERMINATED BY ','";
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        OkInfo ok;
+        std::size_t offset = 0;
+        if (buffered) {
+            // The whole source materialized first, then sent from memory.
+            std::vector<std::uint8_t> all(upload_small);
+            generate_lines(all.data(), all.size(), offset, upload_small, upload_line);
+            std::size_t sent = 0;
+            ok = upload(*conn_, sql, "speed.csv", [&](std::span<std::uint8_t> buf) {
+                const std::size_t n = std::min(buf.size(), all.size() - sent);
+                std::copy_n(all.data() + sent, n, buf.data());
+                sent += n;
+                return n;
+            });
+        } else {
+            ok = upload(*conn_, sql, "speed.csv", [&](std::span<std::uint8_t> buf) {
+                return generate_lines(buf.data(), buf.size(), offset, upload_small, upload_line);
+            });
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.count = ok.affected_rows;
+        o.checksum = scalar_u64(*conn_, "SELECT SUM(id) FROM " + upload_table_);
+        o.units = static_cast<double>(upload_small);
+        o.latencies_ns = {o.elapsed_ns};
+        return o;
+    }
+
+    Outcome upload_large_run(bool buffered) {
+        // Every line lands on key 1 (IGNORE skips the rest): the server reads
+        // and counts 64 MiB without storing it.
+        const std::string sql = "LOAD DATA LOCAL INFILE 'big.csv' IGNORE INTO TABLE " + upload_table_ +
+                                " FIELDS TERMINATED BY ',' (@n, pad) SET id = 1";
+        Outcome o;
+        const std::size_t rss0 = resident_bytes();
+        const auto t0 = Clock::now();
+        OkInfo ok;
+        std::size_t offset = 0;
+        if (buffered) {
+            std::vector<std::uint8_t> all(upload_large);
+            generate_lines(all.data(), all.size(), offset, upload_large, large_line);
+            std::size_t sent = 0;
+            ok = upload(*conn_, sql, "big.csv", [&](std::span<std::uint8_t> buf) {
+                const std::size_t n = std::min(buf.size(), all.size() - sent);
+                std::copy_n(all.data() + sent, n, buf.data());
+                sent += n;
+                return n;
+            });
+        } else {
+            ok = upload(*conn_, sql, "big.csv", [&](std::span<std::uint8_t> buf) {
+                return generate_lines(buf.data(), buf.size(), offset, upload_large, large_line);
+            });
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.retained_bytes = static_cast<double>(peak_resident_bytes() - std::min(peak_resident_bytes(), rss0));
+        // "Records: N  Deleted: 0  Skipped: N-1  Warnings: ..."
+        o.count = std::stoull(ok.info.substr(ok.info.find("Records: ") + 9));
+        o.units = static_cast<double>(upload_large);
+        o.latencies_ns = {o.elapsed_ns};
+        return o;
+    }
+
+    Outcome narrow_binary(bool cursor) {
+        if (!narrow_stmt_) narrow_stmt_.emplace(conn_->prepare("SELECT id, v FROM speed_narrow WHERE id > ?"));
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        if (cursor) {
+            Cursor cur = Cursor::open(*narrow_stmt_, cursor_batch, 0);
+            while (const Row* r = cur.next()) {
+                o.checksum += r->get<std::uint64_t>(0) + r->get<std::uint64_t>(1);
+                ++o.count;
+            }
+        } else {
+            ResultSet rs = narrow_stmt_->execute(0);
+            while (const Row* r = rs.next()) {
+                o.checksum += r->get<std::uint64_t>(0) + r->get<std::uint64_t>(1);
+                ++o.count;
+            }
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = narrow_rows;
+        o.latencies_ns = {o.elapsed_ns};
+        return o;
+    }
+
+    Outcome text_select(bool compressed, bool wide) {
+        if (compressed && !zconn_) {
+            ConnectOptions z = plain_;
+            z.compress = true;
+            zconn_.emplace(Connection::connect(z));
+            check(zconn_->is_compressed(), "compression negotiated");
+        }
+        Connection& c = compressed ? *zconn_ : *conn_;
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        ResultSet rs = c.query(wide ? "SELECT * FROM speed_wide" : "SELECT id, v FROM speed_narrow");
+        while (const Row* r = rs.next()) {
+            if (wide) {
+                for (int k = 0; k <= wide_ints; ++k) o.checksum += r->get<std::uint64_t>(static_cast<std::size_t>(k));
+                for (int k = wide_ints + 1; k <= wide_ints + wide_texts; ++k) {
+                    o.checksum += r->get<std::string_view>(static_cast<std::size_t>(k)).size();
+                }
+            } else {
+                o.checksum += r->get<std::uint64_t>(0) + r->get<std::uint64_t>(1);
+            }
+            ++o.count;
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = wide ? wide_rows : narrow_rows;
+        o.latencies_ns = {o.elapsed_ns};
+        return o;
+    }
+
+    std::string suffix_;
+    ConnectOptions plain_;
+    ConnectOptions tls_;
+    std::string bulk_table_;
+    std::string upload_table_;
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> rows_;
+    // Declared before the statements that refer to them.
+    std::optional<Connection> conn_;
+    std::optional<Connection> nocache_;
+    std::optional<Connection> zconn_;
+    std::optional<Pool> pool_;
+    std::optional<Statement> insert_;
+    std::optional<Statement> wide_stmt_;
+    std::optional<Statement> wide_stmt_nocache_;
+    std::optional<Statement> narrow_stmt_;
+};
+
+}  // namespace
+
+std::unique_ptr<Client> make_sluice(const Target& target) { return std::make_unique<Sluice>(target); }
+
+}  // namespace sluice::mariadb::speed_bench

@@ -1,0 +1,454 @@
+// mariadb_speed_bench: the speed features against their same-build
+// baselines, and the same workloads through Connector/C, with the reference
+// driver's method.
+//
+// Method. Every profile (client x workload) runs in --processes independent
+// processes (7 by default), all of them in one shuffled order. A process
+// connects, does --warmups untimed runs, then --reps timed runs; every run
+// is validated by count and checksum (a wrong result aborts the process and
+// the bench). Memory profiles (peak RSS) run once per process, without
+// warm-up. The driver reports, per profile, the median over processes of
+// each process's median (min..max across processes), p50/p95/p99 of the
+// per-operation latencies of all runs, and allocations per run (a counting
+// operator new). Raw samples go to a JSON capture (--out), from which
+// scripts/bench/render_mariadb_speed.py renders docs/benchmarks/mariadb.md.
+#include <CLI/CLI.hpp>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sluice/common/env_file.hpp"
+#include "sluice/mariadb/mariadb.hpp"
+#include "speed_bench.hpp"
+
+namespace sb = sluice::mariadb::speed_bench;
+using sluice::EnvFile;
+using sluice::mariadb::Connection;
+using sluice::mariadb::ConnectOptions;
+
+namespace {
+
+// The table rows: the feature (Current) against its baseline.
+struct TableRow {
+    const char* id;
+    const char* title;
+    const char* current;
+    const char* baseline;
+};
+const std::vector<TableRow> table_rows{
+    {"bulk_vs_sequential", "native bulk vs sequential prepared (5,000 rows)", "bulk_native", "bulk_sequential"},
+    {"bulk_vs_text", "native bulk vs text batch (5,000 rows)", "bulk_native", "text_batch"},
+    {"metadata_cache", "wide (50 columns) prepared: metadata cache vs none", "meta_cached", "meta_uncached"},
+    {"pool_reset", "TLS pool reset (reset, restore, re-prepare) vs reconnect (TCP+TLS+auth+prepare)", "pool_reset",
+     "pool_reconnect"},
+    {"upload_1mib", "upload of 1 MiB: streamed vs buffered", "upload_streamed", "upload_buffered"},
+    {"upload_64mib_memory", "upload of 64 MiB: retained memory, streamed vs buffered", "upload_streamed_64m",
+     "upload_buffered_64m"},
+    {"cursor", "100,000 rows: cursor (batches of 512) vs ordinary stream", "cursor_512", "stream_plain"},
+    {"zlib_narrow", "100,000-row narrow SELECT: zlib vs plain", "narrow_zlib", "narrow_plain"},
+    {"zlib_wide", "10,000-row 50-column SELECT: zlib vs plain", "wide_zlib", "wide_plain"},
+};
+const std::vector<std::string> client_names{"sluice", "connector-c"};
+
+// Connector/C cannot switch its metadata cache off: no control for that baseline.
+bool has_profile(const std::string& client, const std::string& workload) {
+    return !(client == "connector-c" && workload == "meta_uncached");
+}
+
+sb::Target target_from(const EnvFile& env) {
+    sb::Target t;
+    t.host = env.require("SLUICE_HOST");
+    t.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
+    t.user = env.require("SLUICE_MARIADB_NATIVE_USER");
+    t.password = env.require("SLUICE_MARIADB_NATIVE_PASSWORD");
+    t.database = env.require("SLUICE_MARIADB_DATABASE");
+    t.ca = env.require("SLUICE_CA");
+    return t;
+}
+
+ConnectOptions admin_options(const EnvFile& env) {
+    ConnectOptions o;
+    o.host = env.require("SLUICE_HOST");
+    o.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
+    o.user = env.require("SLUICE_MARIADB_ADMIN_USER");
+    o.password = env.require("SLUICE_MARIADB_ADMIN_PASSWORD");
+    o.database = env.require("SLUICE_MARIADB_DATABASE");
+    o.ssl_mode = sluice::mariadb::SslMode::disable;
+    return o;
+}
+
+// ---- child ----
+
+int run_child(const EnvFile& env, const std::string& client_name, const std::string& workload, int warmups,
+              int reps) {
+    const sb::Target target = target_from(env);
+    auto client = client_name == "sluice" ? sb::make_sluice(target) : sb::make_connector_c(target);
+    const sb::Expected expected = sb::expected(workload);
+    const bool memory = std::any_of(sb::workloads().begin(), sb::workloads().end(),
+                                    [&](const sb::Workload& w) { return w.key == workload && w.memory; });
+    auto validate = [&](const sb::Outcome& o) {
+        sb::check(o.count == expected.count, workload + ": count " + std::to_string(o.count) + ", expected " +
+                                                 std::to_string(expected.count));
+        if (!memory) {
+            sb::check(o.checksum == expected.checksum, workload + ": checksum " + std::to_string(o.checksum) +
+                                                           ", expected " + std::to_string(expected.checksum));
+        }
+    };
+    if (!memory) {
+        for (int i = 0; i < warmups; ++i) {
+            client->prepare_run(workload);
+            validate(client->run(workload));
+        }
+    }
+    for (int i = 0; i < (memory ? 1 : reps); ++i) {
+        client->prepare_run(workload);
+        sb::Outcome o = client->run(workload);
+        validate(o);
+        std::printf("run %.0f %.0f %llu %.0f\n", o.elapsed_ns, o.units, static_cast<unsigned long long>(o.allocations),
+                    o.retained_bytes);
+        for (double l : o.latencies_ns) std::printf("lat %.0f\n", l);
+    }
+    return 0;
+}
+
+// ---- driver ----
+
+struct Run {
+    double ns_per_unit = 0;
+    double allocations = 0;
+    double retained = 0;
+};
+struct ProcessResult {
+    std::vector<Run> runs;
+    std::vector<double> latencies;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+std::string json_number(double v) {
+    std::ostringstream s;
+    s.precision(12);
+    s << v;
+    return s.str();
+}
+
+std::string read_first_line(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(key, 0) == 0) {
+            auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(line.find_first_not_of(" \t", colon + 1));
+        }
+    }
+    return "";
+}
+
+std::string shell_quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+ProcessResult run_process(const std::string& self, const std::string& env_path, const std::string& client,
+                          const std::string& workload, int warmups, int reps) {
+    const std::string cmd = shell_quote(self) + " --child-client " + client + " --child-workload " + workload +
+                            " --env " + shell_quote(env_path) + " --warmups " + std::to_string(warmups) +
+                            " --reps " + std::to_string(reps) + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) throw std::runtime_error("cannot start " + cmd);
+    ProcessResult result;
+    std::string output;
+    char line[512];
+    while (std::fgets(line, sizeof line, p)) {
+        std::istringstream in(line);
+        std::string tag;
+        in >> tag;
+        if (tag == "run") {
+            double elapsed = 0, units = 0, allocs = 0, retained = 0;
+            in >> elapsed >> units >> allocs >> retained;
+            result.runs.push_back({elapsed / units, allocs, retained});
+        } else if (tag == "lat") {
+            double v = 0;
+            in >> v;
+            result.latencies.push_back(v);
+        } else {
+            output += line;
+        }
+    }
+    const int status = ::pclose(p);
+    if (status != 0 || result.runs.empty()) {
+        throw std::runtime_error(client + " " + workload + " failed (status " + std::to_string(status) + "):\n" + output);
+    }
+    return result;
+}
+
+int run_driver(const EnvFile& env, const std::string& env_path, int processes, int warmups, int reps,
+               const std::string& out_path, const std::vector<std::string>& only, const std::string& command) {
+    // Data, made once (and checked by every run's checksum).
+    Connection admin = Connection::connect(admin_options(env));
+    auto count_of = [&](const std::string& table) -> std::uint64_t {
+        try {
+            auto rs = admin.query("SELECT COUNT(*) FROM " + table);
+            std::uint64_t n = std::stoull(rs.next()->get<std::string>(0));
+            rs.discard();
+            return n;
+        } catch (const sluice::mariadb::Error&) {
+            return 0;
+        }
+    };
+    if (count_of("speed_narrow") != static_cast<std::uint64_t>(sb::narrow_rows)) {
+        admin.execute("CREATE OR REPLACE TABLE speed_narrow (id INT PRIMARY KEY, v BIGINT) "
+                      "SELECT seq AS id, seq * 37 % 1000003 AS v FROM seq_1_to_" + std::to_string(sb::narrow_rows));
+    }
+    if (count_of("speed_wide") != static_cast<std::uint64_t>(sb::wide_rows)) {
+        std::string cols = "seq AS id";
+        std::string defs = "id INT PRIMARY KEY";
+        for (int k = 1; k <= sb::wide_ints; ++k) {
+            cols += ", seq * " + std::to_string(k) + " % 100000 AS c" + std::to_string(k);
+            defs += ", c" + std::to_string(k) + " INT";
+        }
+        for (int k = sb::wide_ints + 1; k <= sb::wide_ints + sb::wide_texts; ++k) {
+            cols += ", CONCAT('v', seq, '-" + std::to_string(k) + "') AS c" + std::to_string(k);
+            defs += ", c" + std::to_string(k) + " VARCHAR(40)";
+        }
+        admin.execute("CREATE OR REPLACE TABLE speed_wide (" + defs + ") SELECT " + cols + " FROM seq_1_to_" +
+                      std::to_string(sb::wide_rows));
+    }
+    // Server settings for the report.
+    std::vector<std::pair<std::string, std::string>> server;
+    {
+        auto rs = admin.query(
+            "SELECT VERSION(), @@max_allowed_packet, @@innodb_flush_log_at_trx_commit, @@innodb_buffer_pool_size, "
+            "@@local_infile, @@binlog_format, @@log_bin, @@character_set_server, @@collation_server");
+        const auto* r = rs.next();
+        const char* names[] = {"version", "max_allowed_packet", "innodb_flush_log_at_trx_commit",
+                               "innodb_buffer_pool_size", "local_infile", "binlog_format", "log_bin",
+                               "character_set_server", "collation_server"};
+        for (std::size_t i = 0; i < std::size(names); ++i) server.emplace_back(names[i], r->get<std::string>(i));
+        rs.discard();
+        sb::Target t = target_from(env);
+        ConnectOptions tls;
+        tls.host = t.host;
+        tls.port = t.port;
+        tls.user = t.user;
+        tls.password = t.password;
+        tls.database = t.database;
+        tls.ssl_ca = t.ca;
+        Connection c = Connection::connect(tls);
+        server.emplace_back("tls", c.tls_version() + " (verify-full, our client)");
+        server.emplace_back("address", t.host + ":" + std::to_string(t.port) + " (loopback TCP)");
+    }
+
+    std::vector<std::pair<std::string, std::string>> jobs;
+    for (const sb::Workload& w : sb::workloads()) {
+        if (!only.empty() && std::find(only.begin(), only.end(), w.key) == only.end()) continue;
+        for (const std::string& c : client_names) {
+            if (!has_profile(c, w.key)) continue;
+            for (int i = 0; i < processes; ++i) jobs.emplace_back(c, w.key);
+        }
+    }
+    const auto seed = static_cast<std::uint32_t>(std::random_device{}());
+    std::mt19937 rng(seed);
+    std::shuffle(jobs.begin(), jobs.end(), rng);
+
+    char self_buf[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", self_buf, sizeof self_buf - 1);
+    if (n <= 0) throw std::runtime_error("cannot find this executable");
+    const std::string self(self_buf, static_cast<std::size_t>(n));
+
+    std::map<std::pair<std::string, std::string>, std::vector<ProcessResult>> results;
+    std::size_t done = 0;
+    for (const auto& [client, workload] : jobs) {
+        results[{client, workload}].push_back(run_process(self, env_path, client, workload, warmups, reps));
+        if (++done % 10 == 0 || done == jobs.size()) std::cerr << "\r" << done << "/" << jobs.size() << " processes" << std::flush;
+    }
+    std::cerr << "\n";
+
+    // Summary per profile.
+    struct Summary {
+        double median = 0, min = 0, max = 0, p50 = 0, p95 = 0, p99 = 0, allocations = 0;
+    };
+    std::map<std::pair<std::string, std::string>, Summary> summary;
+    for (auto& [key, procs] : results) {
+        std::vector<double> medians, all_lat, allocs;
+        const bool memory = key.second.find("64m") != std::string::npos;
+        for (const ProcessResult& p : procs) {
+            std::vector<double> v;
+            for (const Run& r : p.runs) {
+                v.push_back(memory ? r.retained : r.ns_per_unit);
+                allocs.push_back(r.allocations);
+            }
+            medians.push_back(median(v));
+            all_lat.insert(all_lat.end(), p.latencies.begin(), p.latencies.end());
+        }
+        Summary s;
+        s.median = median(medians);
+        s.min = *std::min_element(medians.begin(), medians.end());
+        s.max = *std::max_element(medians.begin(), medians.end());
+        s.p50 = percentile(all_lat, 0.50);
+        s.p95 = percentile(all_lat, 0.95);
+        s.p99 = percentile(all_lat, 0.99);
+        s.allocations = median(allocs);
+        summary[key] = s;
+    }
+
+    // Capture.
+    std::ofstream out(out_path);
+    utsname u{};
+    ::uname(&u);
+    out << "{\n  \"command\": " << json_string(command) << ",\n";
+    out << "  \"date_utc\": " << json_string([] {
+        char buf[64];
+        std::time_t t = std::time(nullptr);
+        std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", std::gmtime(&t));
+        return std::string(buf);
+    }()) << ",\n";
+    out << "  \"machine\": {\"cpu\": " << json_string(read_first_line("/proc/cpuinfo", "model name"))
+        << ", \"cpus\": " << ::sysconf(_SC_NPROCESSORS_ONLN)
+        << ", \"memory\": " << json_string(read_first_line("/proc/meminfo", "MemTotal"))
+        << ", \"kernel\": " << json_string(std::string(u.sysname) + " " + u.release)
+        << ", \"connector_c\": " << json_string(sb::connector_c_version()) << "},\n";
+    out << "  \"server\": {";
+    for (std::size_t i = 0; i < server.size(); ++i) {
+        out << (i ? ", " : "") << json_string(server[i].first) << ": " << json_string(server[i].second);
+    }
+    out << "},\n";
+    out << "  \"method\": {\"processes\": " << processes << ", \"warmups\": " << warmups << ", \"reps\": " << reps
+        << ", \"shuffle_seed\": " << seed << "},\n";
+    out << "  \"rows\": [\n";
+    for (std::size_t i = 0; i < table_rows.size(); ++i) {
+        const TableRow& r = table_rows[i];
+        std::string unit;
+        for (const sb::Workload& w : sb::workloads()) {
+            if (r.current == std::string(w.key)) unit = w.unit;
+        }
+        out << "    {\"id\": " << json_string(r.id) << ", \"title\": " << json_string(r.title)
+            << ", \"current\": " << json_string(r.current) << ", \"baseline\": " << json_string(r.baseline)
+            << ", \"unit\": " << json_string(unit) << "}" << (i + 1 < table_rows.size() ? "," : "") << "\n";
+    }
+    out << "  ],\n  \"profiles\": [\n";
+    std::size_t k = 0;
+    for (auto& [key, procs] : results) {
+        const Summary& s = summary[key];
+        out << "    {\"client\": " << json_string(key.first) << ", \"workload\": " << json_string(key.second)
+            << ", \"median\": " << json_number(s.median) << ", \"min\": " << json_number(s.min)
+            << ", \"max\": " << json_number(s.max) << ", \"p50_ns\": " << json_number(s.p50)
+            << ", \"p95_ns\": " << json_number(s.p95) << ", \"p99_ns\": " << json_number(s.p99)
+            << ", \"allocations_per_run\": " << json_number(s.allocations) << ",\n      \"processes\": [";
+        for (std::size_t pi = 0; pi < procs.size(); ++pi) {
+            out << (pi ? ", " : "") << "{\"runs\": [";
+            for (std::size_t ri = 0; ri < procs[pi].runs.size(); ++ri) {
+                const Run& r = procs[pi].runs[ri];
+                out << (ri ? ", " : "") << "{\"ns_per_unit\": " << json_number(r.ns_per_unit)
+                    << ", \"allocations\": " << json_number(r.allocations)
+                    << ", \"retained_bytes\": " << json_number(r.retained) << "}";
+            }
+            out << "], \"latencies_ns\": [";
+            for (std::size_t li = 0; li < procs[pi].latencies.size(); ++li) {
+                out << (li ? "," : "") << json_number(procs[pi].latencies[li]);
+            }
+            out << "]}";
+        }
+        out << "]}" << (++k < results.size() ? "," : "") << "\n";
+    }
+    out << "  ]\n}\n";
+    out.close();
+
+    // Console table.
+    std::printf("%-24s %-16s %14s %14s %9s %14s %14s %9s\n", "row", "unit", "current", "baseline", "delta",
+                "C/C current", "C/C baseline", "ours/C/C");
+    auto get = [&](const std::string& c, const std::string& w) -> const Summary* {
+        auto it = summary.find({c, w});
+        return it == summary.end() ? nullptr : &it->second;
+    };
+    for (const TableRow& r : table_rows) {
+        const Summary* cur = get("sluice", r.current);
+        const Summary* base = get("sluice", r.baseline);
+        if (!cur || !base) continue;
+        const Summary* cc = get("connector-c", r.current);
+        const Summary* ccb = get("connector-c", r.baseline);
+        std::string unit;
+        for (const sb::Workload& w : sb::workloads()) {
+            if (r.current == std::string(w.key)) unit = w.unit;
+        }
+        std::printf("%-24s %-16s %14.2f %14.2f %+8.1f%% %14.2f %14.2f %9.2f\n", r.id, unit.c_str(), cur->median,
+                    base->median, (cur->median - base->median) / base->median * 100, cc ? cc->median : 0.0,
+                    ccb ? ccb->median : 0.0, cc && cc->median > 0 ? cur->median / cc->median : 0.0);
+    }
+    std::printf("capture: %s\n", out_path.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"mariadb_speed_bench: speed features vs same-build baselines, with Connector/C as the control"};
+    std::string env_path;
+    int processes = 7, warmups = 2, reps = 5;
+    std::string out_path = "mariadb-speed-capture.json";
+    std::vector<std::string> only;
+    std::string child_client, child_workload;
+    app.add_option("--env", env_path, "servers' env file (default: $SLUICE_ENV_FILE)");
+    app.add_option("--processes", processes, "independent processes per profile")->check(CLI::PositiveNumber);
+    app.add_option("--warmups", warmups, "untimed runs per process")->check(CLI::NonNegativeNumber);
+    app.add_option("--reps", reps, "timed runs per process")->check(CLI::PositiveNumber);
+    app.add_option("--out", out_path, "JSON capture of every sample");
+    app.add_option("--only", only, "workload keys to run (default: all)")->delimiter(',');
+    app.add_option("--child-client", child_client, "internal: run one profile in this process")->group("");
+    app.add_option("--child-workload", child_workload, "internal")->group("");
+    CLI11_PARSE(app, argc, argv);
+    try {
+        if (env_path.empty()) {
+            const char* e = std::getenv("SLUICE_ENV_FILE");
+            if (!e) throw std::runtime_error("no --env and no SLUICE_ENV_FILE: start servers with scripts/servers/start");
+            env_path = e;
+        }
+        const EnvFile env = EnvFile::load(env_path);
+        if (!child_client.empty()) return run_child(env, child_client, child_workload, warmups, reps);
+        std::string command;
+        for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(i ? argv[i] : "mariadb_speed_bench");
+        return run_driver(env, env_path, processes, warmups, reps, out_path, only, command);
+    } catch (const std::exception& e) {
+        std::cerr << "mariadb_speed_bench: " << e.what() << "\n";
+        return 1;
+    }
+}

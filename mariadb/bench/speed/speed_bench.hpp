@@ -1,0 +1,116 @@
+#pragma once
+// mariadb_speed_bench: the speed features (bulk, text batch, metadata cache,
+// pooled reset, streamed upload, cursors, compression), each against its
+// same-build baseline, and the same workloads through Connector/C.
+//
+// Shared by the two clients: the target, the deterministic data and the
+// values every run must reproduce, and the outcome of one run.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sluice::mariadb::speed_bench {
+
+struct Target {
+    std::string host;
+    std::uint16_t port = 0;
+    std::string user;  // mysql_native_password account
+    std::string password;
+    std::string database;
+    std::string ca;  // TLS verify-full for the pool rows
+};
+
+// What one timed run did, checked against the expected count and checksum.
+struct Outcome {
+    double units = 0;                   // rows, executions, requests or bytes
+    double elapsed_ns = 0;              // the timed part of the run
+    std::uint64_t allocations = 0;      // operator new calls in the timed part
+    std::uint64_t count = 0;
+    std::uint64_t checksum = 0;
+    std::vector<double> latencies_ns;   // per operation (request, execution, or the whole run)
+    double retained_bytes = 0;          // memory rows: RSS growth
+};
+
+// Expected (count, checksum) of a workload, computed from the data formulas.
+struct Expected {
+    std::uint64_t count = 0;
+    std::uint64_t checksum = 0;
+};
+
+// Data: speed_narrow (id 1..100000, v = id*37 % 1000003); speed_wide (id
+// 1..10000, c1..c25 INT = id*k % 100000, c26..c49 VARCHAR = "v<id>-<k>").
+inline constexpr int narrow_rows = 100'000;
+inline constexpr int wide_rows = 10'000;
+inline constexpr int wide_ints = 25;
+inline constexpr int wide_texts = 24;
+inline constexpr int bulk_rows = 5'000;
+inline constexpr int meta_executions = 1'000;
+inline constexpr int pool_requests = 100;
+inline constexpr std::size_t upload_line = 64;
+inline constexpr std::size_t upload_small = 1u << 20;   // 1 MiB
+inline constexpr std::size_t upload_large = 64u << 20;  // 64 MiB (memory row)
+inline constexpr std::size_t large_line = 4096;
+inline constexpr std::uint32_t cursor_batch = 512;
+
+inline std::int64_t narrow_v(std::int64_t id) { return id * 37 % 1000003; }
+inline std::int64_t wide_int(std::int64_t id, int k) { return id * k % 100000; }
+inline std::string wide_text(std::int64_t id, int k) { return "v" + std::to_string(id) + "-" + std::to_string(k); }
+// Bulk rows: (i, i*7 % 1000, "name-<i>").
+inline std::int64_t bulk_b(std::int64_t i) { return i * 7 % 1000; }
+inline std::string bulk_s(std::int64_t i) { return "name-" + std::to_string(i); }
+
+// Fills buf with the upload's lines, generated in place: line i is
+// "<i>,<pad>\n" of `line` bytes. State: the byte offset reached.
+std::size_t generate_lines(std::uint8_t* buf, std::size_t size, std::size_t& offset, std::size_t total,
+                           std::size_t line);
+
+Expected expected(const std::string& workload);
+inline void check(bool ok, const std::string& what) {
+    if (!ok) throw std::runtime_error("validation failed: " + what);
+}
+
+// Allocations so far (a counting operator new, alloc_count.cpp).
+std::uint64_t allocations() noexcept;
+// Resident and peak resident bytes of this process.
+std::size_t resident_bytes();
+std::size_t peak_resident_bytes();
+
+// A client's workloads by key; each call is one run.
+class Client {
+public:
+    virtual ~Client() = default;
+    virtual Outcome run(const std::string& workload) = 0;
+    // Untimed work before a run (emptying the bulk table, ...).
+    virtual void prepare_run(const std::string& workload) = 0;
+};
+std::unique_ptr<Client> make_sluice(const Target& target);
+std::unique_ptr<Client> make_connector_c(const Target& target);
+// libmariadb's version, for the report.
+std::string connector_c_version();
+
+// The workloads, in table order.
+struct Workload {
+    const char* key;
+    const char* unit;
+    bool memory;  // measured once per process, no warm-up (peak RSS)
+};
+inline const std::vector<Workload>& workloads() {
+    static const std::vector<Workload> w{
+        {"bulk_native", "ns/row", false},        {"bulk_sequential", "ns/row", false},
+        {"text_batch", "ns/row", false},         {"meta_cached", "ns/execution", false},
+        {"meta_uncached", "ns/execution", false}, {"pool_reset", "ns/request", false},
+        {"pool_reconnect", "ns/request", false}, {"upload_streamed", "ns/byte", false},
+        {"upload_buffered", "ns/byte", false},   {"upload_streamed_64m", "bytes retained", true},
+        {"upload_buffered_64m", "bytes retained", true}, {"cursor_512", "ns/row", false},
+        {"stream_plain", "ns/row", false},       {"narrow_zlib", "ns/row", false},
+        {"narrow_plain", "ns/row", false},       {"wide_zlib", "ns/row", false},
+        {"wide_plain", "ns/row", false},
+    };
+    return w;
+}
+
+}  // namespace sluice::mariadb::speed_bench
