@@ -91,13 +91,6 @@ std::string int_text(std::int64_t v) {
 
 }  // namespace
 
-std::optional<Stream::Impl::Pending> Stream::Impl::lookup(std::string_view id) const {
-    if (auto it = pending_.find(id); it != pending_.end()) return it->second;
-    if (auto it = ids_.find(id); it != ids_.end() && it->second.ts >= horizon())
-        return Pending{true, key_names_[it->second.key], it->second.ts, it->second.value};
-    return std::nullopt;
-}
-
 KeyId Stream::Impl::intern(std::string_view key) {
     if (auto it = key_ids_.find(key); it != key_ids_.end()) return it->second;
     KeyId id = 0;
@@ -279,45 +272,49 @@ Stream::Impl::Mutation Stream::Impl::parse_mutation(const element& m, std::size_
     return mut;
 }
 
-void Stream::Impl::check_identity(const Mutation& m, std::size_t index) {
+// Checks the mutation's identity against the events held (earlier mutations
+// of the same transaction included, since they are already applied) and
+// applies it. Throws, having changed nothing, if the identity is wrong.
+void Stream::Impl::apply_checked(const Mutation& m, std::size_t index, double& retracted_value) {
     const auto where = [&] { return "tx[" + std::to_string(index) + "]." + (m.is_insert ? "insert" : "retract"); };
-    const std::optional<Pending> current = lookup(m.id);
-    const bool present = current && current->present;
+    const std::int64_t h = horizon();
     if (m.is_insert) {
-        if (present)
+        // One lookup; an entry already there is an error unless its event is
+        // sealed (its id may then be used again).
+        const auto [it, inserted] = ids_.try_emplace(std::string(m.id), IdEntry{0, m.ts, m.value});
+        if (!inserted && it->second.ts >= h)
             throw LineError{where() + ": an active event with id " + in_quotes(m.id) + " already exists (key " +
-                                in_quotes(current->key) + ", ts " + int_text(current->ts) + ")",
+                                in_quotes(key_names_[it->second.key]) + ", ts " + int_text(it->second.ts) + ")",
                             index};
-        pending_.insert_or_assign(m.id, Pending{true, m.key, m.ts, m.value});
+        const KeyId key = intern(m.key);
+        it->second = IdEntry{key, m.ts, m.value};
+        engine_->insert(key, m.ts, m.id, m.value);
         return;
     }
-    if (!present) throw LineError{where() + ": no active event with id " + in_quotes(m.id), index};
-    if (current->key != m.key)
-        throw LineError{where() + ": event " + in_quotes(m.id) + " has key " + in_quotes(current->key) + ", not " +
-                            in_quotes(m.key),
+    const auto it = ids_.find(m.id);
+    if (it == ids_.end() || it->second.ts < h)
+        throw LineError{where() + ": no active event with id " + in_quotes(m.id), index};
+    const IdEntry held = it->second;
+    if (key_names_[held.key] != m.key)
+        throw LineError{where() + ": event " + in_quotes(m.id) + " has key " + in_quotes(key_names_[held.key]) +
+                            ", not " + in_quotes(m.key),
                         index};
-    if (current->ts != m.ts)
+    if (held.ts != m.ts)
         throw LineError{
-            where() + ": event " + in_quotes(m.id) + " has ts " + int_text(current->ts) + ", not " + int_text(m.ts), index};
-    if (m.has_value && current->value != m.value)
-        throw LineError{where() + ": event " + in_quotes(m.id) + " has value " + number_text(current->value) +
+            where() + ": event " + in_quotes(m.id) + " has ts " + int_text(held.ts) + ", not " + int_text(m.ts), index};
+    if (m.has_value && held.value != m.value)
+        throw LineError{where() + ": event " + in_quotes(m.id) + " has value " + number_text(held.value) +
                             ", not " + number_text(m.value),
                         index};
-    retracted_values_[index] = current->value;
-    pending_.insert_or_assign(m.id, Pending{false, m.key, m.ts, 0});
+    retracted_value = held.value;
+    ids_.erase(it);
+    engine_->retract(held.key, m.ts, m.id);
 }
 
-void Stream::Impl::apply(const Mutation& m) {
-    const KeyId key = intern(m.key);
-    if (m.is_insert) {
-        engine_->insert(key, m.ts, m.id, m.value);
-        // One lookup: an existing entry can only be a sealed event's.
-        const auto [it, inserted] = ids_.try_emplace(std::string(m.id), IdEntry{key, m.ts, m.value});
-        if (!inserted) it->second = IdEntry{key, m.ts, m.value};
-    } else {
-        engine_->retract(key, m.ts, m.id);
-        if (auto it = ids_.find(m.id); it != ids_.end()) ids_.erase(it);
-    }
+void Stream::Impl::undo_applied() {
+    for (std::size_t i = mutations_.size(); i-- > 0;)
+        if (!mutations_[i].late) unapply(mutations_[i], retracted_values_[i]);
+    engine_->commit();
 }
 
 void Stream::Impl::unapply(const Mutation& m, double retracted_value) {
@@ -335,20 +332,25 @@ void Stream::Impl::run_tx(const element& value, std::string& out) {
     simdjson::dom::array list;
     if (value.get_array().get(list)) throw LineError{"tx: expected an array of mutations", {}};
     mutations_.clear();
-    pending_.clear();
-    retracted_values_.assign(list.size(), 0.0);
+    retracted_values_.clear();
     const std::int64_t h = horizon();
-    std::size_t index = 0;
-    for (element m : list) {
-        Mutation mut = parse_mutation(m, index);
-        mut.late = mut.ts < h;
-        if (!mut.late) check_identity(mut, index);
-        mutations_.push_back(mut);
-        ++index;
+    // Applied as checked, mutation by mutation; an error undoes them, newest
+    // first, so that the state and version are as before.
+    try {
+        std::size_t index = 0;
+        for (element m : list) {
+            Mutation mut = parse_mutation(m, index);
+            mut.late = mut.ts < h;
+            double retracted = 0;
+            if (!mut.late) apply_checked(mut, index, retracted);
+            mutations_.push_back(mut);
+            retracted_values_.push_back(retracted);
+            ++index;
+        }
+    } catch (const LineError&) {
+        undo_applied();
+        throw;
     }
-
-    for (const Mutation& m : mutations_)
-        if (!m.late) apply(m);
     before_.clear();
     after_.clear();
     engine_->changes(before_, after_);
@@ -357,9 +359,7 @@ void Stream::Impl::run_tx(const element& value, std::string& out) {
         // The exact sum is beyond the double range: undo, newest first.
         const std::string where = "tx: the sum of the session of key " + in_quotes(key_names_[r.key]) +
                                   " starting at " + int_text(r.start) + " would exceed the double range";
-        for (std::size_t i = mutations_.size(); i-- > 0;)
-            if (!mutations_[i].late) unapply(mutations_[i], retracted_values_[i]);
-        engine_->commit();
+        undo_applied();
         throw LineError{where, {}};
     }
     engine_->commit();

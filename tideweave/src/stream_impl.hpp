@@ -43,15 +43,6 @@ struct Mutation {
     bool has_value = false;  // a retraction's optional value
 };
 
-// A transaction's view of one id while it is being checked: present (with
-// its event) or retracted by an earlier mutation of the same transaction.
-struct Pending {
-    bool present;
-    std::string_view key;
-    std::int64_t ts;
-    double value;
-};
-
 }  // namespace detail
 
 class Stream::Impl {
@@ -59,7 +50,6 @@ public:
     using element = detail::element;
     using LineError = detail::LineError;
     using Mutation = detail::Mutation;
-    using Pending = detail::Pending;
     using IdEntry = detail::IdEntry;
 
     Impl(Config config, EngineKind kind)
@@ -82,8 +72,8 @@ private:
 
     void run_tx(const element& mutations, std::string& out);
     Mutation parse_mutation(const element& m, std::size_t index) const;
-    void check_identity(const Mutation& m, std::size_t index);
-    void apply(const Mutation& m);
+    void apply_checked(const Mutation& m, std::size_t index, double& retracted_value);
+    void undo_applied();
     void unapply(const Mutation& m, double retracted_value);
     void run_watermark(const element& value, std::string& out);
     void run_forget(std::string& out);
@@ -95,7 +85,6 @@ private:
     void append_row(std::string& out, const Row& r) const;
     void append_rows(std::string& out, const std::vector<Row>& rows) const;
     void append_watermark(std::string& out) const;
-    std::optional<Pending> lookup(std::string_view id) const;
 
     Config config_;
     std::unique_ptr<Engine> engine_;
@@ -117,7 +106,6 @@ private:
     std::string clamped_;
     std::vector<Mutation> mutations_;
     std::vector<double> retracted_values_;
-    std::unordered_map<std::string_view, Pending> pending_;
     std::vector<Row> before_;
     std::vector<Row> after_;
     std::vector<Row> rows_;
