@@ -57,6 +57,7 @@ void login(detail::Session& s) {
     std::uint64_t caps = client_capabilities & hs.capabilities;
     if (!o.database.empty()) caps |= cap::connect_with_db & hs.capabilities;
     if (o.compress) caps |= cap::compress & hs.capabilities;
+    if (!o.cache_metadata) caps &= ~cap::mariadb_cache_metadata;
 
     // TLS decision. `prefer` over a unix socket stays plain: the socket is
     // local and already counts as secure transport.

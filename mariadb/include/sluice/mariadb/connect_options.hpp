@@ -45,6 +45,9 @@ struct ConnectOptions {
     // uncompressed.
     bool compress = false;
     std::size_t compress_threshold = 50;
+    // MARIADB_CLIENT_CACHE_METADATA: statement executes skip the column
+    // definitions the client cached at prepare. Off only to measure it.
+    bool cache_metadata = true;
     // Prepared-statement string/blob parameters longer than this go with
     // COM_STMT_SEND_LONG_DATA, in chunks of this size, so no single packet
     // needs to hold them.
