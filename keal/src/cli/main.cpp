@@ -237,10 +237,17 @@ int main(int argc, char** argv) {
     return kUsage;
   }
 
-  if (check->parsed()) return cmd_check(file, target);
-  if (emit_cmd->parsed()) return cmd_emit(file, target, out);
-  if (build->parsed()) return cmd_build(file, target, out);
-  if (deploy->parsed()) return cmd_deploy(file, url, lib_dir);
-  if (run->parsed()) return cmd_run(file, url);
+  try {
+    if (check->parsed()) return cmd_check(file, target);
+    if (emit_cmd->parsed()) return cmd_emit(file, target, out);
+    if (build->parsed()) return cmd_build(file, target, out);
+    if (deploy->parsed()) return cmd_deploy(file, url, lib_dir);
+    if (run->parsed()) return cmd_run(file, url);
+  } catch (const std::exception& e) {
+    // File-system and allocation failures end here; the compiler's own
+    // stages report errors as diagnostics and do not throw.
+    std::cerr << "keal: error: " << e.what() << "\n";
+    return kFailed;
+  }
   return kUsage;
 }
