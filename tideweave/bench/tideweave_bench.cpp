@@ -18,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -37,7 +38,20 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-struct Stats {
+double thread_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// One timing: wall-clock time, and the CPU time of the thread or child that
+// did the work (on a shared, loaded machine the CPU time is the steadier figure).
+struct Sample {
+    double wall_ms = 0;
+    double cpu_ms = 0;
+};
+
+struct Series {
     std::vector<double> samples;  // sorted, milliseconds
     double median() const {
         const auto n = samples.size();
@@ -46,12 +60,31 @@ struct Stats {
     double max() const { return samples.back(); }
 };
 
-Stats measure(int warmups, int samples, const std::function<double()>& one) {
+struct Stats {
+    Series wall;
+    Series cpu;
+};
+
+Stats measure(int warmups, int samples, const std::function<Sample()>& one) {
     for (int i = 0; i < warmups; ++i) one();
     Stats s;
-    for (int i = 0; i < samples; ++i) s.samples.push_back(one());
-    std::sort(s.samples.begin(), s.samples.end());
+    for (int i = 0; i < samples; ++i) {
+        const Sample x = one();
+        s.wall.samples.push_back(x.wall_ms);
+        s.cpu.samples.push_back(x.cpu_ms);
+    }
+    std::sort(s.wall.samples.begin(), s.wall.samples.end());
+    std::sort(s.cpu.samples.begin(), s.cpu.samples.end());
     return s;
+}
+
+// Times `work` in this thread.
+template <typename F>
+Sample time_in_process(F&& work) {
+    const double cpu_start = thread_cpu_ms();
+    const auto start = Clock::now();
+    work();
+    return {ms_since(start), thread_cpu_ms() - cpu_start};
 }
 
 const char* name_of(EngineKind k) { return k == EngineKind::incremental ? "incremental" : "naive"; }
@@ -70,18 +103,17 @@ Stream run_in_process(const std::vector<std::string>& lines, EngineKind kind, st
 
 // One sample of the reference workload: strict parsing, processing,
 // before/after logging, checkpoint creation, complete JSON serialization.
-double reference_sample(const std::vector<std::string>& lines, EngineKind kind) {
+Sample reference_sample(const std::vector<std::string>& lines, EngineKind kind) {
     std::string out;
     out.reserve(1 << 20);
-    const auto start = Clock::now();
-    Stream s = run_in_process(lines, kind, out);
-    const double ms = ms_since(start);
-    if (s.active_events() != 4096 || s.row_count() != 64 || s.version() != 32 ||
+    std::optional<Stream> s;
+    const Sample sample = time_in_process([&] { s.emplace(run_in_process(lines, kind, out)); });
+    if (s->active_events() != 4096 || s->row_count() != 64 || s->version() != 32 ||
         out.find("\"checkpoint\":") == std::string::npos) {
         throw std::runtime_error(fmt::format("reference workload ended with {} events, {} rows, version {}",
-                                             s.active_events(), s.row_count(), s.version()));
+                                             s->active_events(), s->row_count(), s->version()));
     }
-    return ms;
+    return sample;
 }
 
 void write_lines(const std::string& path, const std::vector<std::string>& lines) {
@@ -111,19 +143,22 @@ pid_t spawn_cli(const std::string& cli, const std::vector<std::string>& args, co
     return pid;
 }
 
-void wait_ok(pid_t pid, const std::string& what, long* max_rss_kb = nullptr) {
+// Waits for the CLI; returns its CPU time (user + system) in milliseconds.
+double wait_ok(pid_t pid, const std::string& what) {
     int status = 0;
     rusage usage{};
     if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw std::runtime_error(what + ": the CLI failed (status " + std::to_string(status) + ")");
-    if (max_rss_kb) *max_rss_kb = usage.ru_maxrss;
+    auto ms = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
+    return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
 
-double cli_sample(const std::string& cli, const std::string& input, const std::string& output) {
+Sample cli_sample(const std::string& cli, const std::string& input, const std::string& output,
+                  EngineKind kind = EngineKind::incremental) {
     const auto start = Clock::now();
-    const pid_t pid = spawn_cli(cli, {input}, output);
-    wait_ok(pid, input);
-    return ms_since(start);
+    const pid_t pid = spawn_cli(cli, {input, "--engine", name_of(kind)}, output);
+    const double cpu = wait_ok(pid, input);
+    return {ms_since(start), cpu};
 }
 
 long rss_kb(pid_t pid, const char* field = "VmRSS:") {
@@ -142,6 +177,13 @@ std::string machine() {
     return "unknown";
 }
 
+std::string load_average() {
+    std::ifstream f("/proc/loadavg");
+    std::string one, five, fifteen;
+    f >> one >> five >> fifteen;
+    return one + " " + five + " " + fifteen;
+}
+
 std::string json_array(const std::vector<double>& v) {
     std::string out = "[";
     for (std::size_t i = 0; i < v.size(); ++i) out += fmt::format("{}{:.4f}", i ? "," : "", v[i]);
@@ -149,7 +191,17 @@ std::string json_array(const std::vector<double>& v) {
 }
 
 void row(const std::string& what, const Stats& s, const std::string& note = "") {
-    fmt::print("  {:<52} median {:>9.3f} ms   max {:>9.3f} ms  {}\n", what, s.median(), s.max(), note);
+    fmt::print("  {:<36} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f}  {}\n", what, s.cpu.median(), s.cpu.max(),
+               s.wall.median(), s.wall.max(), note);
+}
+
+void header() {
+    fmt::print("  {:<36} {:>10} {:>10} {:>10} {:>10}\n", "", "cpu med", "cpu max", "wall med", "wall max");
+}
+
+void keep(std::map<std::string, std::vector<double>>& raw, const std::string& name, const Stats& s) {
+    raw[name + ".cpu_ms"] = s.cpu.samples;
+    raw[name + ".wall_ms"] = s.wall.samples;
 }
 
 }  // namespace
@@ -168,7 +220,9 @@ int run(int argc, char** argv) {
     app.add_option("--memory-events", memory_events)->capture_default_str();
     CLI11_PARSE(app, argc, argv);
 
-    fmt::print("tideweave_bench on {} ({} cores)\n\n", machine(), std::thread::hardware_concurrency());
+    fmt::print("tideweave_bench on {} ({} cores), load average {}\n"
+               "times in ms; cpu = CPU time of the thread (in process) or of the CLI process (user + system)\n\n",
+               machine(), std::thread::hardware_concurrency(), load_average());
     std::map<std::string, std::vector<double>> raw;
 
     // 1. The reference workload, in process.
@@ -177,14 +231,16 @@ int run(int argc, char** argv) {
     reference_lines.push_back(R"({"checkpoint":true})");
     fmt::print("Reference workload (4096 events, 64 keys, 32 tx x 128 inserts, gap 10, lateness 20;\n"
                "sample = parse + process + before/after log + checkpoint + serialization; 3 warm-ups, 10 samples)\n");
+    header();
     std::map<EngineKind, Stats> ref;
     for (const auto kind : {EngineKind::incremental, EngineKind::naive}) {
         ref[kind] = measure(3, 10, [&] { return reference_sample(reference_lines, kind); });
-        raw[std::string("reference.") + name_of(kind)] = ref[kind].samples;
+        keep(raw, std::string("reference.") + name_of(kind), ref[kind]);
         row(name_of(kind), ref[kind], "(4096 events, 64 rows, version 32 checked)");
     }
-    fmt::print("  naive / incremental: {:.2f}x\n\n",
-               ref[EngineKind::naive].median() / ref[EngineKind::incremental].median());
+    fmt::print("  naive / incremental: {:.2f}x cpu, {:.2f}x wall (goal for incremental: median <= 4 ms)\n\n",
+               ref[EngineKind::naive].cpu.median() / ref[EngineKind::incremental].cpu.median(),
+               ref[EngineKind::naive].wall.median() / ref[EngineKind::incremental].wall.median());
 
     // 2. End to end through the CLI: 5000 events batched vs one per transaction.
     const Shape batched{5000, 64, 125, 8};
@@ -198,35 +254,65 @@ int run(int argc, char** argv) {
     const std::string out_file = work_dir + "/tideweave_bench_out.ndjson";
     write_lines(batched_file, batched_lines);
     write_lines(single_file, single_lines);
-    fmt::print("End to end, 5000 events then watermark + forget (CLI: {} stream FILE > {}; 1 warm-up, 10 samples)\n",
+    fmt::print("End to end, 5000 events (64 keys, ts 8 apart) then watermark + forget\n"
+               "  (CLI: {} stream FILE --engine E > {}; 1 warm-up, 10 samples; then the same in process)\n",
                cli, out_file);
-    const Stats cli_batched = measure(1, 10, [&] { return cli_sample(cli, batched_file, out_file); });
-    const Stats cli_single = measure(1, 10, [&] { return cli_sample(cli, single_file, out_file); });
-    raw["cli.batched_40tx"] = cli_batched.samples;
-    raw["cli.single_5000tx"] = cli_single.samples;
-    row("CLI, 40 transactions of 125", cli_batched);
-    row("CLI, 5000 one-event transactions", cli_single);
-    fmt::print("  one-event / batched: {:.2f}x (goal <= 2x)\n", cli_single.median() / cli_batched.median());
+    header();
+    std::map<std::string, Stats> cli_runs;
+    for (const auto kind : {EngineKind::incremental, EngineKind::naive}) {
+        for (const auto& [label, file] : {std::pair{"batched", &batched_file}, std::pair{"single", &single_file}}) {
+            const std::string name = std::string(name_of(kind)) + "." + label;
+            cli_runs[name] = measure(1, 10, [&, kind_ = kind, file_ = file] { return cli_sample(cli, *file_, out_file, kind_); });
+            keep(raw, "cli." + name, cli_runs[name]);
+            row(fmt::format("CLI, {}, {}", name_of(kind), label), cli_runs[name]);
+        }
+    }
+    auto cli_ratio = [&](const char* a, const char* b, auto Stats::*series) {
+        return (cli_runs[a].*series).median() / (cli_runs[b].*series).median();
+    };
+    fmt::print("  one-event / batched, CLI: incremental {:.2f}x cpu, {:.2f}x wall (goal <= 2x); naive {:.2f}x cpu\n",
+               cli_ratio("incremental.single", "incremental.batched", &Stats::cpu),
+               cli_ratio("incremental.single", "incremental.batched", &Stats::wall),
+               cli_ratio("naive.single", "naive.batched", &Stats::cpu));
+    fmt::print("  naive / incremental, CLI (cpu): batched {:.2f}x, one-event {:.2f}x\n",
+               cli_ratio("naive.batched", "incremental.batched", &Stats::cpu),
+               cli_ratio("naive.single", "incremental.single", &Stats::cpu));
     std::map<std::string, Stats> inproc;
     for (const auto kind : {EngineKind::incremental, EngineKind::naive}) {
         for (const auto& [label, lines] : {std::pair{"batched", &batched_lines}, std::pair{"single", &single_lines}}) {
             const std::string name = std::string(name_of(kind)) + "." + label;
             inproc[name] = measure(1, 10, [&, kind_ = kind, lines_ = lines] {
                 std::string out;
-                const auto start = Clock::now();
-                run_in_process(*lines_, kind_, out);
-                return ms_since(start);
+                return time_in_process([&] { run_in_process(*lines_, kind_, out); });
             });
-            raw["in_process." + name] = inproc[name].samples;
+            keep(raw, "in_process." + name, inproc[name]);
             row(fmt::format("in process, {}, {}", name_of(kind), label), inproc[name]);
         }
     }
-    fmt::print("  one-event / batched, in process: incremental {:.2f}x, naive {:.2f}x\n",
-               inproc["incremental.single"].median() / inproc["incremental.batched"].median(),
-               inproc["naive.single"].median() / inproc["naive.batched"].median());
-    fmt::print("  naive / incremental, in process: batched {:.2f}x, one-event {:.2f}x\n\n",
-               inproc["naive.batched"].median() / inproc["incremental.batched"].median(),
-               inproc["naive.single"].median() / inproc["incremental.single"].median());
+    auto cpu = [&](const char* name) { return inproc[name].cpu.median(); };
+    fmt::print("  one-event / batched, in process (cpu): incremental {:.2f}x, naive {:.2f}x\n",
+               cpu("incremental.single") / cpu("incremental.batched"), cpu("naive.single") / cpu("naive.batched"));
+    fmt::print("  naive / incremental, in process (cpu): batched {:.2f}x, one-event {:.2f}x\n\n",
+               cpu("naive.batched") / cpu("incremental.batched"), cpu("naive.single") / cpu("incremental.single"));
+
+    // The same 5000 one-event transactions on a single key: where rebuilding
+    // the key per mutation (naive) turns quadratic.
+    const Shape one_key{5000, 1, 1, 8};
+    auto one_key_lines = transactions(one_key);
+    for (auto& l : close_and_forget(one_key, 10, 20)) one_key_lines.push_back(l);
+    fmt::print("5000 one-event transactions on one key (one session of 5000 events), in process\n");
+    header();
+    std::map<EngineKind, Stats> one_key_runs;
+    for (const auto kind : {EngineKind::incremental, EngineKind::naive}) {
+        one_key_runs[kind] = measure(1, 5, [&] {
+            std::string out;
+            return time_in_process([&] { run_in_process(one_key_lines, kind, out); });
+        });
+        keep(raw, std::string("in_process.one_key.") + name_of(kind), one_key_runs[kind]);
+        row(fmt::format("in process, {}", name_of(kind)), one_key_runs[kind]);
+    }
+    fmt::print("  naive / incremental (cpu): {:.2f}x\n\n",
+               one_key_runs[EngineKind::naive].cpu.median() / one_key_runs[EngineKind::incremental].cpu.median());
 
     // 3. Throughput through the CLI in batched transactions, output on.
     const Shape big{throughput_events, 64, 1000, 8};
@@ -238,10 +324,13 @@ int run(int argc, char** argv) {
     big_lines.shrink_to_fit();
     fmt::print("Throughput: {} events in transactions of 1000, 64 keys, then watermark + forget\n"
                "  (CLI: {} stream {} > /dev/null; 1 warm-up, 3 samples)\n", throughput_events, cli, big_file);
+    header();
     const Stats throughput = measure(1, 3, [&] { return cli_sample(cli, big_file, "/dev/null"); });
-    raw["cli.throughput"] = throughput.samples;
-    row("CLI, batched", throughput,
-        fmt::format("= {:.2f} M inserts/s (goal >= 1)", static_cast<double>(throughput_events) / throughput.median() / 1000.0));
+    keep(raw, "cli.throughput", throughput);
+    row("CLI, batched", throughput);
+    const auto per_second = [&](const Series& s) { return static_cast<double>(throughput_events) / s.median() / 1000.0; };
+    fmt::print("  = {:.2f} M inserts/s per CPU second, {:.2f} M inserts/s wall (goal >= 1)\n",
+               per_second(throughput.cpu), per_second(throughput.wall));
     std::remove(big_file.c_str());
     fmt::print("\n");
 
@@ -279,12 +368,13 @@ int run(int argc, char** argv) {
                 fmt::print("  after {:>9} events: VmRSS {:>7} kB\n", i + 1, kb);
             }
         }
+        std::fflush(to_cli);
+        const long peak = rss_kb(pid, "VmHWM:");
         std::fclose(to_cli);
-        long max_rss = 0;
-        wait_ok(pid, "memory stream", &max_rss);
+        const double cpu_seconds = wait_ok(pid, "memory stream") / 1000.0;
         const double seconds = ms_since(start) / 1000.0;
-        fmt::print("  peak RSS (ru_maxrss) {} kB; {:.1f} s, {:.2f} M events/s including generation\n\n", max_rss,
-                   seconds, static_cast<double>(memory_events) / seconds / 1e6);
+        fmt::print("  peak VmHWM {} kB; CLI CPU {:.1f} s ({:.2f} M events per CPU second), wall {:.1f} s\n\n", peak,
+                   cpu_seconds, static_cast<double>(memory_events) / cpu_seconds / 1e6, seconds);
         raw["memory.vmrss_kb_per_million"] = rss_series;
     }
 
