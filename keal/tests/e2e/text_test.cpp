@@ -62,18 +62,19 @@ TEST_F(Text, CharsRebuildTextInReverse) {
 }
 
 TEST_F(Text, LongCompressedAndToastedTextIsReadWhole) {
-    // From 2 kB (inline, compressed) to 4 MB (out of line, TOAST): the
+    // From 2 kB (inline, compressed) to 2 MB (out of line, TOAST): the
     // function reads the whole detoasted value, and builds long results.
     db().exec("CREATE TABLE IF NOT EXISTS long_texts AS "
               "SELECT k, repeat((SELECT string_agg(s, '' ORDER BY id) FROM samples WHERE id < 40), k) AS s "
-              "FROM unnest(ARRAY[3, 30, 300, 3000, 6000]) AS k");
+              "FROM unnest(ARRAY[3, 30, 300, 3000]) AS k");
     const Rows sizes = db().query("SELECT min(octet_length(s)), max(octet_length(s)), "
-                                  "max(pg_column_size(s)) FILTER (WHERE k = 6000) FROM long_texts");
+                                  "max(pg_column_size(s)) FILTER (WHERE k = 3000) FROM long_texts");
     ASSERT_LT(std::stoll(sizes[0][0].value()), 4000);
-    ASSERT_GT(std::stoll(sizes[0][1].value()), 3000000);
+    ASSERT_GT(std::stoll(sizes[0][1].value()), 1000000);
     ASSERT_LT(std::stoll(sizes[0][2].value()), std::stoll(sizes[0][1].value()));  // stored compressed
     for (const char* check : {"vowels(s) = length(s) - length(translate(s, 'aeiouAEIOU', ''))",
-                              "chars_len(s) = char_length(s)", "reversed(s) = reverse(s)",
+                              "chars_len(s) = char_length(s)", "k_find(s, 'xyzzy') = -1",
+                              "k_upper(s) = translate(s, 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')",
                               "k_replace(s, 'é', 'E') = replace(s, 'é', 'E')"}) {
         EXPECT_EQ(db().scalar(std::string("SELECT count(*) FILTER (WHERE NOT (") + check + ")) FROM long_texts"),
                   "0")
