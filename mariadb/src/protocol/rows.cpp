@@ -34,23 +34,44 @@ bool is_binary_time(ColumnType t) noexcept { return t == ColumnType::time || t =
 }  // namespace
 
 void decode_text_row(Bytes packet, std::span<FieldSlice> out) {
-    Reader r(packet, "text result row");
+    // Hot loop: one-byte lengths (values under 251 bytes) and NULLs are
+    // handled inline; longer prefixes and every error go through Reader,
+    // which names the failing column.
+    const std::uint8_t* p = packet.data();
+    const std::uint8_t* const end = p + packet.size();
     std::size_t i = 0;
-    // Field names are built only on failure: this loop runs once per value.
-    try {
-        for (; i < out.size(); ++i) {
-            if (r.at_end()) r.fail("value", "row ends before its " + std::to_string(out.size()) + " columns");
-            if (r.peek("NULL marker") == 0xFB) {
-                r.skip(1, "NULL marker");
-                out[i] = FieldSlice{{}, true};
-            } else {
-                out[i] = FieldSlice{r.lenenc_bytes("value"), false};
+    for (; i < out.size(); ++i) {
+        if (p == end) break;
+        std::uint8_t first = *p;
+        if (first < 0xFB) {
+            if (static_cast<std::size_t>(end - p - 1) < first) break;
+            out[i] = FieldSlice{Bytes(p + 1, first), false};
+            p += 1 + first;
+        } else if (first == 0xFB) {
+            out[i] = FieldSlice{{}, true};
+            ++p;
+        } else {
+            Reader r(Bytes(p, end), "text result row");
+            Bytes value;
+            try {
+                value = r.lenenc_bytes("value");
+            } catch (const Error& e) {
+                throw Error(ErrorKind::protocol, std::string(e.what()) + " in " + field_name(i));
             }
+            out[i] = FieldSlice{value, false};
+            p = value.data() + value.size();
         }
-    } catch (const Error& e) {
-        throw Error(ErrorKind::protocol, std::string(e.what()) + " in " + field_name(i));
     }
-    if (!r.at_end()) r.fail("end of row", std::to_string(r.remaining()) + " bytes after the last column");
+    if (i < out.size()) {
+        Reader r(Bytes(p, end), "text result row");
+        std::string what = p == end ? "row ends before its " + std::to_string(out.size()) + " columns"
+                                    : "value length exceeds the bytes left";
+        r.fail(field_name(i), what);
+    }
+    if (p != end) {
+        throw Error(ErrorKind::protocol, "malformed text result row: " + std::to_string(end - p) +
+                                             " bytes after the last column");
+    }
 }
 
 void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out) {

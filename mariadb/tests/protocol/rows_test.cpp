@@ -22,6 +22,39 @@ TEST(TextRow, SplitsFieldsAndNullsWithoutCopying) {
     EXPECT_EQ(out[0].bytes.data(), p.bytes.data() + 1);  // a view into the packet
 }
 
+TEST(TextRow, LongValuesUseWiderLengthPrefixes) {
+    std::string big(300, 'b');
+    PacketBuilder p;
+    p.lenenc("a").raw({0xFC, 0x2C, 0x01}).text(big).u8(0xFB);
+    std::vector<FieldSlice> out(3);
+    decode_text_row(p.bytes, out);
+    EXPECT_EQ(as_text(out[0].bytes), "a");
+    EXPECT_EQ(as_text(out[1].bytes), big);
+    EXPECT_TRUE(out[2].null);
+}
+
+TEST(TextRow, LengthBeyondThePacketNamesTheColumn) {
+    PacketBuilder one_byte;
+    one_byte.lenenc("ok").u8(10).text("short");
+    std::vector<FieldSlice> out(2);
+    try {
+        decode_text_row(one_byte.bytes, out);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::protocol);
+        EXPECT_NE(std::string(e.what()).find("column 1"), std::string::npos) << e.what();
+    }
+    PacketBuilder wide;
+    wide.lenenc("ok").raw({0xFD, 0xFF, 0xFF, 0xFF}).text("x");
+    try {
+        decode_text_row(wide.bytes, out);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("column 1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("exceeds"), std::string::npos) << e.what();
+    }
+}
+
 TEST(TextRow, TooFewOrTooManyFieldsAreErrorsNamingTheColumn) {
     PacketBuilder p;
     p.lenenc("1").lenenc("2");
