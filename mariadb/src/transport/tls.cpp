@@ -6,8 +6,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
@@ -21,39 +20,81 @@
 namespace sluice::mariadb {
 namespace {
 
-// OpenSSL writes to the socket with write(2), so a peer that has closed
-// raises SIGPIPE, which kills the process by default. For the duration of
-// a call that may write, SIGPIPE is blocked in this thread, and one it
-// raised is consumed before the mask is restored (EPIPE reports the error).
-class SigpipeBlock {
-public:
-    SigpipeBlock() noexcept {
-        sigemptyset(&pipe_);
-        sigaddset(&pipe_, SIGPIPE);
-        sigset_t pending;
-        sigpending(&pending);
-        already_pending_ = sigismember(&pending, SIGPIPE) == 1;
-        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-    }
-    ~SigpipeBlock() {
-        if (!already_pending_) {
-            sigset_t pending;
-            sigpending(&pending);
-            if (sigismember(&pending, SIGPIPE) == 1) {
-                const timespec zero{};
-                sigtimedwait(&pipe_, nullptr, &zero);
-            }
-        }
-        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-    }
-    SigpipeBlock(const SigpipeBlock&) = delete;
-    SigpipeBlock& operator=(const SigpipeBlock&) = delete;
-
-private:
-    sigset_t pipe_;
-    sigset_t old_;
-    bool already_pending_ = false;
+// OpenSSL's socket BIO writes with write(2), so a peer that has closed
+// raises SIGPIPE, which kills the process by default, on any call that may
+// write (the handshake, SSL_write, but also SSL_read answering a key update).
+// This BIO does the socket I/O itself, with send(MSG_NOSIGNAL) and recv():
+// EPIPE comes back as an error like on the plain socket path, at no extra
+// syscall per write (blocking the signal around each call would cost four).
+struct SocketBioState {
+    int fd = -1;
+    bool eof = false;  // recv() returned 0: answers BIO_CTRL_EOF
 };
+
+int socket_bio_write(BIO* bio, const char* data, std::size_t size, std::size_t* written) {
+    const int fd = static_cast<const SocketBioState*>(BIO_get_data(bio))->fd;
+    BIO_clear_retry_flags(bio);
+    for (;;) {
+        const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+        if (n >= 0) {
+            *written = static_cast<std::size_t>(n);
+            return 1;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_write(bio);
+        return 0;
+    }
+}
+
+int socket_bio_read(BIO* bio, char* data, std::size_t size, std::size_t* read) {
+    auto* state = static_cast<SocketBioState*>(BIO_get_data(bio));
+    const int fd = state->fd;
+    BIO_clear_retry_flags(bio);
+    for (;;) {
+        const ssize_t n = ::recv(fd, data, size, 0);
+        if (n > 0) {
+            *read = static_cast<std::size_t>(n);
+            return 1;
+        }
+        if (n == 0) {
+            state->eof = true;
+            errno = 0;
+            return 0;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_read(bio);
+        return 0;
+    }
+}
+
+long socket_bio_ctrl(BIO* bio, int command, long /*larg*/, void* /*parg*/) {
+    // Writes go straight to the socket: nothing to flush. EOF lets OpenSSL
+    // apply SSL_OP_IGNORE_UNEXPECTED_EOF. Every other control (kTLS,
+    // peeking, ...) is "not supported".
+    if (command == BIO_CTRL_FLUSH) return 1;
+    if (command == BIO_CTRL_EOF) return static_cast<const SocketBioState*>(BIO_get_data(bio))->eof ? 1 : 0;
+    return 0;
+}
+
+int socket_bio_create(BIO* bio) {
+    BIO_set_init(bio, 1);
+    return 1;
+}
+
+// The method table, made once per process (OpenSSL 3 API).
+const BIO_METHOD* socket_bio_method() {
+    static BIO_METHOD* const method = [] {
+        BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "sluice socket");
+        if (m != nullptr) {
+            BIO_meth_set_write_ex(m, socket_bio_write);
+            BIO_meth_set_read_ex(m, socket_bio_read);
+            BIO_meth_set_ctrl(m, socket_bio_ctrl);
+            BIO_meth_set_create(m, socket_bio_create);
+        }
+        return m;
+    }();
+    return method;
+}
 
 // Drains OpenSSL's error queue into one readable line.
 std::string openssl_errors() {
@@ -112,6 +153,7 @@ struct TlsSession::Impl {
     std::unique_ptr<SSL, SslDeleter> ssl;
     int fd = -1;
     std::string peer;
+    SocketBioState bio_state;
 
     // Waits as OpenSSL asks after a non-blocking call returned `result`;
     // throws for anything that is not WANT_READ / WANT_WRITE.
@@ -129,7 +171,7 @@ struct TlsSession::Impl {
                 }
                 return;
             case SSL_ERROR_ZERO_RETURN:
-                throw Error(ErrorKind::closed, "connection to " + peer + " closed by the server (TLS close_notify)");
+                throw Error(ErrorKind::closed, "connection to " + peer + " closed by the server");
             case SSL_ERROR_SYSCALL: {
                 const int saved = errno;
                 const std::string queued = openssl_errors();
@@ -209,7 +251,12 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
 
     impl->ssl.reset(SSL_new(ctx));
     SSL* ssl = impl->ssl.get();
-    if (ssl == nullptr || SSL_set_fd(ssl, socket.fd()) != 1) throw tls_error("cannot create the TLS session");
+    if (ssl == nullptr || socket_bio_method() == nullptr) throw tls_error("cannot create the TLS session");
+    BIO* bio = BIO_new(socket_bio_method());
+    if (bio == nullptr) throw tls_error("cannot create the TLS session");
+    impl->bio_state.fd = socket.fd();
+    BIO_set_data(bio, &impl->bio_state);  // Impl lives on the heap: the address is stable
+    SSL_set_bio(ssl, bio, bio);     // the SSL owns the BIO from here on
     const std::string host_text(host);
     const bool ip = is_ip_literal(host_text);
     if (!host_text.empty() && !ip) {
@@ -254,7 +301,6 @@ std::size_t TlsSession::read_some(std::span<std::uint8_t> buf, Deadline deadline
 }
 
 void TlsSession::write_all(std::span<const std::uint8_t> data, Deadline deadline) {
-    const SigpipeBlock no_sigpipe;
     while (!data.empty()) {
         std::size_t n = 0;
         ERR_clear_error();
@@ -271,7 +317,6 @@ void TlsSession::shutdown() noexcept {
     if (impl_ && impl_->ssl) {
         // One non-blocking attempt: close_notify is a courtesy, not a step
         // worth waiting for.
-        const SigpipeBlock no_sigpipe;
         SSL_shutdown(impl_->ssl.get());
         ERR_clear_error();
     }

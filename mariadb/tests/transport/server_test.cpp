@@ -36,6 +36,7 @@ struct Servers {
 struct Greeting {
     std::uint32_t capabilities = 0;  // the classic 32 bits
     Bytes scramble;                  // 20 bytes
+    std::uint32_t connection_id = 0;
 };
 
 Greeting parse_greeting(std::span<const std::uint8_t> p) {
@@ -44,7 +45,9 @@ Greeting parse_greeting(std::span<const std::uint8_t> p) {
     EXPECT_EQ(p[0], 10) << "protocol version";
     std::size_t at = 1;
     while (at < p.size() && p[at] != 0) ++at;  // server version
-    at += 1 + 4;                               // NUL, connection id
+    ++at;                                      // its NUL
+    for (std::size_t i = 0; i < 4; ++i) g.connection_id |= std::uint32_t{p[at + i]} << (8 * i);
+    at += 4;
     g.scramble.assign(p.begin() + static_cast<std::ptrdiff_t>(at), p.begin() + static_cast<std::ptrdiff_t>(at + 8));
     at += 8 + 1;  // scramble part 1, filler
     g.capabilities = std::uint32_t{p[at]} | (std::uint32_t{p[at + 1]} << 8);
@@ -255,6 +258,48 @@ TEST(ServerTransport, CompressedProtocolLoginAndLargeResult) {
     EXPECT_EQ(std::string(row.begin() + 9, row.begin() + 15), "sluice");
     EXPECT_EQ(std::string(row.end() - 6, row.end()), "sluice");
     EXPECT_EQ(channel.read_packet()[0], 0xFE);
+}
+
+// Runs one statement on a fresh plain connection as the admin user.
+void run_as_admin(const Servers& s, const std::string& sql) {
+    PacketChannel admin = connect(s);
+    const Greeting greeting = parse_greeting(admin.read_packet());
+    const std::uint32_t caps = client_protocol_41 | client_secure_connection | client_plugin_auth;
+    admin.send_packet(login_response(caps, s.env.require("SLUICE_MARIADB_ADMIN_USER"),
+                                     s.env.require("SLUICE_MARIADB_ADMIN_PASSWORD"), greeting.scramble));
+    ASSERT_EQ(admin.read_packet()[0], 0x00);
+    admin.reset_sequence();
+    Bytes query{0x03};
+    query.insert(query.end(), sql.begin(), sql.end());
+    admin.send_packet(query);
+    const auto reply = admin.read_packet();
+    ASSERT_EQ(reply[0], 0x00) << std::string(reply.begin(), reply.end());
+}
+
+TEST(ServerTransport, WritingOverTlsToAKilledConnectionIsAnErrorNotSigpipe) {
+    // With OpenSSL's own socket BIO, write(2) to a closed peer raises
+    // SIGPIPE and kills the process; the channel must report an Error.
+    Servers s;
+    TlsOptions options{.mode = SslMode::verify_full, .ca_file = s.env.require("SLUICE_CA")};
+    Greeting greeting;
+    PacketChannel channel = connect_tls(s, options, s.host, &greeting);
+    const std::uint32_t caps = client_protocol_41 | client_ssl | client_secure_connection | client_plugin_auth;
+    channel.send_packet(login_response(caps, s.env.require("SLUICE_MARIADB_SSL_USER"),
+                                       s.env.require("SLUICE_MARIADB_SSL_PASSWORD"), greeting.scramble));
+    ASSERT_EQ(channel.read_packet()[0], 0x00);
+    run_as_admin(s, "KILL " + std::to_string(greeting.connection_id));
+    // The server closes the socket; keep writing until the kernel says so.
+    const Bytes chunk(1 << 20, 'x');
+    try {
+        for (int i = 0; i < 200; ++i) {
+            channel.reset_sequence();
+            channel.send_packet(chunk);
+        }
+        FAIL() << "writes to a killed connection kept succeeding";
+    } catch (const Error& e) {
+        EXPECT_TRUE(e.kind() == ErrorKind::closed || e.kind() == ErrorKind::io) << e.what();
+    }
+    EXPECT_TRUE(channel.broken());
 }
 
 TEST(ServerTransport, ServerClosingMidExchangeIsClosedNotAHang) {
