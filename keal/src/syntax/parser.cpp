@@ -538,6 +538,10 @@ class Parser {
         advance();
         return e;
       case Tok::Ident:
+        if ((t.text == "query" || t.text == "exec") && !ahead(1).line_start &&
+            (ahead(1).kind == Tok::String || (ahead(1).kind == Tok::Ident && ahead(1).text == "one"))) {
+          fail(t.span, "embedded SQL ('" + t.text + "') is not supported by this version of keal; call server functions with sql.name(...)");
+        }
         e->kind = Expr::Kind::Name;
         e->text = t.text;
         advance();
@@ -565,10 +569,11 @@ class Parser {
                         : t.kind == Tok::KwText  ? BaseType::Text
                         : t.kind == Tok::KwChar  ? BaseType::Char
                                                  : BaseType::Bytes;
-        e->text = tok_name(t.kind);
+        std::string quoted_name = tok_name(t.kind);
+        e->text = quoted_name.substr(1, quoted_name.size() - 2);
         e->name_span = t.span;
         advance();
-        if (!at(Tok::LParen)) fail(t.span, std::string("a type name is not a value; did you mean ") + tok_name(t.kind) + "(x)?");
+        if (!at(Tok::LParen)) fail(t.span, "a type name is not a value; did you mean " + e->text + "(x)?");
         call_args(*e);
         e->span = join(t.span, prev_span());
         return e;
