@@ -203,9 +203,18 @@ Expected Model::apply_tx(const std::vector<Mutation>& mutations, std::int64_t li
         }
     }
     const auto before_rows = rows();
-    events_ = std::move(next);
-    ++version_;
+    std::swap(events_, next);
     const auto after_rows = rows();
+    // docs/tideweave.md: a transaction that would leave a session whose exact
+    // sum rounds beyond the double range is rejected as a whole, without an
+    // index (JSON cannot print infinity).
+    for (const auto& r : after_rows) {
+        if (std::isinf(r.sum)) {
+            std::swap(events_, next);
+            return error(line_no, std::nullopt);
+        }
+    }
+    ++version_;
     std::string out = "{\"version\":" + format_int(version_) +
                       ",\"before\":" + format_rows(rows_minus(before_rows, after_rows)) +
                       ",\"after\":" + format_rows(rows_minus(after_rows, before_rows)) + ",\"late\":[";

@@ -186,6 +186,18 @@ TEST_F(Fixture, ShapeIsCheckedBeforeLatenessAndLatenessBeforeIdentity) {
               R"({"version":1,"before":[],"after":[],"late":[{"index":0,"id":"ghost","key":"a","ts":1}]})" "\n");
 }
 
+TEST_F(Fixture, ASumBeyondTheDoubleRangeRejectsTheTransactionWithoutIndex) {
+    exact(tx({insert("e1", "a", 0, 1.7976931348623157e308)}));
+    const auto e = feed(tx({insert("e2", "b", 0, 1), insert("e3", "a", 5, 1e308)}));
+    EXPECT_EQ(e.kind, Expected::Kind::error);
+    EXPECT_FALSE(e.index.has_value());
+    EXPECT_EQ(model.version(), 1);
+    EXPECT_EQ(model.events().size(), 1u);
+    // Far enough apart to be separate sessions, both fit.
+    exact(tx({insert("e3", "a", 50, 1e308)}));
+    EXPECT_EQ(model.version(), 2);
+}
+
 TEST_F(Fixture, EmptyLinesGiveNothingAndBadLinesAnErrorWithoutIndex) {
     EXPECT_EQ(feed(simple(Line::Kind::empty)).kind, Expected::Kind::none);
     const auto e = feed(simple(Line::Kind::bad));

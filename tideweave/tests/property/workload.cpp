@@ -80,7 +80,10 @@ double WorkloadGenerator::pick_value() {
         1e16, -1e16, 1.0, -1.0, 0.1, 0.2, 0.3, -0.1, 2.5,
         kTwo53, -kTwo53, kTwo53 - 1, 1e15, 123456789012.0,
         1e300, -1e300, 1.5e-300, 5e-324, -5e-324, 2.2250738585072014e-308,
-        1e21, 1e22, 1e-7, 0.000001, 1.7976931348623157e300};
+        1e21, 1e22, 1e-7, 0.000001, 1.7976931348623157e300,
+        // Two of these in one session overflow the double range: the
+        // transaction is then rejected (docs/tideweave.md).
+        1.7976931348623157e308, -1.7976931348623157e308, 1e308};
     switch (below(4)) {
         case 0: {
             const auto v = between(-5, 5);
@@ -134,6 +137,7 @@ std::string WorkloadGenerator::string_text(const std::string& s) {
 
 std::string WorkloadGenerator::number_text(double v) {
     const bool integral = std::trunc(v) == v;
+    if (v == 0.0 && chance(20)) return chance(50) ? "-0" : "-0.0";  // read as 0 (docs/tideweave.md)
     if (integral && std::fabs(v) <= kTwo53) {
         // An integer literal (held exactly), or an equivalent float spelling.
         switch (below(4)) {
