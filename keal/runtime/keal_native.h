@@ -36,6 +36,30 @@ static inline void *keal_alloc(size_t n) {
 
 #include "keal_rt.h"
 
+#include <sys/resource.h>
+
+/* Recursion guard: a recursive function compares its frame with the stack
+ * base recorded at start, so runaway recursion is a Keal runtime error
+ * (54001, as in PostgreSQL) rather than a segmentation fault. */
+static char *keal_stack_base;
+static size_t keal_stack_limit = (size_t)6 << 20;
+
+static inline void keal_native_start(void) {
+  keal_stack_base = (char *)__builtin_frame_address(0);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > ((rlim_t)1 << 20)) {
+    keal_stack_limit = (size_t)rl.rlim_cur - ((size_t)512 << 10);
+  }
+}
+
+#define KEAL_RECURSION_CHECK(line)                                                                   \
+  do {                                                                                               \
+    char *keal_frame_ = (char *)__builtin_frame_address(0);                                          \
+    size_t keal_used_ = (size_t)(keal_frame_ < keal_stack_base ? keal_stack_base - keal_frame_       \
+                                                               : keal_frame_ - keal_stack_base);     \
+    if (KEAL_UNLIKELY(keal_used_ > keal_stack_limit)) keal_fail(line, "54001", "stack depth limit exceeded"); \
+  } while (0)
+
 /* print(a, b, ...): values separated by one space, then a newline. */
 static inline void keal_print_sep(int first) {
   if (!first) fputc(' ', stdout);

@@ -31,6 +31,14 @@
 
 #define KEAL_TEXT_HEADROOM VARHDRSZ
 #define KEAL_LOOP_CHECK() CHECK_FOR_INTERRUPTS()
+/* On entry to a recursive function: PostgreSQL's own stack guard (54001
+ * "stack depth limit exceeded" instead of a crashed backend) and a chance
+ * for cancel and statement_timeout to stop deep or endless recursion. */
+#define KEAL_RECURSION_CHECK(line) \
+  do {                             \
+    check_stack_depth();           \
+    CHECK_FOR_INTERRUPTS();        \
+  } while (0)
 
 static __attribute__((cold, noinline, noreturn, unused)) void keal_error(int line, const char *sqlstate, const char *msg,
                                                                           int64_t len) {

@@ -179,6 +179,7 @@ class Emitter {
   void function(const ir::Function& f) {
     fn_ = &f;
     out_ += "\n" + signature(f) + " {\n";
+    if (f.recursive) out_ += "  KEAL_RECURSION_CHECK(" + std::to_string(f.line) + ");\n";
     block(f.body, 1);
     bool ends_in_exit = !f.body.empty() && (f.body.back()->kind == Stmt::Kind::Return || f.body.back()->kind == Stmt::Kind::Raise);
     if (f.ret.base != Base::Void && !ends_in_exit) {
@@ -653,7 +654,7 @@ class Emitter {
   }
 
   void native_main() {
-    out_ += "\nint main(void) {\n";
+    out_ += "\nint main(void) {\n  keal_native_start();\n";
     for (const ir::Function& f : m_.functions) {
       if (f.exported && f.name == "main") out_ += "  kf_main();\n";
     }

@@ -128,6 +128,24 @@ void analyze(Module& module) {
       }
     }
   }
+  // A function is recursive when it can reach itself: such functions check
+  // the stack depth (and for interrupts) on entry, as loops do per iteration.
+  std::size_t n = module.functions.size();
+  for (std::size_t start = 0; start < n; ++start) {
+    std::vector<bool> seen(n, false);
+    std::vector<int> work(module.functions[start].callees.begin(), module.functions[start].callees.end());
+    while (!work.empty()) {
+      auto next = static_cast<std::size_t>(work.back());
+      work.pop_back();
+      if (next == start) {
+        module.functions[start].recursive = true;
+        break;
+      }
+      if (seen[next]) continue;
+      seen[next] = true;
+      for (int c : module.functions[next].callees) work.push_back(c);
+    }
+  }
 }
 
 namespace {
@@ -154,7 +172,7 @@ class Dumper {
       const Local& l = f.locals[static_cast<std::size_t>(f.params[i])];
       out_ += (i ? ", " : "") + l.c_name + ": " + to_string(l.type);
     }
-    out_ += ") -> " + to_string(f.ret) + (f.pure ? " pure" : "") + "\n";
+    out_ += ") -> " + to_string(f.ret) + (f.pure ? " pure" : "") + (f.recursive ? " recursive" : "") + "\n";
     block(f.body, 1);
   }
 

@@ -186,6 +186,7 @@ struct Function {
   std::vector<int> callees;     // user functions called directly
   bool calls_volatile_sql = false;  // a server function not known to be immutable
   bool pure = true;             // filled in by analyze(): no volatile SQL reached
+  bool recursive = false;       // filled in by analyze(): can reach itself through calls
 };
 
 // One `sql.name(...)` call site; sites with the same signature share a slot.

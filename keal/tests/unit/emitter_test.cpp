@@ -41,7 +41,7 @@ TEST(Emitter, NativeMainAndPrint) {
   std::string c = emit("export fn main() {\n let x: int? = null\n print(\"v\", x)\n}\n", emit::Flavour::Native);
   EXPECT_TRUE(contains(c, "#include \"keal_native.h\""));
   EXPECT_TRUE(contains(c, "if (keal_arg2.is_null) keal_print_null(); else keal_print_int(keal_arg2.v);")) << c;
-  EXPECT_TRUE(contains(c, "int main(void) {\n  kf_main();"));
+  EXPECT_TRUE(contains(c, "int main(void) {\n  keal_native_start();\n  kf_main();"));
   EXPECT_FALSE(contains(c, "PG_"));
 }
 

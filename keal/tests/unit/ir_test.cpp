@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "emit/c_emitter.hpp"
 #include "support.hpp"
 
 namespace keal {
@@ -79,6 +80,33 @@ TEST(Ir, SqlTypes) {
   EXPECT_EQ(ir::sql_type({ir::Base::Text, false}), "text");
   EXPECT_EQ(ir::sql_type({ir::Base::Char, false}), "text");
   EXPECT_EQ(ir::sql_type({ir::Base::Bytes, false}), "bytea");
+}
+
+}  // namespace
+}  // namespace keal
+
+namespace keal {
+namespace {
+
+TEST(Ir, RecursionIsFoundThroughCycles) {
+  auto c = test::compile(R"(fn a(n: int) -> int {
+    if n <= 0 { return 0 }
+    return b(n - 1)
+}
+fn b(n: int) -> int {
+    return a(n)
+}
+fn self(n: int) -> int {
+    if n <= 0 { return 0 }
+    return self(n - 1)
+}
+fn leaf(n: int) -> int {
+    return a(n) + self(n)
+})");
+  ASSERT_TRUE(c.ok) << c.diagnostics;
+  for (const auto& f : c.module.functions) EXPECT_EQ(f.recursive, f.name != "leaf") << f.name;
+  EXPECT_NE(emit::emit_c(c.module, emit::Flavour::Pg).find("KEAL_FN int64_t kf_self(int64_t k_n) {\n  KEAL_RECURSION_CHECK(8);"),
+            std::string::npos);
 }
 
 }  // namespace

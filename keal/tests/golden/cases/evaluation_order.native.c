@@ -39,6 +39,7 @@ KEAL_FN void kf_main(void) {
 }
 
 int main(void) {
+  keal_native_start();
   kf_main();
   return fflush(stdout) == 0 ? 0 : 1;
 }
