@@ -155,7 +155,12 @@ struct OwnServers {
     ~OwnServers() {
         if (!dir.empty()) {
             const std::string stop = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/stop --dir '" + dir + "' >/dev/null";
-            if (std::system(stop.c_str()) != 0) std::cerr << "warning: stopping the servers in " << dir << " failed\n";
+            if (std::system(stop.c_str()) != 0) {
+                std::cerr << "warning: stopping the servers in " << dir << " failed; left in place\n";
+            } else {
+                std::error_code ignored;
+                std::filesystem::remove_all(dir, ignored);
+            }
         }
     }
     std::string start() {
