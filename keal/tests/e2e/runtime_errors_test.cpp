@@ -116,6 +116,18 @@ TEST_F(RuntimeErrors, RunawayRangeLoopIsStoppedByStatementTimeout) {
     EXPECT_EQ(session.scalar("SELECT spin_range(10)"), "45");
 }
 
+TEST_F(RuntimeErrors, RunawayRecursionIsStackDepthErrorNotACrash) {
+    const Comparison c = compare(db(), "generate_series(0, 3000, 50) AS n", "n", "depth(n)", "n");
+    EXPECT_EQ(c.mismatches, 0) << c.examples;
+    // A crashed backend makes the postmaster end every session: both this
+    // one and a bystander must survive.
+    PgConnection bystander = KealDatabase::get().connect();
+    const ServerError e = db().expect_error("SELECT depth(100000000)");
+    EXPECT_EQ(e.sqlstate, "54001") << e.message;
+    EXPECT_EQ(db().scalar("SELECT depth(10)"), "10");
+    EXPECT_EQ(bystander.scalar("SELECT depth(20)"), "20");
+}
+
 TEST_F(RuntimeErrors, BackendKeepsWorkingAfterErrors) {
     for (int i = 0; i < 50; ++i) {
         EXPECT_EQ(db().expect_error("SELECT double_it(9223372036854775807)").sqlstate, "22003");
