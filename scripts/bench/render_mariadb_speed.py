@@ -26,6 +26,8 @@ def fmt(value, unit):
     if value is None:
         return "—"
     if unit == "bytes retained":
+        if value < (1 << 20):
+            return f"{value / 1024:.0f} KiB"
         return f"{value / (1 << 20):.2f} MiB"
     if value >= 1000:
         return f"{value:,.0f}"
@@ -74,7 +76,9 @@ def main():
     w(f"- Method: {meth['processes']} independent processes per profile, {meth['warmups']} warm-up runs and "
       f"{meth['reps']} timed runs each (memory rows: one run per process, no warm-up), all processes in one "
       f"shuffled order (seed {meth['shuffle_seed']}); every run validated by count and checksum. Figures are "
-      "medians over processes of each process's median run.")
+      "medians over processes of each process's median run."
+      + (f" (This capture used {meth['processes']} processes per profile instead of the default 7.)"
+         if meth["processes"] < 7 else ""))
     w("")
     w("Delta is Current against Baseline in the same build, same run, same server "
       "(negative: Current is faster or smaller). The control columns run the same workloads through "
@@ -108,7 +112,8 @@ def main():
     w("")
     w("Latency percentiles are over operations of all timed runs of all processes: a request (pool), an "
       "execution (metadata cache), otherwise the whole run. Allocations: median operator-new calls per timed run "
-      "(the client's and the workload's own).")
+      "(the client's and the workload's own); Connector/C allocates with malloc, which this counter does not "
+      "see, so its column counts only the bench's own C++ allocations.")
     w("")
     w("| Client | Workload | Median | Min..max over processes | p50 | p95 | p99 | Allocations/run |")
     w("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
