@@ -80,7 +80,12 @@ void PacketChannel::check_usable() const {
 }
 
 std::size_t PacketChannel::raw_read(std::span<std::uint8_t> buf, Deadline deadline) {
-    return tls_ ? tls_->read_some(buf, deadline) : socket_.read_some(buf, deadline);
+    if (tls_) return tls_->read_some(buf, deadline);
+    if (awaiting_reply_) {
+        awaiting_reply_ = false;
+        socket_.wait_readable(deadline);
+    }
+    return socket_.read_some(buf, deadline);
 }
 
 void PacketChannel::raw_write(std::span<const std::uint8_t> data, Deadline deadline) {
@@ -279,6 +284,7 @@ void PacketChannel::flush() {
         } else {
             raw_write(out_, deadline);
         }
+        awaiting_reply_ = in_end_ == in_pos_;
         out_.clear();
         release_if_huge(out_);
     });

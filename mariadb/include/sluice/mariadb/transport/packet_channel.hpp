@@ -154,6 +154,10 @@ private:
     std::uint8_t sequence_ = 0;
     bool compressed_ = false;
     bool broken_ = false;
+    // Set by flush(): the reply to what was just sent cannot have arrived
+    // yet, so the next socket read waits first instead of trying recv() and
+    // getting EAGAIN (one syscall less per round trip).
+    bool awaiting_reply_ = false;
 };
 
 }  // namespace sluice::mariadb
