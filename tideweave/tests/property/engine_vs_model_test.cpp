@@ -4,7 +4,8 @@
 //
 // Reproduce a failure with TIDEWEAVE_PROPERTY_SEED=<seed> (printed on
 // failure, together with a file holding the workload's input lines);
-// TIDEWEAVE_PROPERTY_WORKLOADS=<n> changes how many workloads run.
+// TIDEWEAVE_PROPERTY_WORKLOADS=<n> changes how many workloads run,
+// TIDEWEAVE_PROPERTY_LINES=<n> gives every workload n lines (12 to 48 by default).
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -177,7 +178,8 @@ TEST(TideweaveProperty, BothEnginesMatchTheBruteForceModel) {
     const std::uint64_t first = single ? single : 1;
     std::uint64_t failures = 0;
     for (std::uint64_t seed = first; seed < first + workloads; ++seed) {
-        const int lines = 12 + static_cast<int>(seed % 37);
+        const auto fixed_lines = env_or("TIDEWEAVE_PROPERTY_LINES", 0);
+        const int lines = fixed_lines ? static_cast<int>(fixed_lines) : 12 + static_cast<int>(seed % 37);
         if (auto failure = run_workload(seed, lines)) {
             ADD_FAILURE() << *failure;
             if (++failures == env_or("TIDEWEAVE_PROPERTY_MAX_FAILURES", 3)) break;  // a few reproducers are enough
