@@ -20,20 +20,20 @@ double sum_of(const std::vector<double>& values) {
     return s.rounded();
 }
 
-TEST(ExactSum, EmptyAndCancellingSumsAreZero) {
+TEST(ModelExactSum, EmptyAndCancellingSumsAreZero) {
     EXPECT_EQ(sum_of({}), 0.0);
     EXPECT_FALSE(std::signbit(sum_of({1.5, -1.5})));
     EXPECT_EQ(sum_of({1e308, -1e308, 5e-324, -5e-324}), 0.0);
 }
 
-TEST(ExactSum, CancellationKeepsTheSmallTerm) {
+TEST(ModelExactSum, CancellationKeepsTheSmallTerm) {
     EXPECT_EQ(sum_of({1e16, 1.0, -1e16}), 1.0);
     EXPECT_EQ(sum_of({1e100, 1.0, -1e100, 1e-100}), 1.0 + 1e-100);
     EXPECT_EQ(sum_of({1e308, 1e-308, -1e308}), 1e-308);
     EXPECT_EQ(sum_of({5e-324, 1e308, -1e308}), 5e-324);
 }
 
-TEST(ExactSum, RoundsOnceToNearest) {
+TEST(ModelExactSum, RoundsOnceToNearest) {
     // fsum([0.1]*10) == 1.0, while naive summation gives 0.9999999999999999.
     EXPECT_EQ(sum_of(std::vector<double>(10, 0.1)), 1.0);
     // 2^53 + 1 is a tie between 2^53 and 2^53 + 2: even mantissa wins.
@@ -46,7 +46,7 @@ TEST(ExactSum, RoundsOnceToNearest) {
     EXPECT_EQ(sum_of({1e16, 1.0, 1e-16}), 10000000000000002.0);
 }
 
-TEST(ExactSum, SubnormalsAreExact) {
+TEST(ModelExactSum, SubnormalsAreExact) {
     const double tiny = std::numeric_limits<double>::denorm_min();
     EXPECT_EQ(sum_of({tiny, tiny, tiny}), 3 * tiny);
     EXPECT_EQ(sum_of({std::numeric_limits<double>::min(), -tiny}),
@@ -54,13 +54,13 @@ TEST(ExactSum, SubnormalsAreExact) {
     EXPECT_EQ(sum_of({-tiny}), -tiny);
 }
 
-TEST(ExactSum, NegativeSumsMirrorPositiveOnes) {
+TEST(ModelExactSum, NegativeSumsMirrorPositiveOnes) {
     EXPECT_EQ(sum_of({-0.1, -0.2}), -0.30000000000000004);
     EXPECT_EQ(sum_of({-1e16, -1.0, 1e16}), -1.0);
     EXPECT_EQ(sum_of({-9007199254740992.0, -3.0}), -9007199254740996.0);
 }
 
-TEST(ExactSum, OverflowRoundsToInfinityAndCanComeBack) {
+TEST(ModelExactSum, OverflowRoundsToInfinityAndCanComeBack) {
     const double big = std::numeric_limits<double>::max();
     EXPECT_TRUE(std::isinf(sum_of({big, big})));
     EXPECT_EQ(sum_of({big, big, -big}), big);
@@ -71,7 +71,7 @@ TEST(ExactSum, OverflowRoundsToInfinityAndCanComeBack) {
     EXPECT_EQ(s.rounded(), big);
 }
 
-TEST(ExactSum, TwoTermsRoundLikeIeeeAddition) {
+TEST(ModelExactSum, TwoTermsRoundLikeIeeeAddition) {
     // IEEE addition of two doubles is itself correctly rounded (ties to even),
     // so a + b is an independent oracle for every pair: ties, subnormals,
     // cancellation and overflow included.
@@ -107,7 +107,7 @@ TEST(ExactSum, TwoTermsRoundLikeIeeeAddition) {
     }
 }
 
-TEST(ExactSum, OrderDoesNotMatter) {
+TEST(ModelExactSum, OrderDoesNotMatter) {
     std::vector<double> values = {1e16, 0.1, -1e16, 3.5e-300, 7.0, -0.1, 1e200, -1e200, 0.3};
     const double expected = sum_of(values);
     std::sort(values.begin(), values.end());

@@ -52,7 +52,7 @@ Line simple(Line::Kind kind) {
 }
 
 // Feeds lines numbered from 1 and returns the last verdict.
-class Fixture : public ::testing::Test {
+class ModelRules : public ::testing::Test {
 protected:
     Expected feed(const Line& l) { return model.apply(l, ++line_no); }
     std::string exact(const Line& l) {
@@ -64,19 +64,19 @@ protected:
     std::int64_t line_no = 0;
 };
 
-TEST_F(Fixture, AGapOfExactlyGapJoins) {
+TEST_F(ModelRules, AGapOfExactlyGapJoins) {
     EXPECT_EQ(exact(tx({insert("e1", "a", 0, 1), insert("e2", "a", 10, 2)})),
               R"({"version":1,"before":[],"after":[{"key":"a","start":0,"end":20,"count":2,"sum":3,"min":1,"max":2,"final":false}],"late":[]})"
               "\n");
 }
 
-TEST_F(Fixture, AGapOfMoreThanGapSplits) {
+TEST_F(ModelRules, AGapOfMoreThanGapSplits) {
     EXPECT_EQ(exact(tx({insert("e1", "a", 0, 1), insert("e2", "a", 11, 2)})),
               R"({"version":1,"before":[],"after":[{"key":"a","start":0,"end":10,"count":1,"sum":1,"min":1,"max":1,"final":false},{"key":"a","start":11,"end":21,"count":1,"sum":2,"min":2,"max":2,"final":false}],"late":[]})"
               "\n");
 }
 
-TEST_F(Fixture, ARetractionSplitsAndAnInsertBridges) {
+TEST_F(ModelRules, ARetractionSplitsAndAnInsertBridges) {
     exact(tx({insert("e1", "a", 0, 1), insert("e2", "a", 10, 2), insert("e3", "a", 20, 4)}));
     EXPECT_EQ(exact(tx({retract("e2", "a", 10)})),
               R"({"version":2,"before":[{"key":"a","start":0,"end":30,"count":3,"sum":7,"min":1,"max":4,"final":false}],"after":[{"key":"a","start":0,"end":10,"count":1,"sum":1,"min":1,"max":1,"final":false},{"key":"a","start":20,"end":30,"count":1,"sum":4,"min":4,"max":4,"final":false}],"late":[]})"
@@ -86,7 +86,7 @@ TEST_F(Fixture, ARetractionSplitsAndAnInsertBridges) {
               "\n");
 }
 
-TEST_F(Fixture, SumsAreExactThroughCancellation) {
+TEST_F(ModelRules, SumsAreExactThroughCancellation) {
     exact(tx({insert("e1", "a", 0, 1e16), insert("e2", "a", 1, 1), insert("e3", "a", 2, -1e16)}));
     const auto rows = model.rows();
     ASSERT_EQ(rows.size(), 1u);
@@ -98,7 +98,7 @@ TEST_F(Fixture, SumsAreExactThroughCancellation) {
     EXPECT_EQ(model.rows()[0].sum, 1.3);
 }
 
-TEST_F(Fixture, KeysAreSeparateAndSortedByBytes) {
+TEST_F(ModelRules, KeysAreSeparateAndSortedByBytes) {
     EXPECT_EQ(exact(tx({insert("e1", "b", 0, 1), insert("e2", "\xC3\xA9", 0, 1), insert("e3", "a", 5, 1)})),
               "{\"version\":1,\"before\":[],\"after\":["
               R"({"key":"a","start":5,"end":15,"count":1,"sum":1,"min":1,"max":1,"final":false},)"
@@ -107,7 +107,7 @@ TEST_F(Fixture, KeysAreSeparateAndSortedByBytes) {
               "],\"late\":[]}\n");
 }
 
-TEST_F(Fixture, LateInsertsAreReportedNotApplied) {
+TEST_F(ModelRules, LateInsertsAreReportedNotApplied) {
     EXPECT_EQ(exact(watermark(50)), R"({"version":0,"watermark":50,"finalized":[]})" "\n");
     // H = 50 - 20 = 30: ts 29 is late, ts 30 is not.
     EXPECT_EQ(exact(tx({insert("e1", "a", 29, 1), insert("e2", "a", 30, 2)})),
@@ -115,7 +115,7 @@ TEST_F(Fixture, LateInsertsAreReportedNotApplied) {
               "\n");
 }
 
-TEST_F(Fixture, ASealedEventsRetractionIsLateWhileItsSessionIsOpen) {
+TEST_F(ModelRules, ASealedEventsRetractionIsLateWhileItsSessionIsOpen) {
     exact(tx({insert("e1", "a", 25, 1), insert("e2", "a", 33, 2)}));
     exact(watermark(50));  // H = 30: e1 is sealed; the session ends at 43, not final
     EXPECT_EQ(exact(tx({retract("e1", "a", 25)})),
@@ -126,7 +126,7 @@ TEST_F(Fixture, ASealedEventsRetractionIsLateWhileItsSessionIsOpen) {
               "\n");
 }
 
-TEST_F(Fixture, FinalityIsStrictlyBeforeTheHorizon) {
+TEST_F(ModelRules, FinalityIsStrictlyBeforeTheHorizon) {
     exact(tx({insert("e1", "a", 0, 1), insert("e2", "b", 1, 1)}));  // ends 10 and 11
     EXPECT_EQ(exact(watermark(30)), R"({"version":1,"watermark":30,"finalized":[]})" "\n");  // H = 10
     EXPECT_EQ(exact(watermark(31)),
@@ -144,7 +144,7 @@ TEST_F(Fixture, FinalityIsStrictlyBeforeTheHorizon) {
               "\n");
 }
 
-TEST_F(Fixture, AWatermarkThatGoesBackIsAnError) {
+TEST_F(ModelRules, AWatermarkThatGoesBackIsAnError) {
     exact(watermark(10));
     const auto e = feed(watermark(9));
     EXPECT_EQ(e.kind, Expected::Kind::error);
@@ -153,7 +153,7 @@ TEST_F(Fixture, AWatermarkThatGoesBackIsAnError) {
     EXPECT_EQ(model.watermark(), 10);
 }
 
-TEST_F(Fixture, ErrorsRejectTheWholeTransaction) {
+TEST_F(ModelRules, ErrorsRejectTheWholeTransaction) {
     exact(tx({insert("e1", "a", 0, 1)}));
     // A duplicate unsealed id at index 1: e2 is not applied either.
     auto e = feed(tx({insert("e2", "a", 3, 1), insert("e1", "b", 0, 1)}));
@@ -174,7 +174,7 @@ TEST_F(Fixture, ErrorsRejectTheWholeTransaction) {
     EXPECT_EQ(model.version(), 2);
 }
 
-TEST_F(Fixture, ShapeIsCheckedBeforeLatenessAndLatenessBeforeIdentity) {
+TEST_F(ModelRules, ShapeIsCheckedBeforeLatenessAndLatenessBeforeIdentity) {
     exact(watermark(100));  // H = 80
     Mutation broken = insert("e1", "a", 0, 1);
     broken.shape_error = true;
@@ -186,7 +186,7 @@ TEST_F(Fixture, ShapeIsCheckedBeforeLatenessAndLatenessBeforeIdentity) {
               R"({"version":1,"before":[],"after":[],"late":[{"index":0,"id":"ghost","key":"a","ts":1}]})" "\n");
 }
 
-TEST_F(Fixture, ASumBeyondTheDoubleRangeRejectsTheTransactionWithoutIndex) {
+TEST_F(ModelRules, ASumBeyondTheDoubleRangeRejectsTheTransactionWithoutIndex) {
     exact(tx({insert("e1", "a", 0, 1.7976931348623157e308)}));
     const auto e = feed(tx({insert("e2", "b", 0, 1), insert("e3", "a", 5, 1e308)}));
     EXPECT_EQ(e.kind, Expected::Kind::error);
@@ -198,7 +198,7 @@ TEST_F(Fixture, ASumBeyondTheDoubleRangeRejectsTheTransactionWithoutIndex) {
     EXPECT_EQ(model.version(), 2);
 }
 
-TEST_F(Fixture, EmptyLinesGiveNothingAndBadLinesAnErrorWithoutIndex) {
+TEST_F(ModelRules, EmptyLinesGiveNothingAndBadLinesAnErrorWithoutIndex) {
     EXPECT_EQ(feed(simple(Line::Kind::empty)).kind, Expected::Kind::none);
     const auto e = feed(simple(Line::Kind::bad));
     EXPECT_EQ(e.kind, Expected::Kind::error);
