@@ -166,7 +166,7 @@ void Stream::Impl::load_checkpoint(const element& checkpoint) {
         for (const auto& ev : events) {
             if (ev.ts >= h) {
                 if (ids_.contains(ev.id)) fail(at + ".events", "id \"" + std::string(ev.id) + "\" is held twice");
-                ids_.emplace(std::string(ev.id), IdEntry{key, ev.ts, ev.value});
+                ids_.try_emplace(ev.id, IdEntry{key, ev.ts, ev.value});
             }
             engine_->insert(key, ev.ts, ev.id, ev.value);
         }

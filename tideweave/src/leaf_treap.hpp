@@ -167,12 +167,16 @@ inline void insert(Node*& t, Event&& ev, Pool& pool) {
     }
     auto at = std::lower_bound(t->events.begin(), t->events.end(), ev,
                                [](const Event& a, const Event& b) { return less(a, b.ts, b.id); });
+    const bool appended = at == t->events.end();
     t->events.insert(at, std::move(ev));
     if (t->events.size() <= leaf_capacity) return;
-    // Full: the upper half moves to a new leaf, linked just after this one.
+    // Full: the upper part moves to a new leaf, linked just after this one.
     // This subtree's totals are unchanged; the right subtree gains the leaf.
+    // An append (the common case: event time mostly grows) moves only the new
+    // event, so that leaves filled in order stay full instead of half empty:
+    // half the nodes, half the memory, one level less to descend.
     Node* upper = pool.make();
-    const auto half = static_cast<std::ptrdiff_t>(t->events.size() / 2);
+    const auto half = static_cast<std::ptrdiff_t>(appended ? t->events.size() - 1 : t->events.size() / 2);
     std::move(t->events.begin() + half, t->events.end(), std::back_inserter(upper->events));
     t->events.erase(t->events.begin() + half, t->events.end());
     recompute(upper);

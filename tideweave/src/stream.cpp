@@ -281,20 +281,20 @@ void Stream::Impl::apply_checked(const Mutation& m, std::size_t index, double& r
     if (m.is_insert) {
         // One lookup; an entry already there is an error unless its event is
         // sealed (its id may then be used again).
-        const auto [it, inserted] = ids_.try_emplace(std::string(m.id), IdEntry{0, m.ts, m.value});
-        if (!inserted && it->second.ts >= h)
+        const auto [entry, inserted] = ids_.try_emplace(m.id, IdEntry{0, m.ts, m.value});
+        if (!inserted && entry->ts >= h)
             throw LineError{where() + ": an active event with id " + in_quotes(m.id) + " already exists (key " +
-                                in_quotes(key_names_[it->second.key]) + ", ts " + int_text(it->second.ts) + ")",
+                                in_quotes(key_names_[entry->key]) + ", ts " + int_text(entry->ts) + ")",
                             index};
         const KeyId key = intern(m.key);
-        it->second = IdEntry{key, m.ts, m.value};
+        *entry = IdEntry{key, m.ts, m.value};
         engine_->insert(key, m.ts, m.id, m.value);
         return;
     }
-    const auto it = ids_.find(m.id);
-    if (it == ids_.end() || it->second.ts < h)
+    const IdEntry* found = ids_.find(m.id);
+    if (found == nullptr || found->ts < h)
         throw LineError{where() + ": no active event with id " + in_quotes(m.id), index};
-    const IdEntry held = it->second;
+    const IdEntry held = *found;
     if (key_names_[held.key] != m.key)
         throw LineError{where() + ": event " + in_quotes(m.id) + " has key " + in_quotes(key_names_[held.key]) +
                             ", not " + in_quotes(m.key),
@@ -307,7 +307,7 @@ void Stream::Impl::apply_checked(const Mutation& m, std::size_t index, double& r
                             ", not " + number_text(m.value),
                         index};
     retracted_value = held.value;
-    ids_.erase(it);
+    ids_.erase(m.id);
     engine_->retract(held.key, m.ts, m.id);
 }
 
@@ -321,10 +321,10 @@ void Stream::Impl::unapply(const Mutation& m, double retracted_value) {
     const KeyId key = intern(m.key);
     if (m.is_insert) {
         engine_->retract(key, m.ts, m.id);
-        if (auto it = ids_.find(m.id); it != ids_.end()) ids_.erase(it);
+        ids_.erase(m.id);
     } else {
         engine_->insert(key, m.ts, m.id, retracted_value);
-        ids_.emplace(std::string(m.id), IdEntry{key, m.ts, retracted_value});
+        ids_.try_emplace(m.id, IdEntry{key, m.ts, retracted_value});
     }
 }
 
@@ -439,8 +439,8 @@ void Stream::Impl::run_watermark(const element& value, std::string& out) {
 void Stream::Impl::run_forget(std::string& out) {
     std::vector<KeyId> emptied;
     const ReleaseFn release = [this](std::string_view id, KeyId key, std::int64_t ts) {
-        auto it = ids_.find(id);
-        if (it != ids_.end() && it->second.key == key && it->second.ts == ts) ids_.erase(it);
+        const IdEntry* held = ids_.find(id);
+        if (held != nullptr && held->key == key && held->ts == ts) ids_.erase(id);
     };
     const ForgetCounts counts = engine_->forget(horizon(), release, emptied);
     for (KeyId key : emptied) {

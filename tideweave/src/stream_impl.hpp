@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "id_index.hpp"
 #include "limits.hpp"
 #include "strict_json.hpp"
 #include "sluice/tideweave/stream.hpp"
@@ -25,12 +26,6 @@ using simdjson::dom::element;
 struct LineError {
     std::string message;
     std::optional<std::size_t> index;  // the offending mutation of a transaction
-};
-
-struct IdEntry {
-    KeyId key;
-    std::int64_t ts;
-    double value;
 };
 
 struct Mutation {
@@ -50,7 +45,6 @@ public:
     using element = detail::element;
     using LineError = detail::LineError;
     using Mutation = detail::Mutation;
-    using IdEntry = detail::IdEntry;
 
     Impl(Config config, EngineKind kind)
         : config_(config),
@@ -99,7 +93,7 @@ private:
     // Identity index of events inserted and not retracted. Entries of events
     // that became sealed (ts < horizon) are stale and ignored; forget removes
     // them.
-    std::unordered_map<std::string, IdEntry, StringHash, std::equal_to<>> ids_;
+    IdIndex ids_;
 
     simdjson::dom::parser parser_;
     std::string padded_;
