@@ -20,6 +20,7 @@
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -86,6 +87,7 @@ enum keal_sql_kind { KEAL_SQL_INT, KEAL_SQL_FLOAT, KEAL_SQL_BOOL, KEAL_SQL_TEXT,
 
 typedef struct keal_sql_fn {
   bool resolved;
+  bool int4_args; /* resolved to the signature with integer for bigint */
   Oid rettype;
   FmgrInfo flinfo;
 } keal_sql_fn;
@@ -102,11 +104,49 @@ static bool keal_sql_result_ok(enum keal_sql_kind kind, Oid type) {
   return false;
 }
 
+/* to_regprocedure('name(types)'), or InvalidOid when no such function exists.
+ * DirectFunctionCall1 cannot be used: it raises "function ... returned NULL"
+ * (XX000) itself when the lookup finds nothing, which is the one answer we
+ * need to turn into a clear 42883. */
+static __attribute__((unused)) Oid keal_sql_lookup(const char *signature) {
+  LOCAL_FCINFO(fcinfo, 1);
+  InitFunctionCallInfoData(*fcinfo, NULL, 1, InvalidOid, NULL, NULL);
+  fcinfo->args[0].value = PointerGetDatum(cstring_to_text(signature));
+  fcinfo->args[0].isnull = false;
+  Datum oid_datum = to_regprocedure(fcinfo);
+  if (fcinfo->isnull) return InvalidOid;
+  return DatumGetObjectId(oid_datum);
+}
+
+/* `signature` with every "bigint" argument type written as "integer". */
+static __attribute__((unused)) char *keal_sql_int4_signature(const char *signature) {
+  StringInfoData buf;
+  initStringInfo(&buf);
+  const char *p = signature;
+  const char *hit;
+  while ((hit = strstr(p, "bigint")) != NULL) {
+    appendBinaryStringInfo(&buf, p, (int)(hit - p));
+    appendStringInfoString(&buf, "integer");
+    p = hit + strlen("bigint");
+  }
+  appendStringInfoString(&buf, p);
+  return buf.data;
+}
+
 static __attribute__((noinline, unused)) void keal_sql_resolve(keal_sql_fn *fn, const char *signature,
                                                                 enum keal_sql_kind kind, const char *keal_type,
                                                                 int line) {
-  Datum oid_datum = DirectFunctionCall1(to_regprocedure, CStringGetTextDatum(signature));
-  Oid oid = DatumGetObjectId(oid_datum);
+  Oid oid = keal_sql_lookup(signature);
+  bool int4_args = false;
+  if (!OidIsValid(oid) && strstr(signature, "bigint") != NULL) {
+    /* Keal's int is bigint, but many server functions take integer
+     * (repeat(text, integer), left, right, lpad, ...): try that signature
+     * next, and narrow each int argument on the way in. */
+    char *narrow = keal_sql_int4_signature(signature);
+    oid = keal_sql_lookup(narrow);
+    int4_args = OidIsValid(oid);
+    pfree(narrow);
+  }
   if (!OidIsValid(oid))
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_FUNCTION),
                     errmsg("%s:%d: server function %s does not exist", KEAL_SOURCE_FILE, line, signature)));
@@ -117,7 +157,18 @@ static __attribute__((noinline, unused)) void keal_sql_resolve(keal_sql_fn *fn, 
                            signature, format_type_be(rettype), keal_type)));
   fmgr_info_cxt(oid, &fn->flinfo, TopMemoryContext);
   fn->rettype = rettype;
+  fn->int4_args = int4_args;
   fn->resolved = true;
+}
+
+/* An int argument: bigint, or integer when the function resolved to its
+ * integer signature (22003 when the value does not fit, as int8 -> int4
+ * does in SQL). */
+static inline Datum keal_sql_int_arg(const keal_sql_fn *fn, int64_t v, int line) {
+  if (!fn->int4_args) return Int64GetDatum(v);
+  if (v < PG_INT32_MIN || v > PG_INT32_MAX)
+    keal_fail(line, "22003", "integer out of range for an integer argument of a server function");
+  return Int32GetDatum((int32)v);
 }
 
 #define KEAL_SQL_MAX_ARGS 8

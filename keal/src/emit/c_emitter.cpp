@@ -147,7 +147,7 @@ class Emitter {
       std::string v = "a" + std::to_string(a);
       std::string d;
       switch (s.arg_types[a].base) {
-        case Base::Int: d = "Int64GetDatum(" + v + ")"; break;
+        case Base::Int: d = "keal_sql_int_arg(&keal_sql_fn_" + n + ", " + v + ", line)"; break;
         case Base::Float: d = "Float8GetDatum(" + v + ")"; break;
         case Base::Bool: d = "BoolGetDatum(" + v + ")"; break;
         case Base::Char: d = "keal_sql_char_arg(" + v + ")"; break;

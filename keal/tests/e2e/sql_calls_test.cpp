@@ -3,6 +3,7 @@
 #include "keal_database.hpp"
 #include "sql_compare.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace keal::e2e {
@@ -50,6 +51,27 @@ TEST_F(SqlCalls, BigintArgument) {
                                  "n", "k_to_hex(n)", "to_hex(n)");
     EXPECT_EQ(c.rows, 4001);
     EXPECT_EQ(c.mismatches, 0) << c.examples;
+}
+
+TEST_F(SqlCalls, UnknownSignatureIs42883NamingTheFunctionAndLine) {
+    const ServerError e = db().expect_error("SELECT k_missing(3)");
+    EXPECT_EQ(e.sqlstate, "42883") << e.message;
+    EXPECT_THAT(e.message, ::testing::HasSubstr("keal_no_such_function(bigint,text)")) << e.message;
+    EXPECT_THAT(e.message, ::testing::HasSubstr(
+                               "sql_calls.keal:" + std::to_string(line_of("sql_calls.keal", "keal_no_such_function"))))
+        << e.message;
+    // The backend stays usable, and the failure is not cached as a success.
+    EXPECT_EQ(db().scalar("SELECT k_md5('a') = md5('a')"), "t");
+    EXPECT_EQ(db().expect_error("SELECT k_missing(4)").sqlstate, "42883");
+}
+
+TEST_F(SqlCalls, IntArgumentNarrowedForAnIntegerSignature) {
+    expect_same("samples, generate_series(0, 3) AS n", "k_repeat(s, n)", "repeat(s, n)", 5000 * 4);
+    const ServerError e = db().expect_error("SELECT k_repeat('a', 2147483648)");
+    EXPECT_EQ(e.sqlstate, "22003") << e.message;
+    EXPECT_THAT(e.message, ::testing::HasSubstr(
+                               "sql_calls.keal:" + std::to_string(line_of("sql_calls.keal", "sql.repeat(s, n)"))))
+        << e.message;
 }
 
 TEST_F(SqlCalls, ParallelWorkersResolveTheirOwnCalls) {
