@@ -406,6 +406,12 @@ class Lexer {
           error(start, pos_, "\\u{...} escape is not a Unicode scalar value");
           return false;
         }
+        if (value == 0) {
+          // A PostgreSQL text cannot hold U+0000 (char(0) and text(bytes)
+          // refuse it at run time), so no literal may make one.
+          error(start, pos_, "\\u{0} escape: text cannot contain the NUL character (U+0000)");
+          return false;
+        }
         cp = value;
         break;
       }
