@@ -46,7 +46,10 @@ struct Checker {
     if (flavour == emit::Flavour::Pg) argv.insert(argv.end(), {"-fPIC", "-I", driver::pg_include_dir()});
     if (!link) argv.push_back("-c");
     argv.insert(argv.end(), {"-o", out, c_path});
-    if (link) argv.push_back("-lm");
+    // As the driver links a native program: PostgreSQL's float8out digits.
+    if (link)
+      argv.insert(argv.end(), {driver::pg_lib_dir() + "/libpgcommon_shlib.a",
+                               driver::pg_lib_dir() + "/libpgport_shlib.a", "-lm"});
     driver::ProcessResult r = driver::run_process(argv);
     error = r.output;
     return r.exit_code == 0;

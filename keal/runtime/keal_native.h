@@ -35,6 +35,7 @@ static inline void *keal_alloc(size_t n) {
 }
 
 #include "keal_rt.h"
+#include "keal_float_text.h"
 
 #include <sys/resource.h>
 

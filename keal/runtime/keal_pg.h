@@ -23,6 +23,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -51,6 +52,14 @@ static __attribute__((cold, noinline, noreturn, unused)) void keal_error(int lin
 static inline void *keal_alloc(size_t n) { return palloc(n); }
 
 #include "keal_rt.h"
+
+/* The server's own float8out text, so text(x) is always `x::text`. */
+static inline keal_text keal_float_to_text(double v) {
+  char *s = float8out_internal(v);
+  keal_text r = keal_text_copy(s, (int64_t)strlen(s));
+  pfree(s);
+  return r;
+}
 
 /* ---- arguments and results ---- */
 

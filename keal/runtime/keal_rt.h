@@ -332,29 +332,12 @@ static inline keal_text keal_int_to_text(int64_t v) {
   return keal_text_copy(buf, n);
 }
 
-/* The shortest form that reads back as the same double. */
-static inline keal_text keal_float_to_text(double v) {
-  if (isnan(v)) return KEAL_TEXT_LIT("NaN", 3);
-  if (isinf(v)) return v > 0 ? KEAL_TEXT_LIT("Infinity", 8) : KEAL_TEXT_LIT("-Infinity", 9);
-  /* Like PostgreSQL's float8out: the fewest significant digits that read
-   * back exactly, positional for decimal exponents -4..14, else 1.5e+20. */
-  char buf[48];
-  int precision = 1;
-  for (; precision < 17; precision++) {
-    snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
-  int exponent = atoi(strchr(buf, 'e') + 1);
-  int n;
-  if (exponent >= -4 && exponent < 15) {
-    int decimals = precision - 1 - exponent;
-    n = snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, v);
-  } else {
-    n = snprintf(buf, sizeof buf, "%.*g", precision, v);
-  }
-  return keal_text_copy(buf, n);
-}
+/* text(x) for a float: exactly the text PostgreSQL's float8out gives (the
+ * shortest digits that read back as the same double, positional for decimal
+ * exponents -4..14, else 1.5e+20; NaN, Infinity, -0). Each flavour defines
+ * it with PostgreSQL's own code: keal_pg.h calls float8out_internal,
+ * keal_float_text.h (native) the same Ryu routine from libpgcommon. */
+static inline keal_text keal_float_to_text(double v);
 
 static inline keal_text keal_bool_to_text(bool v) { return v ? KEAL_TEXT_LIT("true", 4) : KEAL_TEXT_LIT("false", 5); }
 

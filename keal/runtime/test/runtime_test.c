@@ -31,6 +31,7 @@ static void *keal_alloc(size_t n) {
 }
 
 #include "keal_rt.h"
+#include "keal_float_text.h"
 
 static int failures = 0;
 
@@ -128,6 +129,9 @@ static void test_conversions(void) {
   CHECK(eq(keal_float_to_text(0.1), "0.1") && eq(keal_float_to_text(1e21), "1e+21") && eq(keal_float_to_text(-1000), "-1000"));
   CHECK(eq(keal_float_to_text(1.0 / 3.0), "0.3333333333333333") && eq(keal_float_to_text(1.5e-7), "1.5e-07"));
   CHECK(eq(keal_float_to_text(INFINITY), "Infinity") && eq(keal_float_to_text(NAN), "NaN"));
+  /* From 1e15 up: exponent form, and float8out's digits at interval boundaries. */
+  CHECK(eq(keal_float_to_text(4503599627370496.0), "4.503599627370496e+15") && eq(keal_float_to_text(1e15), "1e+15"));
+  CHECK(eq(keal_float_to_text(1.2345e21), "1.2344999999999999e+21") && eq(keal_float_to_text(-0.0), "-0"));
   CHECK(eq(keal_int_to_text(INT64_MIN), "-9223372036854775808"));
   CHECK(keal_int_to_char(0x1F600, 1) == 0x1F600);
   CHECK_FAILS("22003", keal_int_to_char(0, 1));

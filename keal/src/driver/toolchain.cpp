@@ -26,6 +26,7 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 std::string runtime_dir() { return env_or("KEAL_RUNTIME_DIR", KEAL_RUNTIME_DIR_DEFAULT); }
 std::string pg_include_dir() { return env_or("KEAL_PG_INCLUDEDIR", KEAL_PG_INCLUDEDIR_DEFAULT); }
+std::string pg_lib_dir() { return env_or("KEAL_PG_LIBDIR", KEAL_PG_LIBDIR_DEFAULT); }
 std::string c_compiler() { return env_or("KEAL_CC", env_or("CC", "cc")); }
 
 ProcessResult run_process(const std::vector<std::string>& argv) {
@@ -101,7 +102,11 @@ bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::stri
   if (flavour == emit::Flavour::Pg) {
     argv.insert(argv.end(), {"-fPIC", "-shared", "-I", pg_include_dir(), "-o", output, c_path});
   } else {
-    argv.insert(argv.end(), {"-o", output, c_path, "-lm"});
+    // libpgcommon's Ryu routine gives text(x) for a float exactly as
+    // float8out; libpgport holds what it uses. The _shlib archives are PIC,
+    // so the default PIE link takes them.
+    argv.insert(argv.end(), {"-o", output, c_path, pg_lib_dir() + "/libpgcommon_shlib.a",
+                             pg_lib_dir() + "/libpgport_shlib.a", "-lm"});
   }
   ProcessResult r = run_process(argv);
   remove_tree(dir);

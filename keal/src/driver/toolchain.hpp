@@ -22,6 +22,8 @@ ProcessResult run_process(const std::vector<std::string>& argv);
 std::string runtime_dir();
 // PostgreSQL's server headers: $KEAL_PG_INCLUDEDIR, else pg_config's at build time.
 std::string pg_include_dir();
+// Where libpgcommon_shlib.a and libpgport_shlib.a are (KEAL_PG_LIBDIR).
+std::string pg_lib_dir();
 // The C compiler: $KEAL_CC, else $CC, else "cc".
 std::string c_compiler();
 

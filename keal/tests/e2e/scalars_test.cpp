@@ -56,15 +56,20 @@ TEST_F(Scalars, FloatTextRoundTripsExactly) {
     expect_same(kFloats, "x", "k_float_roundtrip(x)", "true", 2009);
 }
 
-TEST_F(Scalars, FloatTextIsWhatPostgresqlPrintsBelow1e15) {
+TEST_F(Scalars, FloatTextIsWhatPostgresqlPrints) {
     // 5,000 values with 1 to 17 significant digits and decimal exponents
-    // from -16 to 14, both signs, and the special values. (From 1e15 up the
-    // texts may differ: see docs/keal.md.)
-    expect_same("(SELECT sin(n) * 10::float8 ^ (n % 31 - 16) AS x FROM generate_series(1, 5000) AS n "
-                " UNION ALL SELECT round(sin(n)::numeric, n % 17)::float8 FROM generate_series(1, 1000) AS n "
+    // from -40 to 39, both signs; every power of two (where the rounding
+    // interval is lopsided) and its neighbours near 2^53; the extremes and
+    // the special values.
+    expect_same("(SELECT sin(n) * 10::float8 ^ (n % 80 - 40) AS x FROM generate_series(1, 5000) AS n "
+                " UNION ALL SELECT round(sin(n)::numeric, n % 17)::float8 * 10::float8 ^ (n % 30) "
+                "   FROM generate_series(1, 1000) AS n "
+                " UNION ALL SELECT 2::float8 ^ n FROM generate_series(-1074, 1023) AS n "
+                " UNION ALL SELECT 2::float8 ^ 53 + n FROM generate_series(-8, 8) AS n "
                 " UNION ALL VALUES ('NaN'::float8), ('Infinity'), ('-Infinity'), ('-0'), (1e-7), (100.0), "
-                " (1.0 / 3.0), (999999999999999.9)) AS f",
-                "x", "k_float_text(x)", "x::text", 5000 + 1000 + 8);
+                " (1.0 / 3.0), (999999999999999.9), (1e15), (4503599627370496), (1.2345e21), "
+                " (1.7976931348623157e308), (5e-324), (123456789012345680)) AS f",
+                "x", "k_float_text(x)", "x::text", 5000 + 1000 + 2098 + 17 + 14);
 }
 
 TEST_F(Scalars, IntBuiltinsAndConversionsMatchSql) {
