@@ -12,7 +12,11 @@ set(SLUICE_SERVER_TEST_PROPERTIES
     LABELS integration)
 
 # sluice_server_tests(target): gtest_discover_tests with the fixture set.
+# Every TEST of a gtest program becomes its own ctest test, and ctest -j runs
+# them side by side; tests of one program share fixture tables (created in
+# SetUp, dropped in TearDown), so a program's tests hold one RESOURCE_LOCK and
+# run one at a time, while different programs still run in parallel.
 function(sluice_server_tests target)
   gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST
-    PROPERTIES ${SLUICE_SERVER_TEST_PROPERTIES})
+    PROPERTIES ${SLUICE_SERVER_TEST_PROPERTIES} RESOURCE_LOCK ${target})
 endfunction()
