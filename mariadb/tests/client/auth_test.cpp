@@ -7,6 +7,13 @@
 #include "server_env.hpp"
 #include "sluice/mariadb/mariadb.hpp"
 
+// Private instances live under the build tree's servers-own/ folder, which
+// scripts/test sweeps at the end, so none outlives an interrupted run.
+static std::filesystem::path own_servers_dir() {
+    std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
+    return SLUICE_OWN_SERVERS_DIR;
+}
+
 namespace sluice::mariadb {
 namespace {
 
@@ -161,7 +168,7 @@ TEST(Tls, PreferUsesTlsWhenOfferedAndDisableDoesNot) {
 class ClearPassword : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        dir_ = new std::string(std::filesystem::temp_directory_path() / ("sluice-cleartext-" + std::to_string(::getpid())));
+        dir_ = new std::string(own_servers_dir() / ("sluice-cleartext-" + std::to_string(::getpid())));
         std::string cmd = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start --dir " + *dir_ +
                           " --only mariadb --pam-cleartext > " + *dir_ + ".log 2>&1";
         int rc = std::system(cmd.c_str());

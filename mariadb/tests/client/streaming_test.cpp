@@ -17,6 +17,13 @@
 #include "server_env.hpp"
 #include "sluice/mariadb/mariadb.hpp"
 
+// Private instances live under the build tree's servers-own/ folder, which
+// scripts/test sweeps at the end, so none outlives an interrupted run.
+static std::filesystem::path own_servers_dir() {
+    std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
+    return SLUICE_OWN_SERVERS_DIR;
+}
+
 namespace {
 std::atomic<std::size_t> allocations{0};
 }
@@ -128,7 +135,7 @@ TEST(Streaming, KillQueryMidStreamEndsTheResultButKeepsTheConnection) {
 
 // A private server, SIGKILLed while it streams a result to us.
 TEST(Streaming, ServerKilledMidStreamErrorsPromptlyAndIsBroken) {
-    std::string dir = (std::filesystem::temp_directory_path() / ("sluice-killed-" + std::to_string(::getpid()))).string();
+    std::string dir = (own_servers_dir() / ("sluice-killed-" + std::to_string(::getpid()))).string();
     std::string start = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start --dir " + dir +
                         " --only mariadb > " + dir + ".log 2>&1";
     ASSERT_EQ(std::system(start.c_str()), 0) << "could not start a private server: see " << dir << ".log";

@@ -15,6 +15,13 @@
 #include "sluice/mariadb/mariadb.hpp"
 #include "sluice/mariadb/pool.hpp"
 
+// Private instances live under the build tree's servers-own/ folder, which
+// scripts/test sweeps at the end, so none outlives an interrupted run.
+static std::filesystem::path own_servers_dir() {
+    std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
+    return SLUICE_OWN_SERVERS_DIR;
+}
+
 namespace sluice::mariadb {
 namespace {
 
@@ -155,7 +162,7 @@ TEST(Pool, AConnectionKilledWhileLentIsReplacedOnReturn) {
 // A private server, killed and started again on the same port and data.
 TEST(Pool, SurvivesAServerRestart) {
     namespace fs = std::filesystem;
-    const std::string dir = (fs::temp_directory_path() / ("sluice-pool-" + std::to_string(::getpid()))).string();
+    const std::string dir = (own_servers_dir() / ("sluice-pool-" + std::to_string(::getpid()))).string();
     const std::string start = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start --dir " + dir +
                               " --only mariadb > " + dir + ".log 2>&1";
     ASSERT_EQ(std::system(start.c_str()), 0) << "could not start a private server: see " << dir << ".log";
