@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sluice/mariadb/mariadb.hpp"
+#include "sluice/common/json_write.hpp"
 
 namespace {
 
@@ -62,29 +63,6 @@ std::string hex(std::span<const std::uint8_t> bytes) {
         out += digits[b & 15];
     }
     return out;
-}
-
-void json_string(std::string& out, std::string_view s) {
-    out += '"';
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += ch;
-                }
-        }
-    }
-    out += '"';
 }
 
 // A field as the table shows it.
@@ -144,7 +122,7 @@ void print_ndjson(ResultSet& rs) {
         line += '{';
         for (std::size_t i = 0; i < r.size(); ++i) {
             if (i) line += ',';
-            json_string(line, cols[i].name);
+            sluice::json::append_string(line, cols[i].name);
             line += ':';
             Field f = r[i];
             if (f.is_null()) {
@@ -155,11 +133,11 @@ void print_ndjson(ResultSet& rs) {
                 std::string v = f.to_string();
                 bool finite = v.find_first_of("in") == std::string::npos;  // inf, nan
                 if (finite) line += v;
-                else json_string(line, v);
+                else sluice::json::append_string(line, v);
             } else if (is_bytes(cols[i])) {
-                json_string(line, base64(f.raw()));
+                sluice::json::append_string(line, base64(f.raw()));
             } else {
-                json_string(line, f.to_string());
+                sluice::json::append_string(line, f.to_string());
             }
         }
         line += "}\n";

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/common/json_write.hpp"
+
 namespace sluice::tideweave::json {
 
 inline void append_int(std::string& out, std::int64_t v) {
@@ -31,34 +33,7 @@ inline void append_number(std::string& out, double v) {
     out.append(buf, res.ptr);
 }
 
-// A JSON string literal. The input is valid UTF-8 (simdjson checked it), so
-// only '"', '\\' and control characters need escaping.
-inline void append_string(std::string& out, std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        out.push_back('\\');
-        switch (c) {
-            case '"': out.push_back('"'); break;
-            case '\\': out.push_back('\\'); break;
-            case '\n': out.push_back('n'); break;
-            case '\r': out.push_back('r'); break;
-            case '\t': out.push_back('t'); break;
-            case '\b': out.push_back('b'); break;
-            case '\f': out.push_back('f'); break;
-            default:
-                out.append("u00");
-                out.push_back(hex[c >> 4]);
-                out.push_back(hex[c & 0xF]);
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
-}
+// A JSON string literal (the input is valid UTF-8: simdjson checked it).
+using ::sluice::json::append_string;
 
 }  // namespace sluice::tideweave::json
