@@ -8,10 +8,16 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "poll_wait.hpp"
 #include "sluice/mariadb/error.hpp"
@@ -120,6 +126,160 @@ struct CtxDeleter {
 struct SslDeleter {
     void operator()(SSL* ssl) const noexcept { SSL_free(ssl); }
 };
+using CtxPtr = std::unique_ptr<SSL_CTX, CtxDeleter>;
+
+// ---- Client contexts, one per TLS configuration ----
+//
+// Building an SSL_CTX costs more than the rest of a loopback TLS handshake's
+// client work put together: OpenSSL 3 fetches its algorithms for every new
+// context, and the CA bundle is parsed again. So a context is built once per
+// configuration (CA, client certificate and key, ciphers) and shared by every
+// connection that uses it; OpenSSL allows one configured SSL_CTX to back
+// SSL objects in many threads. What differs per connection stays on the SSL:
+// whether the peer is verified (the mode) and the expected host name.
+//
+// A file that changes on disk (a rotated CA or certificate) gives a new key,
+// so the next connection reads it again: the key holds each file's identity
+// and modification time, taken with one stat() per file per connection.
+
+struct FileStamp {
+    dev_t device = 0;
+    ino_t inode = 0;
+    off_t size = 0;
+    std::int64_t mtime_ns = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+
+// Stamp of `path`, or a zero stamp when it cannot be stat'ed (the build then
+// fails on it and reports OpenSSL's reason; nothing is cached).
+FileStamp stamp_of(const std::string& path) {
+    FileStamp st;
+    struct stat info {};
+    if (path.empty() || ::stat(path.c_str(), &info) != 0) return st;
+    st.device = info.st_dev;
+    st.inode = info.st_ino;
+    st.size = info.st_size;
+    st.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+    return st;
+}
+
+// The files' stamps, taken per connection: comparing them with a cached
+// context's needs no allocation.
+struct FileStamps {
+    FileStamp ca_file, ca_path, cert, key;
+    bool operator==(const FileStamps&) const = default;
+};
+
+const std::string& key_file_of(const TlsOptions& o) { return o.key_file.empty() ? o.cert_file : o.key_file; }
+
+FileStamps stamps_of(const TlsOptions& o) {
+    return {stamp_of(o.ca_file), stamp_of(o.ca_path), stamp_of(o.cert_file), stamp_of(key_file_of(o))};
+}
+
+struct ContextKey {
+    std::string ca_file, ca_path, cert_file, key_file, cipher_list;
+    FileStamps stamps;
+
+    bool same_names(const TlsOptions& o) const {
+        return ca_file == o.ca_file && ca_path == o.ca_path && cert_file == o.cert_file &&
+               key_file == key_file_of(o) && cipher_list == o.cipher_list;
+    }
+};
+
+// Builds the context for `key`; Error{tls} naming the file and `peer`.
+CtxPtr build_context(const ContextKey& key, const std::string& peer) {
+    auto tls_error = [&](const std::string& what) {
+        const std::string detail = openssl_errors();
+        return Error(ErrorKind::tls, what + " for " + peer + (detail.empty() ? "" : ": " + detail));
+    };
+    CtxPtr owned(SSL_CTX_new(TLS_client_method()));
+    SSL_CTX* ctx = owned.get();
+    if (ctx == nullptr) throw tls_error("cannot create the TLS context");
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    // A server that drops the connection without close_notify is reported
+    // as closed, like a plain socket, not as a TLS protocol failure.
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    if (!key.cipher_list.empty() && SSL_CTX_set_cipher_list(ctx, key.cipher_list.c_str()) != 1) {
+        throw tls_error("invalid cipher list '" + key.cipher_list + "'");
+    }
+    if (!key.ca_file.empty() || !key.ca_path.empty()) {
+        const char* file = key.ca_file.empty() ? nullptr : key.ca_file.c_str();
+        const char* dir = key.ca_path.empty() ? nullptr : key.ca_path.c_str();
+        if (SSL_CTX_load_verify_locations(ctx, file, dir) != 1) {
+            throw tls_error("cannot load CA '" + (file ? key.ca_file : key.ca_path) + "'");
+        }
+    }
+    if (!key.cert_file.empty()) {
+        if (SSL_CTX_use_certificate_chain_file(ctx, key.cert_file.c_str()) != 1) {
+            throw tls_error("cannot load client certificate '" + key.cert_file + "'");
+        }
+        if (SSL_CTX_use_PrivateKey_file(ctx, key.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+            throw tls_error("cannot load client key '" + key.key_file + "'");
+        }
+    }
+    return owned;
+}
+
+class ContextCache {
+public:
+    // A new reference to the context for `options` (built now if there is
+    // none yet); the caller's SSL_new takes its own, so the caller frees it.
+    CtxPtr get(const TlsOptions& options, const std::string& peer) {
+        const FileStamps stamps = stamps_of(options);
+        // Held while building: concurrent first connections of one
+        // configuration build it once, and a build is a fraction of a
+        // millisecond.
+        std::lock_guard lock(mutex_);
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
+            if (entries_[i].key.stamps == stamps && entries_[i].key.same_names(options)) {
+                ++stats_.reuses;
+                std::rotate(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(i),
+                            entries_.begin() + static_cast<std::ptrdiff_t>(i) + 1);  // most recent first
+                return reference(entries_.front().ctx.get());
+            }
+        }
+        ContextKey key{options.ca_file, options.ca_path, options.cert_file, key_file_of(options),
+                       options.cipher_list, stamps};
+        CtxPtr built = build_context(key, peer);
+        ++stats_.builds;
+        // A configuration whose files changed replaces its old context; the
+        // connections still using the old one keep it alive (SSL_new took a
+        // reference).
+        std::erase_if(entries_, [&](const Entry& e) { return e.key.same_names(options); });
+        if (entries_.size() >= max_entries) entries_.pop_back();  // least recently used
+        entries_.insert(entries_.begin(), Entry{std::move(key), std::move(built)});
+        return reference(entries_.front().ctx.get());
+    }
+
+    TlsContextStats stats() {
+        std::lock_guard lock(mutex_);
+        TlsContextStats s = stats_;
+        s.cached = entries_.size();
+        return s;
+    }
+
+private:
+    static CtxPtr reference(SSL_CTX* ctx) {
+        SSL_CTX_up_ref(ctx);
+        return CtxPtr(ctx);
+    }
+    struct Entry {
+        ContextKey key;
+        CtxPtr ctx;
+    };
+    // A process talks TLS with a handful of configurations at most; the
+    // bound only keeps a program that cycles through many from growing.
+    static constexpr std::size_t max_entries = 16;
+    std::mutex mutex_;
+    std::vector<Entry> entries_;
+    TlsContextStats stats_;
+};
+
+ContextCache& context_cache() {
+    static ContextCache cache;
+    return cache;
+}
 
 }  // namespace
 
@@ -149,7 +309,6 @@ std::string_view to_string(SslMode mode) noexcept {
 }
 
 struct TlsSession::Impl {
-    std::unique_ptr<SSL_CTX, CtxDeleter> ctx;
     std::unique_ptr<SSL, SslDeleter> ssl;
     int fd = -1;
     std::string peer;
@@ -220,38 +379,15 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
         return Error(ErrorKind::tls, what + " for " + peer + (detail.empty() ? "" : ": " + detail));
     };
 
-    impl->ctx.reset(SSL_CTX_new(TLS_client_method()));
-    SSL_CTX* ctx = impl->ctx.get();
-    if (ctx == nullptr) throw tls_error("cannot create the TLS context");
-    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-    // A server that drops the connection without close_notify is reported
-    // as closed, like a plain socket, not as a TLS protocol failure.
-    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    if (!options.cipher_list.empty() && SSL_CTX_set_cipher_list(ctx, options.cipher_list.c_str()) != 1) {
-        throw tls_error("invalid cipher list '" + options.cipher_list + "'");
-    }
-    if (!options.ca_file.empty() || !options.ca_path.empty()) {
-        const char* file = options.ca_file.empty() ? nullptr : options.ca_file.c_str();
-        const char* dir = options.ca_path.empty() ? nullptr : options.ca_path.c_str();
-        if (SSL_CTX_load_verify_locations(ctx, file, dir) != 1) {
-            throw tls_error("cannot load CA '" + (file ? options.ca_file : options.ca_path) + "'");
-        }
-    }
-    if (!options.cert_file.empty()) {
-        if (SSL_CTX_use_certificate_chain_file(ctx, options.cert_file.c_str()) != 1) {
-            throw tls_error("cannot load client certificate '" + options.cert_file + "'");
-        }
-        const std::string& key = options.key_file.empty() ? options.cert_file : options.key_file;
-        if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
-            throw tls_error("cannot load client key '" + key + "'");
-        }
-    }
-    SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
+    // Shared with every connection of the same configuration; the SSL takes
+    // its own reference, so this one ends with the handshake.
+    const CtxPtr ctx = context_cache().get(options, peer);
 
-    impl->ssl.reset(SSL_new(ctx));
+    impl->ssl.reset(SSL_new(ctx.get()));
     SSL* ssl = impl->ssl.get();
     if (ssl == nullptr || socket_bio_method() == nullptr) throw tls_error("cannot create the TLS session");
+    // Verification is per connection (the context is shared across modes).
+    SSL_set_verify(ssl, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
     BIO* bio = BIO_new(socket_bio_method());
     if (bio == nullptr) throw tls_error("cannot create the TLS session");
     impl->bio_state.fd = socket.fd();
@@ -321,6 +457,8 @@ void TlsSession::shutdown() noexcept {
         ERR_clear_error();
     }
 }
+
+TlsContextStats tls_context_stats() { return context_cache().stats(); }
 
 std::string TlsSession::protocol_version() const { return SSL_get_version(impl_->ssl.get()); }
 

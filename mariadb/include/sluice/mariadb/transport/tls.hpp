@@ -38,6 +38,19 @@ struct TlsOptions {
     std::string cipher_list{};  // OpenSSL cipher list for TLS 1.2, optional
 };
 
+// Client contexts (the OpenSSL SSL_CTX: CA store, client certificate, cipher
+// list) are built once per TLS configuration and shared by every connection
+// using it, in any thread; a CA, certificate or key file that changes on
+// disk is read again by the next connection. Verification (the mode and the
+// expected host) is still decided per connection. These counters say how
+// often a context was built and reused, for tests and diagnostics.
+struct TlsContextStats {
+    std::uint64_t builds = 0;  // contexts built (first use of a configuration, or its files changed)
+    std::uint64_t reuses = 0;  // handshakes that found their context built
+    std::size_t cached = 0;    // contexts kept now
+};
+TlsContextStats tls_context_stats();
+
 // One TLS session on a connected, non-blocking socket. It does not own the
 // socket: it keeps the descriptor (and the peer's name for messages), so the
 // Socket object may move, but its descriptor must stay open while the session
