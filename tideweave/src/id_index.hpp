@@ -4,19 +4,28 @@
 //
 // std::unordered_map spends one allocation per id and three dependent cache
 // misses per lookup (bucket, node, string), and most inserts are of new ids,
-// i.e. unsuccessful lookups. Here the entries sit densely in one vector (an id
-// of up to 15 bytes stays inline, in std::string's small buffer), and an
-// open-addressing table of 8-byte slots (entry position + 32 bits of the
-// hash) finds them: one miss in the table, one in the entry, and a different
-// id is almost always rejected by the hash bits without touching its entry.
+// i.e. unsuccessful lookups. Here the entries sit densely in fixed-size
+// chunks (an id of up to 15 bytes stays inline, in std::string's small
+// buffer; chunks are never moved, so growing copies no entry and touches no
+// page twice), and an open-addressing table of 8-byte slots (entry position +
+// the hash's upper 32 bits) finds them: one miss in the table, which callers
+// can prefetch ahead (prefetch()), one in the entry, and a different id is
+// almost always rejected by the hash bits without touching its entry.
+//
+// A slot's home is the hash's top bits, which the slot's tag holds: growing
+// (each old slot lands at twice its position, or just after) and the
+// backward shift of deletions read slots only, never an entry, and growing
+// writes the new table front to back.
 //
 // Linear probing, at most half full, with backward-shift deletion: no
 // tombstones, so retractions never lengthen later probes. Erasing moves the
 // last entry into the hole, which keeps the entries dense.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,27 +44,41 @@ struct IdEntry {
 
 class IdIndex {
 public:
-    std::size_t size() const { return entries_.size(); }
+    std::size_t size() const { return size_; }
     bool contains(std::string_view id) const { return find(id) != nullptr; }
+
+    static std::uint64_t hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+
+    // Starts loading the table slot where a lookup of this hash begins (a
+    // prefetch never faults: with no table yet, home() is 0 and data() may
+    // be null). GCC 12 silently drops the prefetch behind an emptiness test.
+    void prefetch(std::uint64_t h) const { __builtin_prefetch(slots_.data() + home(tag(h))); }
 
     const IdEntry* find(std::string_view id) const {
         if (slots_.empty()) return nullptr;
         const Slot& s = slots_[probe(id, hash(id))];
-        return s.entry == 0 ? nullptr : &entries_[s.entry - 1].value;
+        return s.entry == 0 ? nullptr : &entry(s.entry - 1).value;
     }
     IdEntry* find(std::string_view id) { return const_cast<IdEntry*>(std::as_const(*this).find(id)); }
 
     // Inserts (id, value) unless the id is there; returns its entry and
     // whether it is new. The pointer is valid until the next insert or erase.
     std::pair<IdEntry*, bool> try_emplace(std::string_view id, const IdEntry& value) {
-        if ((entries_.size() + 1) * 2 > slots_.size()) grow();
-        const std::uint64_t h = hash(id);
+        return try_emplace(id, hash(id), value);
+    }
+    std::pair<IdEntry*, bool> try_emplace(std::string_view id, std::uint64_t h, const IdEntry& value) {
+        if ((size_ + 1) * 2 > slots_.size()) grow();
         Slot& s = slots_[probe(id, h)];
-        if (s.entry != 0) return {&entries_[s.entry - 1].value, false};
-        if (entries_.size() >= max_entries) throw std::length_error("tideweave: too many events held");
-        entries_.push_back(Entry{std::string(id), value, h});
-        s = Slot{static_cast<std::uint32_t>(entries_.size()), tag(h)};
-        return {&entries_.back().value, true};
+        if (s.entry != 0) return {&entry(s.entry - 1).value, false};
+        if (size_ >= max_entries) throw std::length_error("tideweave: too many events held");
+        if (size_ == chunks_.size() * chunk_size) chunks_.push_back(std::make_unique<Entry[]>(chunk_size));
+        Entry& e = entry(size_);
+        e.id.assign(id);
+        e.value = value;
+        e.hash = h;
+        ++size_;
+        s = Slot{static_cast<std::uint32_t>(size_), tag(h)};
+        return {&e.value, true};
     }
 
     // Removes the id if present.
@@ -65,42 +88,67 @@ public:
         if (slots_[at].entry == 0) return;
         const std::uint32_t position = slots_[at].entry - 1;
         unlink_slot(at);
-        const auto last = static_cast<std::uint32_t>(entries_.size() - 1);
+        const auto last = static_cast<std::uint32_t>(size_ - 1);
         if (position != last) {
             slots_[slot_of_entry(last)].entry = position + 1;
-            entries_[position] = std::move(entries_[last]);
+            entry(position) = std::move(entry(last));
         }
-        entries_.pop_back();
+        entry(last).id.clear();  // keeps its buffer for the next insert
+        --size_;
+    }
+
+    // Removes every entry with ts < horizon, in one pass over the entries
+    // and one over the table: for forgetting a large part of the index, far
+    // cheaper than erasing ids one by one (each a random access).
+    void erase_older_than(std::int64_t horizon) {
+        std::size_t kept = 0;
+        for (std::size_t p = 0; p < size_; ++p) {
+            if (entry(p).value.ts < horizon) continue;
+            if (kept != p) std::swap(entry(kept), entry(p));
+            ++kept;
+        }
+        size_ = kept;
+        // Chunks past the entries held go, but one spare.
+        chunks_.resize(std::min(chunks_.size(), (size_ + chunk_size - 1) / chunk_size + 1));
+        // Halve the table while it would stay at most a quarter full, so
+        // that a forgotten peak does not keep its memory.
+        std::size_t capacity = slots_.size();
+        while (capacity > min_capacity && size_ * 4 <= capacity / 2) capacity /= 2;
+        rebuild(capacity);
     }
 
 private:
-    static constexpr std::size_t max_entries = 0xFFFFFFFEU;  // slot positions are 32-bit
+    static constexpr std::size_t max_entries = 0x7FFFFFFFU;  // the table's size stays within 2^32
+    static constexpr std::size_t chunk_size = std::size_t{1} << 14;
+    static constexpr std::size_t min_capacity = 16;
 
     struct Entry {
         std::string id;
-        IdEntry value;
-        std::uint64_t hash;  // kept so that growing never rehashes a string
+        IdEntry value{};
+        std::uint64_t hash = 0;  // kept so that erasing finds the moved entry's slot without hashing
     };
     struct Slot {
-        std::uint32_t entry = 0;  // position in entries_ + 1; 0: empty
-        std::uint32_t tag = 0;    // the hash's upper half
+        std::uint32_t entry = 0;  // position in the entries + 1; 0: empty
+        std::uint32_t tag = 0;    // the hash's upper half; its top bits are the home slot
     };
 
-    static std::uint64_t hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+    Entry& entry(std::size_t p) { return chunks_[p / chunk_size][p % chunk_size]; }
+    const Entry& entry(std::size_t p) const { return chunks_[p / chunk_size][p % chunk_size]; }
+
     static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
-    std::size_t home(std::uint64_t h) const { return static_cast<std::size_t>(h) & mask_; }
+    std::size_t home(std::uint32_t t) const { return shift_ >= 32 ? 0 : static_cast<std::size_t>(t >> shift_); }
 
     // The slot holding `id`, else the empty slot where it would go.
     std::size_t probe(std::string_view id, std::uint64_t h) const {
         const std::uint32_t t = tag(h);
-        for (std::size_t i = home(h);; i = (i + 1) & mask_) {
+        for (std::size_t i = home(t);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
-            if (s.entry == 0 || (s.tag == t && entries_[s.entry - 1].id == id)) return i;
+            if (s.entry == 0 || (s.tag == t && entry(s.entry - 1).id == id)) return i;
         }
     }
 
     std::size_t slot_of_entry(std::uint32_t position) const {
-        for (std::size_t i = home(entries_[position].hash);; i = (i + 1) & mask_)
+        for (std::size_t i = home(tag(entry(position).hash));; i = (i + 1) & mask_)
             if (slots_[i].entry == position + 1) return i;
     }
 
@@ -109,7 +157,7 @@ private:
     void unlink_slot(std::size_t at) {
         std::size_t hole = at;
         for (std::size_t j = (at + 1) & mask_; slots_[j].entry != 0; j = (j + 1) & mask_) {
-            const std::size_t from_home = (j - home(entries_[slots_[j].entry - 1].hash)) & mask_;
+            const std::size_t from_home = (j - home(slots_[j].tag)) & mask_;
             if (from_home >= ((j - hole) & mask_)) {
                 slots_[hole] = slots_[j];
                 hole = j;
@@ -118,20 +166,51 @@ private:
         slots_[hole] = Slot{};
     }
 
-    void grow() {
-        const std::size_t capacity = slots_.empty() ? 16 : slots_.size() * 2;
-        slots_.assign(capacity, Slot{});
+    void set_capacity(std::size_t capacity) {
         mask_ = capacity - 1;
-        for (std::size_t p = 0; p < entries_.size(); ++p) {
-            std::size_t i = home(entries_[p].hash);
+        shift_ = 32 - std::countr_zero(capacity);
+    }
+
+    // Doubles the table. Walking the old table from the start of a probe run
+    // (just after an empty slot) visits slots in home order, and each lands
+    // at twice its home or later: the new table fills front to back.
+    void grow() {
+        if (slots_.empty()) {
+            slots_.assign(min_capacity, Slot{});
+            set_capacity(min_capacity);
+            return;
+        }
+        std::vector<Slot> old(slots_.size() * 2, Slot{});
+        old.swap(slots_);
+        set_capacity(slots_.size());
+        std::size_t start = 0;
+        while (old[start].entry != 0) ++start;  // at most half full: there is an empty slot
+        for (std::size_t n = 0; n < old.size(); ++n) {
+            const Slot& s = old[(start + n) & (old.size() - 1)];
+            if (s.entry == 0) continue;
+            std::size_t i = home(s.tag);
             while (slots_[i].entry != 0) i = (i + 1) & mask_;
-            slots_[i] = Slot{static_cast<std::uint32_t>(p + 1), tag(entries_[p].hash)};
+            slots_[i] = s;
         }
     }
 
-    std::vector<Entry> entries_;
+    // A table of `capacity` slots for the entries held, in entry order.
+    void rebuild(std::size_t capacity) {
+        slots_.assign(capacity, Slot{});
+        set_capacity(capacity);
+        for (std::size_t p = 0; p < size_; ++p) {
+            const std::uint32_t t = tag(entry(p).hash);
+            std::size_t i = home(t);
+            while (slots_[i].entry != 0) i = (i + 1) & mask_;
+            slots_[i] = Slot{static_cast<std::uint32_t>(p + 1), t};
+        }
+    }
+
+    std::vector<std::unique_ptr<Entry[]>> chunks_;
+    std::size_t size_ = 0;
     std::vector<Slot> slots_;
     std::size_t mask_ = 0;
+    int shift_ = 32;
 };
 
 }  // namespace sluice::tideweave

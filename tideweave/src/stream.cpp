@@ -281,7 +281,7 @@ void Stream::Impl::apply_checked(const Mutation& m, std::size_t index, double& r
     if (m.is_insert) {
         // One lookup; an entry already there is an error unless its event is
         // sealed (its id may then be used again).
-        const auto [entry, inserted] = ids_.try_emplace(m.id, IdEntry{0, m.ts, m.value});
+        const auto [entry, inserted] = ids_.try_emplace(m.id, m.id_hash, IdEntry{0, m.ts, m.value});
         if (!inserted && entry->ts >= h)
             throw LineError{where() + ": an active event with id " + in_quotes(m.id) + " already exists (key " +
                                 in_quotes(key_names_[entry->key]) + ", ts " + int_text(entry->ts) + ")",
@@ -311,8 +311,8 @@ void Stream::Impl::apply_checked(const Mutation& m, std::size_t index, double& r
     engine_->retract(held.key, m.ts, m.id);
 }
 
-void Stream::Impl::undo_applied() {
-    for (std::size_t i = mutations_.size(); i-- > 0;)
+void Stream::Impl::undo_applied(std::size_t applied) {
+    for (std::size_t i = applied; i-- > 0;)
         if (!mutations_[i].late) unapply(mutations_[i], retracted_values_[i]);
     engine_->commit();
 }
@@ -332,24 +332,42 @@ void Stream::Impl::run_tx(const element& value, std::string& out) {
     simdjson::dom::array list;
     if (value.get_array().get(list)) throw LineError{"tx: expected an array of mutations", {}};
     mutations_.clear();
-    retracted_values_.clear();
+    // Every mutation is parsed first, up to the first malformed one, so that
+    // the identity index's table slots can be prefetched a few mutations
+    // ahead of their lookups (each is otherwise a cache miss). The order of
+    // checks is unchanged: mutations before a malformed one are still
+    // checked for identity first, and their error wins.
+    std::optional<LineError> shape_error;
+    for (element m : list) {
+        try {
+            mutations_.push_back(parse_mutation(m, mutations_.size()));
+        } catch (LineError& e) {
+            shape_error = std::move(e);
+            break;
+        }
+        mutations_.back().id_hash = IdIndex::hash(mutations_.back().id);
+    }
+    retracted_values_.assign(mutations_.size(), 0.0);
     const std::int64_t h = horizon();
     // Applied as checked, mutation by mutation; an error undoes them, newest
     // first, so that the state and version are as before.
+    constexpr std::size_t prefetch_distance = 8;
+    std::size_t applied = 0;
     try {
-        std::size_t index = 0;
-        for (element m : list) {
-            Mutation mut = parse_mutation(m, index);
+        for (; applied < mutations_.size(); ++applied) {
+            if (applied + prefetch_distance < mutations_.size())
+                ids_.prefetch(mutations_[applied + prefetch_distance].id_hash);
+            Mutation& mut = mutations_[applied];
             mut.late = mut.ts < h;
-            double retracted = 0;
-            if (!mut.late) apply_checked(mut, index, retracted);
-            mutations_.push_back(mut);
-            retracted_values_.push_back(retracted);
-            ++index;
+            if (!mut.late) apply_checked(mut, applied, retracted_values_[applied]);
         }
     } catch (const LineError&) {
-        undo_applied();
+        undo_applied(applied);
         throw;
+    }
+    if (shape_error) {
+        undo_applied(applied);
+        throw std::move(*shape_error);
     }
     before_.clear();
     after_.clear();
@@ -359,7 +377,7 @@ void Stream::Impl::run_tx(const element& value, std::string& out) {
         // The exact sum is beyond the double range: undo, newest first.
         const std::string where = "tx: the sum of the session of key " + in_quotes(key_names_[r.key]) +
                                   " starting at " + int_text(r.start) + " would exceed the double range";
-        undo_applied();
+        undo_applied(mutations_.size());
         throw LineError{where, {}};
     }
     engine_->commit();
@@ -438,11 +456,21 @@ void Stream::Impl::run_watermark(const element& value, std::string& out) {
 
 void Stream::Impl::run_forget(std::string& out) {
     std::vector<KeyId> emptied;
-    const ReleaseFn release = [this](std::string_view id, KeyId key, std::int64_t ts) {
+    // Released ids leave the identity index one by one while they are few;
+    // past an eighth of the index, one sweep drops every entry below the
+    // horizon instead (after forget exactly those are gone: each such event
+    // was either in a final row or sealed and folded), without the random
+    // access per id.
+    const std::int64_t h = horizon();
+    const std::size_t one_by_one_limit = ids_.size() / 8;
+    std::size_t released = 0;
+    const ReleaseFn release = [&](std::string_view id, KeyId key, std::int64_t ts) {
+        if (++released > one_by_one_limit) return;
         const IdEntry* held = ids_.find(id);
         if (held != nullptr && held->key == key && held->ts == ts) ids_.erase(id);
     };
-    const ForgetCounts counts = engine_->forget(horizon(), release, emptied);
+    const ForgetCounts counts = engine_->forget(h, release, emptied);
+    if (released > one_by_one_limit) ids_.erase_older_than(h);
     for (KeyId key : emptied) {
         if (auto it = key_ids_.find(key_names_[key]); it != key_ids_.end()) key_ids_.erase(it);
         key_names_[key].clear();

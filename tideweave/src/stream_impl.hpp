@@ -36,6 +36,7 @@ struct Mutation {
     std::int64_t ts = 0;
     double value = 0;
     bool has_value = false;  // a retraction's optional value
+    std::uint64_t id_hash = 0;  // IdIndex::hash(id)
 };
 
 }  // namespace detail
@@ -67,7 +68,7 @@ private:
     void run_tx(const element& mutations, std::string& out);
     Mutation parse_mutation(const element& m, std::size_t index) const;
     void apply_checked(const Mutation& m, std::size_t index, double& retracted_value);
-    void undo_applied();
+    void undo_applied(std::size_t applied);  // undoes mutations_[0, applied)
     void unapply(const Mutation& m, double retracted_value);
     void run_watermark(const element& value, std::string& out);
     void run_forget(std::string& out);

@@ -143,6 +143,42 @@ TEST_P(Rules, AWatermarkThatGoesBackIsAnError) {
     EXPECT_EQ(d.feed(wm(50)), R"({"version":0,"watermark":50,"finalized":[]})");
 }
 
+// Mutations are parsed ahead of their identity checks (to prefetch the index);
+// the error reported must still be the first one in mutation order.
+TEST_P(Rules, TheFirstErrorInMutationOrderIsReported) {
+    d.feed(tx({ins("a", "k", 0, "1")}));
+    EXPECT_EQ(d.feed(tx({ins("b", "k", 1, "1"), ins("a", "k", 2, "2"), R"({"insert":{"id":"c"}})"})),
+              R"j({"error":{"line":2,"index":1,"message":"tx[1].insert: an active event with id \"a\" already exists (key \"k\", ts 0)"}})j");
+    EXPECT_EQ(d.feed(tx({ins("b", "k", 1, "1"), R"({"insert":{"id":"c"}})", ins("a", "k", 2, "2")})),
+              R"j({"error":{"line":3,"index":1,"message":"tx[1].insert: missing member \"key\""}})j");
+    EXPECT_EQ(d.feed(tx({ins("b", "k", 1, "1")})),
+              changes(2, {row("k", 0, 10, 1, "1", "1", "1")}, {row("k", 0, 11, 2, "2", "1", "1")}));
+}
+
+// forget drops sealed ids from the identity index, one by one or in one
+// sweep when they are many; an id used again since must stay either way.
+TEST_P(Rules, AnIdUsedAgainAfterSealingSurvivesForget) {
+    for (const int others : {0, 100}) {
+        Driver fresh(GetParam());
+        std::vector<std::string> open;
+        for (int i = 0; i < others; ++i) open.push_back(ins("o" + std::to_string(i), "open", 1000 + i, "1"));
+        if (!open.empty()) {
+            std::string line = "{\"tx\":[";
+            for (std::size_t i = 0; i < open.size(); ++i) line += (i == 0 ? "" : ",") + open[i];
+            fresh.feed(line + "]}");
+        }
+        fresh.feed(tx({ins("a", "k", 0, "1"), ins("x", "k", 3, "1")}));
+        fresh.feed(wm(25));  // horizon 5: a and x sealed
+        fresh.feed(tx({ins("a", "k", 8, "2")}));
+        fresh.feed("{\"forget\":true}");
+        const std::string v = std::to_string(others == 0 ? 3 : 4);
+        EXPECT_EQ(fresh.feed(tx({ret("a", "k", 8)})),
+                  changes(std::stoll(v), {row("k", 0, 18, 3, "4", "1", "2")}, {row("k", 0, 13, 2, "2", "1", "1")}))
+            << others;
+        EXPECT_EQ(fresh.feed(tx({ins("x", "k", 9, "1")})).substr(0, 11), "{\"version\":") << others;
+    }
+}
+
 TEST_P(Rules, DuplicateIdsAreErrors) {
     d.feed(tx({ins("a", "k", 0, "1")}));
     EXPECT_EQ(d.feed(tx({ins("b", "k", 1, "1"), ins("a", "j", 5, "2")})),

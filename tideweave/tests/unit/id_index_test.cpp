@@ -1,0 +1,96 @@
+// The identity index against std::unordered_map under random inserts,
+// erases, lookups and sweeps, across many table doublings and halvings (the
+// table's homes come from the hash's top bits, growing re-places slots
+// without reading entries, and erasing shifts probe runs back: each is easy
+// to get subtly wrong).
+#include "id_index.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <string>
+#include <unordered_map>
+
+namespace sluice::tideweave {
+namespace {
+
+std::string id_of(int i) {
+    std::string id = "id-" + std::to_string(i);
+    if (i % 3 == 0) id += std::string(20, 'L');  // beyond std::string's small buffer
+    return id;
+}
+
+void expect_same(const IdIndex& index, const std::unordered_map<std::string, IdEntry>& model, int universe) {
+    ASSERT_EQ(index.size(), model.size());
+    for (int i = 0; i < universe; ++i) {
+        const std::string id = id_of(i);
+        const IdEntry* found = index.find(id);
+        const auto it = model.find(id);
+        ASSERT_EQ(found != nullptr, it != model.end()) << id;
+        if (found == nullptr) continue;
+        EXPECT_EQ(found->key, it->second.key) << id;
+        EXPECT_EQ(found->ts, it->second.ts) << id;
+        EXPECT_EQ(found->value, it->second.value) << id;
+    }
+}
+
+TEST(IdIndex, AgreesWithAMapUnderRandomOperations) {
+    std::mt19937_64 rng(7);
+    IdIndex index;
+    std::unordered_map<std::string, IdEntry> model;
+    // A universe larger than one chunk of entries, with long ids too (held
+    // outside std::string's small buffer).
+    const int universe = 50000;
+    for (int round = 0; round < 6; ++round) {
+        for (int op = 0; op < 60000; ++op) {
+            const int i = static_cast<int>(rng() % universe);
+            const std::string id = id_of(i);
+            const auto roll = rng() % 10;
+            if (roll < 6) {
+                const IdEntry value{static_cast<KeyId>(i % 7), static_cast<std::int64_t>(rng() % 1000),
+                                    static_cast<double>(i) * 0.5};
+                const auto [entry, inserted] = index.try_emplace(id, value);
+                const auto [it, model_inserted] = model.try_emplace(id, value);
+                ASSERT_EQ(inserted, model_inserted) << id;
+                EXPECT_EQ(entry->ts, it->second.ts) << id;
+            } else if (roll < 9) {
+                index.erase(id);
+                model.erase(id);
+            } else {
+                EXPECT_EQ(index.contains(id), model.count(id) == 1) << id;
+            }
+        }
+        expect_same(index, model, universe);
+        // Sweep everything below a horizon: a large part of the index.
+        const std::int64_t horizon = 200 + 150 * round;
+        index.erase_older_than(horizon);
+        std::erase_if(model, [&](const auto& item) { return item.second.ts < horizon; });
+        expect_same(index, model, universe);
+    }
+    // Down to nothing, and up again: the table shrinks and grows back.
+    index.erase_older_than(std::numeric_limits<std::int64_t>::max());
+    model.clear();
+    expect_same(index, model, universe);
+    for (int i = 0; i < 1000; ++i) {
+        index.try_emplace(id_of(i) + std::string(40, 'x'), IdEntry{1, i, 1.0});
+        model.try_emplace(id_of(i) + std::string(40, 'x'), IdEntry{1, i, 1.0});
+    }
+    ASSERT_EQ(index.size(), model.size());
+    for (const auto& [id, value] : model) {
+        const IdEntry* found = index.find(id);
+        ASSERT_NE(found, nullptr) << id;
+        EXPECT_EQ(found->ts, value.ts);
+    }
+    EXPECT_EQ(index.find(id_of(1)), nullptr);
+}
+
+TEST(IdIndex, PrefetchIsHarmlessOnAnEmptyIndex) {
+    IdIndex index;
+    index.prefetch(IdIndex::hash("x"));
+    EXPECT_EQ(index.find("x"), nullptr);
+    EXPECT_FALSE(index.contains("x"));
+}
+
+}  // namespace
+}  // namespace sluice::tideweave
