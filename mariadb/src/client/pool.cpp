@@ -1,5 +1,7 @@
 #include "sluice/mariadb/pool.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -7,6 +9,7 @@
 
 #include "access.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
+#include "sluice/mariadb/protocol/wire.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
 
 namespace sluice::mariadb {
@@ -14,19 +17,32 @@ namespace sluice::mariadb {
 namespace detail {
 
 struct PoolSlot {
+    struct Pooled {
+        // nullopt once a reset dropped it on the server (prepared again on
+        // next use, or by the return's pipeline).
+        std::optional<Statement> statement;
+        bool used = false;  // prepare()d during the current lease
+    };
+    using Statements = std::map<std::string, Pooled, std::less<>>;
+
     // Declared first, destroyed last: the statements refer to it.
     std::optional<Connection> conn;
-    // Pooled statements by SQL; nullopt once a reset dropped them on the
-    // server (prepared again on next use).
-    std::map<std::string, std::optional<Statement>, std::less<>> statements;
+    // Pooled statements by SQL (map nodes never move: `pending_prepares`
+    // points into it).
+    Statements statements;
     std::chrono::steady_clock::time_point idle_since;
+
+    // The return's pipeline (reset, restore, re-prepares) is written and its
+    // replies not read yet: the next borrow reads them before lending.
+    bool pending = false;
+    std::vector<Statements::value_type*> pending_prepares;  // in the order sent
 
     // The server forgot every statement (reset) or the connection is gone:
     // forget them without COM_STMT_CLOSE, keep their SQL.
     void forget_statements() noexcept {
-        for (auto& [sql, stmt] : statements) {
-            if (stmt) Access::detach(*stmt);
-            stmt.reset();
+        for (auto& [sql, pooled] : statements) {
+            if (pooled.statement) Access::detach(*pooled.statement);
+            pooled.statement.reset();
         }
     }
 };
@@ -35,6 +51,18 @@ struct PoolSlot {
 
 using detail::PoolSlot;
 using Clock = std::chrono::steady_clock;
+
+namespace {
+// Every reply has been read and the server sends nothing unasked, so a
+// socket with something to read is one the server closed (KILL, restart,
+// wait_timeout) or broke: one poll(2) finds it before the connection is
+// lent, without waiting for ping_after_idle.
+bool closed_while_idle(Connection& c) noexcept {
+    if (c.broken()) return true;
+    pollfd p{detail::Access::session(c).chan().socket().fd(), POLLIN, 0};
+    return ::poll(&p, 1, 0) != 0;  // readable, hung up, or an error
+}
+}  // namespace
 
 // ---- PooledConnection ----
 
@@ -60,13 +88,15 @@ Connection& PooledConnection::connection() {
 Statement& PooledConnection::prepare(std::string_view sql) {
     Connection& c = connection();
     auto it = slot_->statements.find(sql);
-    if (it == slot_->statements.end()) it = slot_->statements.emplace(std::string(sql), std::nullopt).first;
-    if (!it->second) {
-        it->second.emplace(c.prepare(sql));
+    if (it == slot_->statements.end()) it = slot_->statements.try_emplace(std::string(sql)).first;
+    PoolSlot::Pooled& pooled = it->second;
+    pooled.used = true;
+    if (!pooled.statement) {
+        pooled.statement.emplace(c.prepare(sql));
         std::lock_guard lock(pool_->mutex_);
         ++pool_->stats_.prepares;
     }
-    return *it->second;
+    return *pooled.statement;
 }
 
 void PooledConnection::release() noexcept {
@@ -116,6 +146,10 @@ PooledConnection Pool::borrow() {
     }
     try {
         if (!slot) return PooledConnection(this, connect_slot());
+        // The return's replies first: a connection whose reset or restore
+        // failed is never lent, it is replaced.
+        if (slot->pending && !settle(*slot)) return PooledConnection(this, replace(std::move(slot)));
+        if (closed_while_idle(*slot->conn)) return PooledConnection(this, replace(std::move(slot)));
         if (Clock::now() - slot->idle_since >= options_.ping_after_idle) {
             {
                 std::lock_guard lock(mutex_);
@@ -124,16 +158,10 @@ PooledConnection Pool::borrow() {
             try {
                 slot->conn->ping();
             } catch (const Error&) {
-                slot->forget_statements();
-                slot->conn.reset();
-                slot = nullptr;
-                {
-                    std::lock_guard lock(mutex_);
-                    ++stats_.replaced;
-                }
-                return PooledConnection(this, connect_slot());
+                return PooledConnection(this, replace(std::move(slot)));
             }
         }
+        for (auto& [sql, pooled] : slot->statements) pooled.used = false;
         return PooledConnection(this, std::move(slot));
     } catch (...) {
         std::lock_guard lock(mutex_);
@@ -143,51 +171,125 @@ PooledConnection Pool::borrow() {
     }
 }
 
-bool Pool::reset(PoolSlot& slot) noexcept {
+std::unique_ptr<PoolSlot> Pool::replace(std::unique_ptr<PoolSlot> slot) {
+    slot->forget_statements();
+    slot->conn.reset();
+    slot = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        ++stats_.replaced;
+    }
+    return connect_slot();
+}
+
+bool Pool::send_reset(PoolSlot& slot) noexcept {
     Connection& c = *slot.conn;
     if (c.broken()) return false;
     slot.forget_statements();  // the reset drops them on the server
     const std::vector<std::string>& restore = options_.connect.init_commands;
     try {
         if (c.is_compressed()) {
-            // Frames are numbered per command: no pipelining here.
+            // Frames are numbered per command: no pipelining here, so the
+            // replies are read now and statements wait for their next use.
             c.reset_session();
             for (const std::string& sql : restore) c.execute(sql);
             return true;
         }
         detail::Session& s = detail::Access::session(c);
-        return s.guarded([&] {
+        s.guarded([&] {
             using namespace protocol;
-            s.begin_command();
+            s.begin_command();  // reads whatever the lease left unread
             PacketChannel& ch = s.chan();
-            s.out.clear();
             Writer w(s.out);
-            write_command(w, Command::reset_connection);
-            ch.write_packet(s.out);
-            for (const std::string& sql : restore) {
+            auto write = [&](Command command, std::string_view argument) {
                 ch.reset_sequence();
                 s.out.clear();
-                write_command(w, Command::query, sql);
+                write_command(w, command, argument);
                 ch.write_packet(s.out);
+            };
+            write(Command::reset_connection, {});
+            for (const std::string& sql : restore) write(Command::query, sql);
+            slot.pending_prepares.clear();
+            if (options_.prepare_on_return) {
+                for (auto& entry : slot.statements) {
+                    if (!entry.second.used) continue;
+                    write(Command::stmt_prepare, entry.first);
+                    slot.pending_prepares.push_back(&entry);
+                }
             }
             ch.flush();  // one write for all of them
+        });
+        slot.pending = true;
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+bool Pool::settle(PoolSlot& slot) noexcept {
+    slot.pending = false;
+    std::vector<PoolSlot::Statements::value_type*> prepares = std::move(slot.pending_prepares);
+    slot.pending_prepares.clear();
+    detail::Session& s = detail::Access::session(*slot.conn);
+    try {
+        return s.guarded([&] {
+            using namespace protocol;
+            PacketChannel& ch = s.chan();
+            // A server error ends its command, and the replies of the
+            // commands after it still come: every one is read, in order.
+            auto server_error = [&](const Error& e) {
+                if (e.kind() != ErrorKind::server) throw;
+                s.on_error(e);  // a fatal one (KILL, shutdown) breaks the session
+                s.check_usable();
+            };
             bool ok = true;
             ch.expect_sequence(1);
             Bytes p = s.read();
             if (is_err(p)) {
                 ok = false;
+                try {
+                    throw_server_error(p);
+                } catch (const Error& e) {
+                    server_error(e);
+                }
             } else {
-                parse_ok(p, s.capabilities);
+                s.set_ok(parse_ok(p, s.capabilities));
             }
-            for (std::size_t i = 0; i < restore.size(); ++i) {
+            for (std::size_t i = 0; i < options_.connect.init_commands.size(); ++i) {
                 ch.expect_sequence(1);
                 try {
                     s.read_result_head(false);
                     s.drain();
                 } catch (const Error& e) {
-                    if (e.kind() != ErrorKind::server) throw;
-                    ok = false;  // the server error ended that command; go on reading
+                    server_error(e);
+                    ok = false;
                 }
+            }
+            std::size_t prepared = 0;
+            for (auto* entry : prepares) {
+                ch.expect_sequence(1);
+                p = s.read();
+                if (is_err(p)) {
+                    // Left unprepared: its next use prepares it again and
+                    // reports the error to the borrower who uses it.
+                    try {
+                        throw_server_error(p);
+                    } catch (const Error& e) {
+                        server_error(e);
+                    }
+                    continue;
+                }
+                PrepareOk head = parse_prepare_ok(p);
+                std::vector<Column> params;
+                std::vector<Column> columns;
+                s.read_column_definitions(head.params, params);
+                s.read_column_definitions(head.columns, columns);
+                entry->second.statement.emplace(&s, head.statement_id, std::move(params), std::move(columns));
+                ++prepared;
+            }
+            if (prepared > 0) {
+                std::lock_guard lock(mutex_);
+                stats_.prepares += prepared;
             }
             return ok;
         });
@@ -196,15 +298,8 @@ bool Pool::reset(PoolSlot& slot) noexcept {
     }
 }
 
-void Pool::discard(std::unique_ptr<PoolSlot> slot) noexcept {
-    slot.reset();
-    std::lock_guard lock(mutex_);
-    --open_;
-    returned_.notify_one();
-}
-
 void Pool::give_back(std::unique_ptr<PoolSlot> slot) noexcept {
-    if (reset(*slot)) {
+    if (send_reset(*slot)) {
         slot->idle_since = Clock::now();
         std::lock_guard lock(mutex_);
         ++stats_.resets;
@@ -212,15 +307,10 @@ void Pool::give_back(std::unique_ptr<PoolSlot> slot) noexcept {
         returned_.notify_one();
         return;
     }
-    // Reset failed or the connection broke: a fresh connection takes its place.
-    slot->forget_statements();
-    slot->conn.reset();
-    {
-        std::lock_guard lock(mutex_);
-        ++stats_.replaced;
-    }
+    // The connection broke (while lent, or writing the reset): a fresh
+    // connection takes its place.
     try {
-        std::unique_ptr<PoolSlot> fresh = connect_slot();
+        std::unique_ptr<PoolSlot> fresh = replace(std::move(slot));
         fresh->idle_since = Clock::now();
         std::lock_guard lock(mutex_);
         idle_.push_back(std::move(fresh));
@@ -228,7 +318,9 @@ void Pool::give_back(std::unique_ptr<PoolSlot> slot) noexcept {
     } catch (...) {
         // The server is unreachable now: the slot frees up, the next borrow
         // connects (and reports the error to a caller who can act on it).
-        discard(std::move(slot));
+        std::lock_guard lock(mutex_);
+        --open_;
+        returned_.notify_one();
     }
 }
 

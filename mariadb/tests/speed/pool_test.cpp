@@ -73,7 +73,9 @@ TEST(Pool, SessionStateDoesNotSurviveAReturnAndSettingsAreRestored) {
 }
 
 TEST(Pool, PooledStatementsArePreparedAgainLazilyAfterAReset) {
-    Pool pool(pool_options(1));
+    PoolOptions o = pool_options(1);
+    o.prepare_on_return = false;
+    Pool pool(o);
     {
         PooledConnection c = pool.borrow();
         Statement& add = c.prepare("SELECT ? + 1");
@@ -89,6 +91,143 @@ TEST(Pool, PooledStatementsArePreparedAgainLazilyAfterAReset) {
     EXPECT_EQ(rs.next()->get<int>(0), 2);
     rs.discard();
     EXPECT_EQ(pool.stats().prepares, 2u);
+}
+
+TEST(Pool, StatementsUsedInALeaseArePreparedAgainByTheReturnAndWork) {
+    Pool pool(pool_options(1));
+    {
+        PooledConnection c = pool.borrow();
+        ResultSet rs = c.prepare("SELECT ? + 1").execute(41);
+        EXPECT_EQ(rs.next()->get<int>(0), 42);
+        rs.discard();
+        ResultSet rs2 = c.prepare("SELECT CONCAT(?, @restored)").execute("restored: ");
+        EXPECT_EQ(rs2.next()->get<std::string>(0), "restored: yes");
+        rs2.discard();
+    }
+    EXPECT_EQ(pool.stats().prepares, 2u);
+    {
+        PooledConnection c = pool.borrow();
+        EXPECT_EQ(pool.stats().prepares, 4u) << "both came back prepared with the reset's replies";
+        ResultSet rs = c.prepare("SELECT ? + 1").execute(1);
+        EXPECT_EQ(rs.next()->get<int>(0), 2);
+        rs.discard();
+        EXPECT_EQ(pool.stats().prepares, 4u) << "no prepare on use";
+        // Only this one is used in this lease.
+    }
+    PooledConnection c = pool.borrow();
+    EXPECT_EQ(pool.stats().prepares, 5u) << "the unused one waits for its next use";
+    ResultSet rs = c.prepare("SELECT CONCAT(?, @restored)").execute("again ");
+    EXPECT_EQ(rs.next()->get<std::string>(0), "again yes");
+    rs.discard();
+    EXPECT_EQ(pool.stats().prepares, 6u);
+    EXPECT_EQ(pool.stats().connects, 1u);
+    EXPECT_EQ(pool.stats().replaced, 0u);
+}
+
+TEST(Pool, ARePrepareTheServerRefusesIsLeftToItsUseAndTheOtherRepliesStayInOrder) {
+    Connection admin = Connection::connect(test::admin_options());
+    admin.execute("CREATE OR REPLACE TABLE speed_pool_reprepare (v INT)");
+    admin.execute("INSERT INTO speed_pool_reprepare VALUES (7)");
+    Pool pool(pool_options(1));
+    std::uint32_t id = 0;
+    {
+        PooledConnection c = pool.borrow();
+        id = c->connection_id();
+        ResultSet rs = c.prepare("SELECT 0 + v FROM speed_pool_reprepare").execute();
+        EXPECT_EQ(rs.next()->get<int>(0), 7);
+        rs.discard();
+        ResultSet rs2 = c.prepare("SELECT ? * 2").execute(21);
+        EXPECT_EQ(rs2.next()->get<int>(0), 42);
+        rs2.discard();
+        admin.execute("DROP TABLE speed_pool_reprepare");
+    }
+    {
+        PooledConnection c = pool.borrow();
+        EXPECT_EQ(c->connection_id(), id) << "a refused re-prepare is no reason to reconnect";
+        // The refused re-prepare went first (statements go in SQL order):
+        // the reply after it still belongs to its own statement.
+        ResultSet rs = c.prepare("SELECT ? * 2").execute(50);
+        EXPECT_EQ(rs.next()->get<int>(0), 100);
+        rs.discard();
+        try {
+            c.prepare("SELECT 0 + v FROM speed_pool_reprepare");
+            FAIL() << "expected the server's error at use";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::server) << e.what();
+            EXPECT_NE(std::string(e.what()).find("speed_pool_reprepare"), std::string::npos) << e.what();
+        }
+        EXPECT_EQ(scalar(*c, "SELECT @restored"), "yes");
+    }
+    admin.execute("CREATE OR REPLACE TABLE speed_pool_reprepare (v INT)");
+    admin.execute("INSERT INTO speed_pool_reprepare VALUES (8)");
+    PooledConnection c = pool.borrow();
+    ResultSet rs = c.prepare("SELECT 0 + v FROM speed_pool_reprepare").execute();
+    EXPECT_EQ(rs.next()->get<int>(0), 8);
+    rs.discard();
+    EXPECT_EQ(c->connection_id(), id);
+    admin.execute("DROP TABLE speed_pool_reprepare");
+}
+
+TEST(Pool, AFailedRestoreReplacesTheConnectionAndIsNeverLent) {
+    Connection admin = Connection::connect(test::admin_options());
+    admin.execute("CREATE OR REPLACE TABLE speed_pool_restore (v INT)");
+    admin.execute("INSERT INTO speed_pool_restore VALUES (5)");
+    PoolOptions o = pool_options(1);
+    // A restore command that fails once the table is gone.
+    o.connect.init_commands = {"SET @from_table = (SELECT v FROM speed_pool_restore)", "SET @restored = 'yes'"};
+    Pool pool(o);
+    std::uint32_t id = 0;
+    {
+        PooledConnection c = pool.borrow();
+        id = c->connection_id();
+        EXPECT_EQ(scalar(*c, "SELECT @from_table"), "5");
+        c->execute("SET @left_behind = 1");
+        admin.execute("DROP TABLE speed_pool_restore");  // before the return runs the restore
+    }
+    // The return's restore failed: the connection is replaced, and the new
+    // connection's own init command fails too, which the borrower sees.
+    EXPECT_EQ(test::kind_of([&] { pool.borrow(); }), ErrorKind::server);
+    EXPECT_EQ(pool.stats().replaced, 1u);
+    EXPECT_EQ(pool.stats().open, 0u);
+
+    admin.execute("CREATE OR REPLACE TABLE speed_pool_restore (v INT)");
+    admin.execute("INSERT INTO speed_pool_restore VALUES (6)");
+    PooledConnection c = pool.borrow();
+    EXPECT_NE(c->connection_id(), id);
+    EXPECT_EQ(scalar(*c, "SELECT @from_table"), "6");
+    EXPECT_EQ(scalar(*c, "SELECT @left_behind"), "NULL");
+    admin.execute("DROP TABLE speed_pool_restore");
+}
+
+TEST(Pool, AConnectionKilledWhileIdleIsNotLentEvenBeforeThePingIsDue) {
+    PoolOptions o = pool_options(1);
+    o.connect.init_commands.clear();  // the return's pipeline is the reset alone
+    o.ping_after_idle = std::chrono::hours(1);
+    Pool pool(o);
+    Connection admin = Connection::connect(test::admin_options());
+    std::uint32_t id = 0;
+    std::string query_id;
+    {
+        PooledConnection c = pool.borrow();
+        id = c->connection_id();
+        query_id = scalar(*c, "SELECT QUERY_ID FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()");
+    }
+    // The reset is answered (its replies are good) before the kill: the
+    // server ran a later query id and sleeps again.
+    const std::string answered = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " +
+                                 std::to_string(id) + " AND QUERY_ID > " + query_id + " AND COMMAND = 'Sleep'";
+    for (int i = 0; i < 500 && scalar(admin, answered) != "1"; ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(scalar(admin, answered), "1");
+    admin.execute("KILL CONNECTION " + std::to_string(id));
+    const std::string gone = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(id);
+    for (int i = 0; i < 500 && scalar(admin, gone) != "0"; ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(scalar(admin, gone), "0");
+
+    PooledConnection c = pool.borrow();
+    EXPECT_NE(c->connection_id(), id) << "a closed connection was lent";
+    EXPECT_EQ(scalar(*c, "SELECT 'alive'"), "alive");
+    EXPECT_EQ(pool.stats().pings, 0u);
+    EXPECT_EQ(pool.stats().replaced, 1u);
 }
 
 TEST(Pool, BorrowWaitsBoundedAndGetsAReturnedConnection) {
@@ -143,20 +282,24 @@ TEST(Pool, ManyThreadsShareAFewConnections) {
     EXPECT_EQ(s.resets, 200u);
 }
 
-TEST(Pool, AConnectionKilledWhileLentIsReplacedOnReturn) {
+TEST(Pool, AConnectionKilledWhileLentIsReplacedBeforeTheNextLease) {
     Pool pool(pool_options(1));
     Connection admin = Connection::connect(test::admin_options());
     std::uint32_t id = 0;
     {
         PooledConnection c = pool.borrow();
         id = c->connection_id();
+        c->execute("SET @left_behind = 1");
+        // The return writes its reset into a killed connection (or fails to):
+        // either way its replies never come.
         admin.execute("KILL CONNECTION " + std::to_string(id));
     }
-    PoolStats s = pool.stats();
-    EXPECT_EQ(s.replaced, 1u);
     PooledConnection c = pool.borrow();
     EXPECT_NE(c->connection_id(), id);
+    EXPECT_FALSE(c->broken());
     EXPECT_EQ(scalar(*c, "SELECT @@group_concat_max_len"), "12345");
+    EXPECT_EQ(scalar(*c, "SELECT @left_behind"), "NULL");
+    EXPECT_EQ(pool.stats().replaced, 1u);
 }
 
 // A private server, killed and started again on the same port and data.

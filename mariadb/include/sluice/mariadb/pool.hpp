@@ -12,18 +12,30 @@
 // Returning a connection resets its session with COM_RESET_CONNECTION
 // (rollback; temporary tables, user variables, user locks, prepared
 // statements and session variables gone), then restores the session
-// settings: ConnectOptions::init_commands run again. The reset and the
-// restore commands are written in one flush and their replies read after,
-// so a return costs one round trip however many settings there are (on a
-// compressed connection they go one by one). Only when that fails (or the
-// connection broke while lent) is the connection replaced by a new one.
+// settings: ConnectOptions::init_commands run again. The reset, the restore
+// commands and the re-prepares (below) go out in one write when the
+// connection is returned, and the returning thread does not wait for them:
+// their replies are read, in order, by the borrow that next takes the
+// connection (usually already arrived by then). So a return costs no round
+// trip of its own and a borrow at most one, however many settings and
+// statements there are. On a compressed connection (frames are numbered per
+// command) the commands go one by one at the return. A connection whose
+// reset or restore failed is never lent: it is replaced by a new one, as is
+// one that broke while lent. Reconnecting happens only then.
 //
 // Statements from PooledConnection::prepare are kept per connection by their
-// SQL. A reset drops them on the server; they are prepared again the first
-// time they are used after it. A Statement& is valid until the lease ends.
+// SQL. A reset drops them on the server. Those used during the lease are
+// prepared again in the return's write (PoolOptions::prepare_on_return), so
+// the next borrower finds them ready with no round trip of their own; the
+// others (and all of them with prepare_on_return off) are prepared again the
+// first time they are used. A re-prepare the server refuses leaves the
+// statement to that first use, which reports the error. A Statement& is
+// valid until the lease ends.
 //
-// A connection idle for longer than ping_after_idle is pinged before it is
-// lent, and replaced if the ping fails (e.g. the server restarted).
+// Before lending, a connection whose socket has something to read (every
+// reply was read, so the server closed it: KILL, restart, wait_timeout) is
+// replaced; that costs one poll(2). A connection idle for longer than
+// ping_after_idle is also pinged, and replaced if the ping fails.
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -46,16 +58,20 @@ struct PoolOptions {
     std::chrono::milliseconds borrow_timeout{5000};
     // Idle longer than this: pinged before being lent. 0 = always.
     std::chrono::milliseconds ping_after_idle{30000};
+    // Re-prepare the statements a lease used in its return's pipeline
+    // (ready for the next borrower, no round trip); false: each is prepared
+    // again only when next used (a round trip then).
+    bool prepare_on_return = true;
 };
 
 struct PoolStats {
     std::size_t open = 0;        // connections lent or idle
     std::size_t idle = 0;
     std::size_t connects = 0;    // new connections made (first ones and replacements)
-    std::size_t resets = 0;      // successful returns by reset
+    std::size_t resets = 0;      // returns answered by a reset (sent; a failed one also counts in replaced)
     std::size_t replaced = 0;    // connections replaced after a failed reset or ping, or a break
     std::size_t pings = 0;
-    std::size_t prepares = 0;    // statements prepared (first time or again after a reset)
+    std::size_t prepares = 0;    // statements prepared (first time, again after a reset, or by a return)
 };
 
 class Pool;
@@ -79,7 +95,7 @@ public:
     // The statement for `sql` on this connection, prepared now if it is new
     // here or was dropped by a reset.
     Statement& prepare(std::string_view sql);
-    // Returns the connection now (reset and restore); the lease is empty after.
+    // Returns the connection now (its reset is sent); the lease is empty after.
     void release() noexcept;
 
 private:
@@ -107,9 +123,14 @@ public:
 private:
     friend class PooledConnection;
     void give_back(std::unique_ptr<detail::PoolSlot> slot) noexcept;
-    // Reset + restore, pipelined; false when it failed.
-    bool reset(detail::PoolSlot& slot) noexcept;
-    void discard(std::unique_ptr<detail::PoolSlot> slot) noexcept;
+    // Writes the return's pipeline (reset, restore, re-prepares) without
+    // reading; false when the connection is broken or the write failed.
+    bool send_reset(detail::PoolSlot& slot) noexcept;
+    // Reads the pipeline's replies; false when the reset or a restore
+    // command failed or the connection broke.
+    bool settle(detail::PoolSlot& slot) noexcept;
+    // Drops the slot's connection and connects a new one in its place.
+    std::unique_ptr<detail::PoolSlot> replace(std::unique_ptr<detail::PoolSlot> slot);
     std::unique_ptr<detail::PoolSlot> connect_slot();
 
     PoolOptions options_;
