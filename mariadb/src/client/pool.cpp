@@ -228,8 +228,6 @@ bool Pool::send_reset(PoolSlot& slot) noexcept {
 
 bool Pool::settle(PoolSlot& slot) noexcept {
     slot.pending = false;
-    std::vector<PoolSlot::Statements::value_type*> prepares = std::move(slot.pending_prepares);
-    slot.pending_prepares.clear();
     detail::Session& s = detail::Access::session(*slot.conn);
     try {
         return s.guarded([&] {
@@ -266,7 +264,7 @@ bool Pool::settle(PoolSlot& slot) noexcept {
                 }
             }
             std::size_t prepared = 0;
-            for (auto* entry : prepares) {
+            for (auto* entry : slot.pending_prepares) {
                 ch.expect_sequence(1);
                 p = s.read();
                 if (is_err(p)) {
@@ -287,6 +285,7 @@ bool Pool::settle(PoolSlot& slot) noexcept {
                 entry->second.statement.emplace(&s, head.statement_id, std::move(params), std::move(columns));
                 ++prepared;
             }
+            slot.pending_prepares.clear();  // keeps its capacity for the next return
             if (prepared > 0) {
                 std::lock_guard lock(mutex_);
                 stats_.prepares += prepared;

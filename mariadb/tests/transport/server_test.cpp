@@ -260,6 +260,45 @@ TEST(ServerTransport, CompressedProtocolLoginAndLargeResult) {
     EXPECT_EQ(channel.read_packet()[0], 0xFE);
 }
 
+TEST(ServerTransport, ALargeResultAndPipelinedRepliesOverTls) {
+    // The TLS layer reads ahead (as many records as the socket holds): a
+    // 20 MB row across many records, then two replies that arrive together,
+    // must come out whole and in order.
+    Servers s;
+    TlsOptions options{.mode = SslMode::verify_full, .ca_file = s.env.require("SLUICE_CA")};
+    Greeting greeting;
+    PacketChannel channel = connect_tls(s, options, s.host, &greeting);
+    const std::uint32_t caps = client_protocol_41 | client_ssl | client_secure_connection | client_plugin_auth;
+    channel.send_packet(login_response(caps, s.env.require("SLUICE_MARIADB_SSL_USER"),
+                                       s.env.require("SLUICE_MARIADB_SSL_PASSWORD"), greeting.scramble));
+    ASSERT_EQ(channel.read_packet()[0], 0x00);
+
+    channel.reset_sequence();
+    const std::string sql = "SELECT REPEAT('sluice', 3500000)";
+    Bytes query{0x03};
+    query.insert(query.end(), sql.begin(), sql.end());
+    channel.send_packet(query);
+    ASSERT_EQ(channel.read_packet()[0], 1);  // one column
+    channel.read_packet();
+    channel.read_packet();  // EOF
+    const auto row = channel.read_packet();
+    ASSERT_EQ(row.size(), 9 + 6 * 3500000U);
+    EXPECT_EQ(std::string(row.end() - 6, row.end()), "sluice");
+    EXPECT_EQ(channel.read_packet()[0], 0xFE);
+
+    // Two pings in one write: two OKs, each with its own sequence.
+    for (int i = 0; i < 2; ++i) {
+        channel.reset_sequence();
+        channel.write_packet(Bytes{0x0E});
+    }
+    channel.flush();
+    for (int i = 0; i < 2; ++i) {
+        channel.expect_sequence(1);
+        EXPECT_EQ(channel.read_packet()[0], 0x00);
+    }
+    expect_select_one(channel);
+}
+
 // Runs one statement on a fresh plain connection as the admin user.
 void run_as_admin(const Servers& s, const std::string& sql) {
     PacketChannel admin = connect(s);
