@@ -33,6 +33,7 @@ void Session::mark_broken(std::string reason) noexcept {
     is_broken = true;
     broken_reason = std::move(reason);
     phase = Phase::idle;
+    pending_reply = nullptr;
     if (channel) channel->close();
 }
 
@@ -48,6 +49,10 @@ void Session::on_error(const Error& e) noexcept {
 }
 
 void Session::begin_command() {
+    if (PendingReply* r = std::exchange(pending_reply, nullptr)) {
+        r->read(*this);
+        check_usable();  // a fatal error in that reply broke the session
+    }
     if (phase != Phase::idle) drain();
     ++generation;
     for (std::uint32_t id : deferred_closes) {

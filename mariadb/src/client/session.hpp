@@ -28,6 +28,17 @@ namespace sluice::mariadb::detail {
 enum class Phase { idle, rows, more_results };
 
 struct LocalInfileSource;  // src/client/upload.cpp
+struct Session;
+
+// A reply the client asked for but has not read yet: a cursor's pipelined
+// COM_STMT_FETCH (src/client/cursor.cpp). begin_command() has it read
+// first, so the stream stays in step and the cursor keeps its rows.
+struct PendingReply {
+    virtual void read(Session& s) = 0;
+
+protected:
+    ~PendingReply() = default;
+};
 
 struct Session {
     std::optional<PacketChannel> channel;
@@ -68,6 +79,9 @@ struct Session {
     // The LOAD DATA LOCAL source registered for the current command; without
     // one every LOCAL INFILE request is refused and nothing is read.
     LocalInfileSource* local_infile = nullptr;
+    // Set while the last command sent is a pipelined fetch whose reply is
+    // unread (the session is otherwise idle).
+    PendingReply* pending_reply = nullptr;
     // Answers a LOCAL INFILE request: streams the registered source or
     // refuses, then reads the server's final OK/ERR (src/client/upload.cpp).
     void answer_local_infile(protocol::Bytes request);
@@ -91,8 +105,9 @@ struct Session {
 
     PacketChannel& chan() { return *channel; }
     protocol::Bytes read() { return chan().read_packet(); }
-    // Starts a command: discards the previous result, flushes deferred
-    // closes, resets the sequence, bumps the generation.
+    // Starts a command: reads a pending reply, discards the previous
+    // result, flushes deferred closes, resets the sequence, bumps the
+    // generation.
     void begin_command();
     // Encodes into `out` via f(Writer&) and sends it as one packet.
     template <class F>

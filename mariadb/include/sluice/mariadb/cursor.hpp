@@ -9,21 +9,26 @@
 //   }
 //
 // Each batch is read whole into the cursor's buffer before the first of its
-// rows is handed out, so the connection is idle while the caller walks a
-// batch: other statements (and other cursors) may run in between without
-// losing rows. Memory: one batch. A Row is valid until the next next().
+// rows is handed out. When a batch ends and the server says more rows are
+// left, the next COM_STMT_FETCH is sent at once (pipelined), so the server
+// prepares batch N+1 while the caller walks batch N. Another command on the
+// connection first reads that reply into the cursor's second buffer: other
+// statements (and other cursors) may run between rows without losing any.
+// A fetch is only ever sent for a cursor the server reported open, so no
+// fetch is wasted at the end. Memory: two batches. A Row is valid until the
+// next next().
 //
 // The cursor lives on the server until its last row was fetched, close()
 // (COM_STMT_RESET), or another execute of the same statement. The Cursor
-// refers to its Statement and must not outlive it.
+// refers to its Statement and Connection and must not outlive them.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "sluice/mariadb/column.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
-#include "sluice/mariadb/protocol/rows.hpp"
 #include "sluice/mariadb/row.hpp"
 #include "sluice/mariadb/statement.hpp"
 
@@ -39,32 +44,33 @@ public:
     static Cursor open_values(Statement& stmt, std::uint32_t fetch_size,
                               std::span<const protocol::ParamValue> values);
 
-    const std::vector<Column>& columns() const noexcept { return columns_; }
+    Cursor(Cursor&&) noexcept;
+    Cursor& operator=(Cursor&&) noexcept;
+    Cursor(const Cursor&) = delete;
+    Cursor& operator=(const Cursor&) = delete;
+    // No I/O: a fetch still in flight is discarded by the connection's next
+    // command; the server cursor stays until then (close() ends it now).
+    ~Cursor();
+
+    const std::vector<Column>& columns() const noexcept;
     // The next row, fetching a batch when the current one is used up;
-    // nullptr after the last row.
+    // nullptr after the last row. A server error of a fetch (for instance
+    // the cursor closed by another execute of its statement) is thrown here,
+    // when the caller reaches that batch, even if the reply was read
+    // earlier by an interleaved command.
     const Row* next();
-    // Closes the cursor on the server (COM_STMT_RESET) if rows are left.
+    // Reads a fetch still in flight, then closes the cursor on the server
+    // (COM_STMT_RESET) if rows are left. Later next() calls return nullptr.
     void close();
-    // COM_STMT_FETCH round trips so far.
-    std::size_t fetches() const noexcept { return fetches_; }
+    // COM_STMT_FETCH commands sent so far.
+    std::size_t fetches() const noexcept;
+
+    struct State;  // cursor.cpp
 
 private:
-    Cursor(Statement& stmt, std::uint32_t fetch_size) : stmt_(&stmt), fetch_size_(fetch_size) {}
-    void fetch();
-
-    Statement* stmt_;
-    std::uint32_t fetch_size_;
-    std::vector<Column> columns_;
-    std::vector<protocol::ColumnType> types_;
-    std::vector<protocol::FieldSlice> fields_;
-    // The current batch: row packets back to back, offsets_[i] their starts
-    // (and one past the last).
-    std::vector<std::uint8_t> batch_;
-    std::vector<std::size_t> offsets_;
-    std::size_t next_row_ = 0;
-    bool exhausted_ = false;  // the server sent the last row (or there was no cursor)
-    std::size_t fetches_ = 0;
-    Row row_;
+    explicit Cursor(std::unique_ptr<State> state) noexcept;
+    // Stable address: the connection's pending-reply hook points at it.
+    std::unique_ptr<State> state_;
 };
 
 }  // namespace sluice::mariadb
