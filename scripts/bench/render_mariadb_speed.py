@@ -12,10 +12,13 @@ import json
 import sys
 
 # The goals for the same-build ratios (delta of Current against
-# Baseline); read from the benchmark, never asserted in tests.
+# Baseline); read from the benchmark, never asserted in tests. The -82% bulk
+# goal is read against the multi-statement text batch (one INSERT per row);
+# the multi-row VALUES batch ("bulk_vs_text") is shown without a goal (see
+# docs/mariadb-speed.md, "Benchmark").
 GOALS = {
     "bulk_vs_sequential": -95.0,
-    "bulk_vs_text": -82.0,
+    "bulk_vs_text_statements": -82.0,
     "metadata_cache": -26.0,
     "pool_reset": -98.0,
     "cursor": 130.0,
@@ -82,8 +85,8 @@ def main():
     w("")
     w("Delta is Current against Baseline in the same build, same run, same server "
       "(negative: Current is faster or smaller). The control columns run the same workloads through "
-      "Connector/C (its array binding, mysql_reset_connection, local-infile handler, cursor with prefetch, "
-      "MYSQL_OPT_COMPRESS); the last column is sluice's Current over Connector/C's Current "
+      "Connector/C (its array binding, mysql_real_query on a CLIENT_MULTI_STATEMENTS connection, "
+      "mysql_reset_connection, local-infile handler, cursor with prefetch, MYSQL_OPT_COMPRESS); the last column is sluice's Current over Connector/C's Current "
       "(below 1.00: sluice is faster).")
     w("")
     w("| Row | Unit | Current (sluice) | Baseline (sluice) | Delta | Goal | Connector/C current | "
@@ -107,6 +110,10 @@ def main():
         w(f"| {row['title']} | {unit} | {fmt(cur, unit)} | {fmt(base, unit)} | "
           f"{'—' if delta is None else f'{delta:+.1f}%'} | {goal_text} | {fmt(ccur, unit)} | "
           f"{fmt(cbase, unit)} | {ratio} |")
+    w("")
+    w("The two text-batch rows are the two forms the design brief names for the same-build alternative: "
+      "one INSERT per row sent as one multi-statement COM_QUERY (the issue's -82% goal applies here), and one "
+      "multi-row INSERT ... VALUES statement (no goal; shown so the less flattering comparison is never hidden).")
     w("")
     w("## Every profile")
     w("")

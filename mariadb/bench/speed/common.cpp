@@ -70,7 +70,7 @@ std::size_t generate_lines(std::uint8_t* buf, std::size_t size, std::size_t& off
 
 Expected expected(const std::string& w) {
     Expected e;
-    if (w == "bulk_native" || w == "bulk_sequential" || w == "text_batch") {
+    if (w == "bulk_native" || w == "bulk_sequential" || w == "text_batch" || w == "text_batch_statements") {
         e.count = bulk_rows;
         for (std::int64_t i = 0; i < bulk_rows; ++i) {
             e.checksum += static_cast<std::uint64_t>(i + bulk_b(i)) + bulk_s(i).size();

@@ -101,7 +101,8 @@ struct Workload {
 inline const std::vector<Workload>& workloads() {
     static const std::vector<Workload> w{
         {"bulk_native", "ns/row", false},        {"bulk_sequential", "ns/row", false},
-        {"text_batch", "ns/row", false},         {"meta_cached", "ns/execution", false},
+        {"text_batch", "ns/row", false},         {"text_batch_statements", "ns/row", false},
+        {"meta_cached", "ns/execution", false},
         {"meta_uncached", "ns/execution", false}, {"pool_reset", "ns/request", false},
         {"pool_reconnect", "ns/request", false}, {"upload_streamed", "ns/byte", false},
         {"upload_buffered", "ns/byte", false},   {"upload_streamed_64m", "bytes retained", true},
