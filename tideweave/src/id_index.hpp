@@ -25,7 +25,6 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +32,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "huge_pages.hpp"
 
 namespace sluice::tideweave {
 
@@ -71,7 +71,7 @@ public:
         Slot& s = slots_[probe(id, h)];
         if (s.entry != 0) return {&entry(s.entry - 1).value, false};
         if (size_ >= max_entries) throw std::length_error("tideweave: too many events held");
-        if (size_ == chunks_.size() * chunk_size) chunks_.push_back(std::make_unique<Entry[]>(chunk_size));
+        if (size_ == chunks_.size() * chunk_size) chunks_.emplace_back(chunk_size);
         Entry& e = entry(size_);
         e.id.assign(id);
         e.value = value;
@@ -119,7 +119,7 @@ public:
 
 private:
     static constexpr std::size_t max_entries = 0x7FFFFFFFU;  // the table's size stays within 2^32
-    static constexpr std::size_t chunk_size = std::size_t{1} << 14;
+    static constexpr std::size_t chunk_size = std::size_t{1} << 15;  // 2 MiB: one huge page
     static constexpr std::size_t min_capacity = 16;
 
     struct Entry {
@@ -180,7 +180,7 @@ private:
             set_capacity(min_capacity);
             return;
         }
-        std::vector<Slot> old(slots_.size() * 2, Slot{});
+        Table old(slots_.size() * 2, Slot{});
         old.swap(slots_);
         set_capacity(slots_.size());
         std::size_t start = 0;
@@ -206,9 +206,12 @@ private:
         }
     }
 
-    std::vector<std::unique_ptr<Entry[]>> chunks_;
+    using Chunk = std::vector<Entry, HugePageAllocator<Entry>>;
+    using Table = std::vector<Slot, HugePageAllocator<Slot>>;
+
+    std::vector<Chunk> chunks_;
     std::size_t size_ = 0;
-    std::vector<Slot> slots_;
+    Table slots_;
     std::size_t mask_ = 0;
     int shift_ = 32;
 };

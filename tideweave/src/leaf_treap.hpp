@@ -12,13 +12,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "exact_sum.hpp"
+#include "huge_pages.hpp"
 
 namespace sluice::tideweave::leaf_treap {
 
@@ -36,8 +37,48 @@ inline bool less(std::int64_t ts_a, std::string_view id_a, std::int64_t ts_b, st
 inline bool less(const Event& e, std::int64_t ts, std::string_view id) { return less(e.ts, e.id, ts, id); }
 inline bool less(std::int64_t ts, std::string_view id, const Event& e) { return less(ts, id, e.ts, e.id); }
 
+// A leaf's events, held inline in the node (no allocation per leaf, one
+// memory region with the node's aggregates): a fixed-capacity sorted array
+// with the few vector operations the treap uses. Slots past size() keep
+// moved-from events (their strings' buffers are reused).
+class LeafEvents {
+public:
+    using value_type = Event;
+
+    Event* begin() { return items_.data(); }
+    Event* end() { return items_.data() + size_; }
+    const Event* begin() const { return items_.data(); }
+    const Event* end() const { return items_.data() + size_; }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    Event& front() { return items_[0]; }
+    Event& back() { return items_[size_ - 1]; }
+    const Event& front() const { return items_[0]; }
+    const Event& back() const { return items_[size_ - 1]; }
+
+    void clear() { size_ = 0; }
+    void push_back(Event&& e) { items_[size_++] = std::move(e); }
+    void insert(Event* at, Event&& e) {
+        std::move_backward(at, end(), end() + 1);
+        *at = std::move(e);
+        ++size_;
+    }
+    void erase(Event* at) {
+        std::move(at + 1, end(), at);
+        --size_;
+    }
+    void erase(Event* first, Event* last) {
+        std::move(last, end(), first);
+        size_ -= static_cast<std::uint32_t>(last - first);
+    }
+
+private:
+    std::array<Event, leaf_capacity + 1> items_;  // one over: a full leaf splits after its insert
+    std::uint32_t size_ = 0;
+};
+
 struct Node {
-    std::vector<Event> events;  // sorted, never empty while linked
+    LeafEvents events;  // sorted, never empty while linked
     std::uint32_t priority = 0;
     Node* left = nullptr;
     Node* right = nullptr;
@@ -48,7 +89,8 @@ struct Node {
     ExactSum sum;
 };
 
-// Node storage with reuse; nodes keep their event arrays' capacity.
+// Node storage with reuse, in blocks of huge pages (huge_pages.hpp) that
+// never move.
 class Pool {
 public:
     Node* make() {
@@ -57,8 +99,11 @@ public:
             n = free_.back();
             free_.pop_back();
         } else {
-            n = &arena_.emplace_back();
-            n->events.reserve(leaf_capacity + 1);
+            if (blocks_.empty() || blocks_.back().size() == blocks_.back().capacity()) {
+                blocks_.emplace_back();
+                blocks_.back().reserve(nodes_per_block);
+            }
+            n = &blocks_.back().emplace_back();
         }
         n->events.clear();
         n->left = n->right = nullptr;
@@ -74,7 +119,8 @@ private:
         rng_ ^= rng_ << 5;
         return rng_;
     }
-    std::deque<Node> arena_;
+    static constexpr std::size_t nodes_per_block = huge_page_bytes / sizeof(Node);
+    std::vector<std::vector<Node, HugePageAllocator<Node>>> blocks_;
     std::vector<Node*> free_;
     std::uint32_t rng_ = 0x9E3779B9U;
 };
