@@ -115,6 +115,12 @@ Pool::~Pool() {
         std::lock_guard lock(mutex_);
         idle.swap(idle_);
     }
+    // Replies still in flight are read first: closing a socket with unread
+    // data resets the connection, and the server would count (and log) an
+    // aborted client instead of a QUIT.
+    for (auto& slot : idle) {
+        if (slot->pending) settle(*slot);
+    }
     // Statements close, then the connections send COM_QUIT.
 }
 

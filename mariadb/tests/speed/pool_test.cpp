@@ -230,6 +230,35 @@ TEST(Pool, AConnectionKilledWhileIdleIsNotLentEvenBeforeThePingIsDue) {
     EXPECT_EQ(pool.stats().replaced, 1u);
 }
 
+TEST(Pool, DestroyingAPoolWithRepliesInFlightEndsItsConnectionsCleanly) {
+    // Closing a socket with unread replies resets the connection: the server
+    // logs "Aborted connection <id>" instead of seeing a QUIT.
+    const std::string log = test::env().require("SLUICE_SERVERS_DIR") + "/logs/mariadb.log";
+    ASSERT_TRUE(std::filesystem::exists(log)) << log;
+    Connection admin = Connection::connect(test::admin_options());
+    std::vector<std::uint32_t> ids;
+    for (int i = 0; i < 5; ++i) {
+        Pool pool(pool_options(1));
+        PooledConnection c = pool.borrow();
+        ids.push_back(c->connection_id());
+        c.prepare("SELECT ? + 1");
+        c.release();  // the reset, restore and re-prepare go out; the pool ends at once
+    }
+    for (std::uint32_t id : ids) {
+        const std::string gone =
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(id);
+        for (int i = 0; i < 500 && scalar(admin, gone) != "0"; ++i) std::this_thread::sleep_for(10ms);
+        ASSERT_EQ(scalar(admin, gone), "0");
+    }
+    std::ifstream in(log);
+    std::string line;
+    while (std::getline(in, line)) {
+        for (std::uint32_t id : ids) {
+            EXPECT_EQ(line.find("Aborted connection " + std::to_string(id) + " "), std::string::npos) << line;
+        }
+    }
+}
+
 TEST(Pool, BorrowWaitsBoundedAndGetsAReturnedConnection) {
     Pool pool(pool_options(1));
     PooledConnection held = pool.borrow();
