@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <optional>
 #include <utility>
@@ -60,7 +61,11 @@ namespace {
 bool closed_while_idle(Connection& c) noexcept {
     if (c.broken()) return true;
     pollfd p{detail::Access::session(c).chan().socket().fd(), POLLIN, 0};
-    return ::poll(&p, 1, 0) != 0;  // readable, hung up, or an error
+    int ready = 0;
+    do {
+        ready = ::poll(&p, 1, 0);
+    } while (ready < 0 && errno == EINTR);
+    return ready != 0;  // readable, hung up, or an error
 }
 }  // namespace
 
