@@ -10,8 +10,8 @@
 
 #include "access.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
-#include "sluice/mariadb/protocol/wire.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
+#include "sluice/mariadb/protocol/wire.hpp"
 
 namespace sluice::mariadb {
 
