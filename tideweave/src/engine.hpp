@@ -52,6 +52,7 @@ using ReleaseFn = std::function<void(std::string_view id, KeyId key, std::int64_
 struct ForgetCounts {
     std::size_t rows_dropped = 0;
     std::size_t events_folded = 0;
+    std::size_t keys_visited = 0;  // keys the engine looked at (none needlessly, in the incremental engine)
 };
 
 // A key's held state in canonical order, for checkpoints.
@@ -94,6 +95,7 @@ public:
     virtual void all_rows(std::vector<Row>& rows) const = 0;
     virtual void export_key(KeyId key, KeyExport& out) const = 0;
     virtual std::vector<KeyId> keys() const = 0;  // keys holding at least one session
+    virtual bool holds_key(KeyId key) const = 0;  // whether `key` holds any event or block
     virtual std::size_t active_events() const = 0;
     virtual std::size_t row_count() const = 0;
 };

@@ -9,7 +9,10 @@
 //                           treap split: O(log n).
 // Sessions of a key live in a map by start; open sessions are queued by end,
 // so a watermark finalizes exactly the sessions whose end fell below the
-// horizon without looking at any other key.
+// horizon without looking at any other key. Keys are also ordered by their
+// first session's start, so forget visits only the keys that have a session
+// starting below the horizon (a final row to drop or sealed events to fold,
+// or one open session straddling the horizon), not every key.
 #include <algorithm>
 #include <cassert>
 #include <deque>
@@ -47,6 +50,8 @@ using SessionMap = std::map<std::int64_t, std::unique_ptr<Session>>;
 
 struct KeyState {
     SessionMap sessions;  // by start
+    bool indexed = false;  // in first_starts_ under (indexed_first, key)
+    std::int64_t indexed_first = 0;
 };
 
 using QueueEntry = std::tuple<std::int64_t, KeyId, std::int64_t>;  // (end, key, start)
@@ -143,6 +148,7 @@ public:
 
     void commit() override {
         for (Session* s : touched_) {
+            reindex(s->key);
             if (s->dead) {
                 if (s->queued) queue_.erase({s->queued_end, s->key, s->queued_start});
                 continue;
@@ -188,9 +194,12 @@ public:
 
     ForgetCounts forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) override {
         ForgetCounts counts;
-        for (KeyId key = 0; key < keys_.size(); ++key) {
+        std::vector<KeyId> visit;
+        for (auto it = first_starts_.begin(); it != first_starts_.end() && it->first < horizon; ++it)
+            visit.push_back(it->second);
+        counts.keys_visited = visit.size();
+        for (const KeyId key : visit) {
             SessionMap& sessions = keys_[key].sessions;
-            if (sessions.empty()) continue;
             for (auto it = sessions.begin(); it != sessions.end() && it->first < horizon;) {
                 Session& s = *it->second;
                 if (s.final) {
@@ -223,6 +232,7 @@ public:
                 ++it;
             }
             if (sessions.empty()) emptied.push_back(key);
+            reindex(key);
         }
         return counts;
     }
@@ -250,6 +260,8 @@ public:
         return held;
     }
 
+    bool holds_key(KeyId key) const override { return key < keys_.size() && !keys_[key].sessions.empty(); }
+
     std::size_t active_events() const override { return events_; }
     std::size_t row_count() const override { return rows_; }
 
@@ -257,6 +269,20 @@ private:
     KeyState& key_state(KeyId key) {
         if (key >= keys_.size()) keys_.resize(static_cast<std::size_t>(key) + 1);
         return keys_[key];
+    }
+
+    // Keeps the key's entry in first_starts_ at its first session's start.
+    void reindex(KeyId key) {
+        KeyState& ks = keys_[key];
+        if (ks.indexed) {
+            if (!ks.sessions.empty() && ks.sessions.begin()->first == ks.indexed_first) return;
+            first_starts_.erase({ks.indexed_first, key});
+            ks.indexed = false;
+        }
+        if (ks.sessions.empty()) return;
+        ks.indexed_first = ks.sessions.begin()->first;
+        first_starts_.emplace(ks.indexed_first, key);
+        ks.indexed = true;
     }
 
     Row row(const Session& s) const {
@@ -335,6 +361,7 @@ private:
     std::int64_t gap_;
     std::vector<KeyState> keys_;
     std::set<QueueEntry> queue_;
+    std::set<std::pair<std::int64_t, KeyId>> first_starts_;  // (first session's start, key), keys with sessions
     std::uint64_t tx_ = 0;
     std::vector<Row> before_;
     std::vector<Session*> touched_;

@@ -86,6 +86,7 @@ public:
         for (KeyId key = 0; key < keys_.size(); ++key) {
             NaiveKey& k = keys_[key];
             if (k.rows.empty()) continue;
+            ++counts.keys_visited;
             for (const Row& r : k.rows) {
                 if (r.start >= horizon) break;
                 const std::int64_t last = r.end - gap_;
@@ -144,6 +145,10 @@ public:
         for (KeyId key = 0; key < keys_.size(); ++key)
             if (!keys_[key].rows.empty()) held.push_back(key);
         return held;
+    }
+
+    bool holds_key(KeyId key) const override {
+        return key < keys_.size() && (!keys_[key].events.empty() || !keys_[key].blocks.empty());
     }
 
     std::size_t active_events() const override { return events_; }

@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -30,17 +31,46 @@ std::string in_quotes(std::string_view s) {
 }
 
 // simdjson's DOM rejects a whole document for an integer literal beyond the
-// 64-bit range. Such a literal is still valid JSON and only out of *our*
-// range, so it deserves the member-naming error every other out-of-range
-// number gets: rewrite it to the nearest 64-bit integer (as far out of range
-// for ts and value as the original) and parse again. Returns false if the
-// line has no such literal.
-bool clamp_huge_integers(std::string_view line, std::string& out) {
+// 64-bit range, and for a number that overflows a double (1e400). Either is
+// still valid JSON and only out of *our* range, so it deserves the member-
+// naming error every other out-of-range number gets. So such a line is
+// rewritten and parsed again: a huge integer becomes the nearest 64-bit
+// integer (as far out of range for ts and value as the original), and an
+// overflowing number becomes a finite double `marker` that no other number
+// of the line has (found here), which the value reader then reports as
+// beyond the double range. Returns false if the line has no such literal.
+// Whether a JSON number's magnitude (its text without the sign) is at least
+// 1: it tells an overflow from an underflow when both are "out of range".
+bool at_least_one(std::string_view number) {
+    const std::size_t e = number.find_first_of("eE");
+    const std::string_view mantissa = number.substr(0, e);
+    std::int64_t exponent = 0;
+    if (e != std::string_view::npos) {
+        std::size_t k = e + 1;
+        const bool negative = k < number.size() && number[k] == '-';
+        if (k < number.size() && (number[k] == '-' || number[k] == '+')) ++k;
+        for (; k < number.size() && exponent < 100000; ++k) exponent = exponent * 10 + (number[k] - '0');
+        if (negative) exponent = -exponent;
+    }
+    const std::size_t point = std::min(mantissa.find('.'), mantissa.size());
+    const std::size_t first = mantissa.find_first_of("123456789");
+    if (first == std::string_view::npos) return false;  // zero
+    // The decimal order of the leading digit: >= 0 means at least 1.
+    const std::int64_t order = first < point ? static_cast<std::int64_t>(point - first) - 1
+                                             : -static_cast<std::int64_t>(first - point);
+    return order + exponent >= 0;
+}
+
+bool rewrite_out_of_range_numbers(std::string_view line, std::string& out, double& marker) {
     static constexpr std::string_view max_u64 = "18446744073709551615";
     static constexpr std::string_view min_i64_digits = "9223372036854775808";
     out.clear();
     bool changed = false;
+    bool overflowed = false;
     bool in_string = false;
+    std::vector<double> magnitudes;  // of the line's other numbers
+    std::vector<std::size_t> overflow_at;  // where the marker's digits go in `out`
+    std::vector<bool> overflow_negative;
     for (std::size_t i = 0; i < line.size(); ++i) {
         const char c = line[i];
         if (in_string) {
@@ -70,11 +100,30 @@ bool clamp_huge_integers(std::string_view line, std::string& out) {
         if (integer && (digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit))) {
             out.append(negative ? "-9223372036854775808" : max_u64);
             changed = true;
-        } else {
-            out.append(token);
+            continue;
         }
+        double parsed = 0;
+        const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), parsed);
+        if (ec == std::errc::result_out_of_range && end == token.data() + token.size() && at_least_one(digits)) {
+            overflow_at.push_back(out.size());
+            overflow_negative.push_back(negative);
+            overflowed = changed = true;
+            continue;
+        }
+        magnitudes.push_back(std::fabs(parsed));
+        out.append(token);
     }
-    return changed;
+    if (!overflowed) return changed;
+    marker = std::numeric_limits<double>::max();
+    while (std::find(magnitudes.begin(), magnitudes.end(), marker) != magnitudes.end())
+        marker = std::nextafter(marker, 0.0);
+    // Insert the marker's text at the recorded places, back to front.
+    char text[32];
+    const auto res = std::to_chars(text, text + sizeof text, marker);
+    const std::string_view marker_text(text, static_cast<std::size_t>(res.ptr - text));
+    for (std::size_t k = overflow_at.size(); k-- > 0;)
+        out.insert(overflow_at[k], std::string(overflow_negative[k] ? "-" : "").append(marker_text));
+    return true;
 }
 
 std::string number_text(double v) {
@@ -103,7 +152,15 @@ KeyId Stream::Impl::intern(std::string_view key) {
         key_names_.emplace_back(key);
     }
     key_ids_.emplace(std::string(key), id);
+    new_keys_.push_back(id);
     return id;
+}
+
+void Stream::Impl::release_key(KeyId key) {
+    if (auto it = key_ids_.find(key_names_[key]); it != key_ids_.end()) key_ids_.erase(it);
+    key_names_[key].clear();
+    key_names_[key].shrink_to_fit();
+    free_key_ids_.push_back(key);
 }
 
 void Stream::Impl::sort_rows(std::vector<Row>& rows) const {
@@ -157,13 +214,13 @@ Stream::Outcome Stream::Impl::process_line(std::string_view line, std::int64_t l
         std::memcpy(padded_.data(), line.data(), line.size());
         element root;
         auto err = parser_.parse(padded_.data(), line.size(), false).get(root);
-        if (err == simdjson::NUMBER_ERROR && clamp_huge_integers(line, clamped_)) {
+        beyond_range_marker_ = std::numeric_limits<double>::quiet_NaN();  // equal to nothing
+        if (err == simdjson::NUMBER_ERROR && rewrite_out_of_range_numbers(line, clamped_, beyond_range_marker_)) {
             const std::size_t size = clamped_.size();
             clamped_.resize(size + simdjson::SIMDJSON_PADDING);
             err = parser_.parse(clamped_.data(), size, false).get(root);
         }
-        if (err == simdjson::NUMBER_ERROR)
-            throw LineError{"invalid JSON: a number is malformed or beyond the double range", {}};
+        if (err == simdjson::NUMBER_ERROR) throw LineError{"invalid JSON: a number is malformed", {}};
         if (err) throw LineError{std::string("invalid JSON: ") + simdjson::error_message(err), {}};
         simdjson::dom::object object;
         if (root.get_object().get(object))
@@ -262,7 +319,8 @@ Stream::Impl::Mutation Stream::Impl::parse_mutation(const element& m, std::size_
         } else if (name == "ts") {
             if (!strict::read_ts(member.value, mut.ts, problem)) fail(at() + ": " + problem);
         } else {
-            if (!strict::read_value(member.value, mut.value, problem)) fail(at() + ": " + problem);
+            if (!strict::read_value(member.value, mut.value, problem, beyond_range_marker_))
+                fail(at() + ": " + problem);
         }
     }
     if (!seen_id) fail(path() + ": missing member \"id\"");
@@ -315,6 +373,11 @@ void Stream::Impl::undo_applied(std::size_t applied) {
     for (std::size_t i = applied; i-- > 0;)
         if (!mutations_[i].late) unapply(mutations_[i], retracted_values_[i]);
     engine_->commit();
+    // A key this transaction named first is forgotten again: the rejected
+    // transaction leaves no trace, in memory either.
+    for (KeyId key : new_keys_)
+        if (!engine_->holds_key(key)) release_key(key);
+    new_keys_.clear();
 }
 
 void Stream::Impl::unapply(const Mutation& m, double retracted_value) {
@@ -332,6 +395,7 @@ void Stream::Impl::run_tx(const element& value, std::string& out) {
     simdjson::dom::array list;
     if (value.get_array().get(list)) throw LineError{"tx: expected an array of mutations", {}};
     mutations_.clear();
+    new_keys_.clear();
     // Every mutation is parsed first, up to the first malformed one, so that
     // the identity index's table slots can be prefetched a few mutations
     // ahead of their lookups (each is otherwise a cache miss). The order of
@@ -471,12 +535,7 @@ void Stream::Impl::run_forget(std::string& out) {
     };
     const ForgetCounts counts = engine_->forget(h, release, emptied);
     if (released > one_by_one_limit) ids_.erase_older_than(h);
-    for (KeyId key : emptied) {
-        if (auto it = key_ids_.find(key_names_[key]); it != key_ids_.end()) key_ids_.erase(it);
-        key_names_[key].clear();
-        key_names_[key].shrink_to_fit();
-        free_key_ids_.push_back(key);
-    }
+    for (KeyId key : emptied) release_key(key);
     out.append("{\"version\":");
     json::append_int(out, version_);
     out.append(",\"forgotten\":");
@@ -592,6 +651,7 @@ std::int64_t Stream::version() const { return impl_->version(); }
 std::int64_t Stream::line() const { return impl_->line(); }
 std::size_t Stream::active_events() const { return impl_->engine().active_events(); }
 std::size_t Stream::row_count() const { return impl_->engine().row_count(); }
+std::size_t Stream::key_count() const { return impl_->key_count(); }
 const Config& Stream::config() const { return impl_->config(); }
 
 }  // namespace sluice::tideweave

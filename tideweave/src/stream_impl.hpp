@@ -59,6 +59,7 @@ public:
     std::int64_t line() const { return line_; }
     const Config& config() const { return config_; }
     const Engine& engine() const { return *engine_; }
+    std::size_t key_count() const { return key_ids_.size(); }
 
 private:
     std::int64_t horizon() const {
@@ -75,7 +76,8 @@ private:
     void run_snapshot(std::string& out);
     void run_checkpoint(std::string& out);
 
-    KeyId intern(std::string_view key);
+    KeyId intern(std::string_view key);  // new keys are also listed in new_keys_
+    void release_key(KeyId key);
     void sort_rows(std::vector<Row>& rows) const;
     void append_row(std::string& out, const Row& r) const;
     void append_rows(std::string& out, const std::vector<Row>& rows) const;
@@ -91,6 +93,7 @@ private:
     std::unordered_map<std::string, KeyId, StringHash, std::equal_to<>> key_ids_;
     std::vector<std::string> key_names_;
     std::vector<KeyId> free_key_ids_;
+    std::vector<KeyId> new_keys_;  // keys registered by the current transaction
     // Identity index of events inserted and not retracted. Entries of events
     // that became sealed (ts < horizon) are stale and ignored; forget removes
     // them.
@@ -99,6 +102,9 @@ private:
     simdjson::dom::parser parser_;
     std::string padded_;
     std::string clamped_;
+    // The double that stands for an overflowing number in the current line
+    // (see rewrite_out_of_range_numbers in stream.cpp); NaN when none does.
+    double beyond_range_marker_ = std::numeric_limits<double>::quiet_NaN();
     std::vector<Mutation> mutations_;
     std::vector<double> retracted_values_;
     std::vector<Row> before_;

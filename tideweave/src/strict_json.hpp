@@ -5,7 +5,9 @@
 
 #include <simdjson.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -41,10 +43,13 @@ inline bool read_ts(const element& e, std::int64_t& out, std::string& problem) {
     return false;
 }
 
-// Any JSON number; integers must lie within +-2^53 (held exactly as doubles).
+// Any JSON number; integers must lie within +-2^53 (held exactly as doubles),
+// and a number must not overflow a double: the caller's parse replaced such a
+// number by `beyond_range_marker` (NaN if none was).
 // -0 is read as 0: the value is a number, and its sign of zero would only
 // leak into min and max.
-inline bool read_value(const element& e, double& out, std::string& problem) {
+inline bool read_value(const element& e, double& out, std::string& problem,
+                       double beyond_range_marker = std::numeric_limits<double>::quiet_NaN()) {
     switch (e.type()) {
         case element_type::INT64: {
             const std::int64_t v = e.get_int64().value_unsafe();
@@ -60,6 +65,10 @@ inline bool read_value(const element& e, double& out, std::string& problem) {
             return false;
         case element_type::DOUBLE:
             out = e.get_double().value_unsafe() + 0.0;  // -0.0 + 0.0 == +0.0
+            if (std::fabs(out) == beyond_range_marker) {
+                problem = "number beyond the double range";
+                return false;
+            }
             return true;
         default:
             problem = "expected a number";

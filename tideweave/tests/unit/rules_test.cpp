@@ -179,6 +179,31 @@ TEST_P(Rules, AnIdUsedAgainAfterSealingSurvivesForget) {
     }
 }
 
+// A rejected transaction leaves no trace: keys it named first are released
+// again (before, they stayed registered for good).
+TEST_P(Rules, ARejectedTransactionRegistersNoKey) {
+    d.feed(tx({ins("a", "k", 0, "1")}));
+    ASSERT_EQ(d.stream().key_count(), 1U);
+    const std::string before = d.feed("{\"snapshot\":true}");
+    EXPECT_EQ(d.feed(tx({ins("b", "new1", 1, "1"), ins("c", "new2", 1, "1"), ins("a", "k", 2, "2")})).substr(0, 28),
+              R"({"error":{"line":3,"index":2)");
+    EXPECT_EQ(d.stream().key_count(), 1U);
+    EXPECT_EQ(d.feed(tx({ins("d", "new3", 1, "1"), R"({"insert":{"id":"e"}})"})).substr(0, 28),
+              R"({"error":{"line":4,"index":1)");
+    EXPECT_EQ(d.stream().key_count(), 1U);
+    EXPECT_EQ(d.feed("{\"snapshot\":true}"), before);
+    // A key the rejected transaction only touched again stays.
+    EXPECT_EQ(d.feed(tx({ins("f", "k", 3, "1"), ins("a", "k", 4, "1")})).substr(0, 28),
+              R"({"error":{"line":6,"index":1)");
+    EXPECT_EQ(d.stream().key_count(), 1U);
+    // The released ids are reused correctly.
+    EXPECT_EQ(d.feed(tx({ins("b", "new1", 1, "1")})),
+              changes(2, {}, {row("new1", 1, 11, 1, "1", "1", "1")}));
+    EXPECT_EQ(d.stream().key_count(), 2U);
+    EXPECT_EQ(d.feed(tx({ins("c", "k", 5, "1")})),
+              changes(3, {row("k", 0, 10, 1, "1", "1", "1")}, {row("k", 0, 15, 2, "2", "1", "1")}));
+}
+
 TEST_P(Rules, DuplicateIdsAreErrors) {
     d.feed(tx({ins("a", "k", 0, "1")}));
     EXPECT_EQ(d.feed(tx({ins("b", "k", 1, "1"), ins("a", "j", 5, "2")})),

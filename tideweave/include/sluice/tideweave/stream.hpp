@@ -58,6 +58,10 @@ public:
     std::size_t active_events() const;
     // Session rows currently held.
     std::size_t row_count() const;
+    // Keys currently registered (a key is released when it holds nothing:
+    // after forget, or when the rejected transaction that named it first is
+    // undone).
+    std::size_t key_count() const;
     const Config& config() const;
 
     class Impl;
