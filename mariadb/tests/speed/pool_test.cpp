@@ -259,6 +259,31 @@ TEST(Pool, DestroyingAPoolWithRepliesInFlightEndsItsConnectionsCleanly) {
     }
 }
 
+TEST(Pool, OnACompressedConnectionTheReturnResetsOneCommandAtATime) {
+    PoolOptions o = pool_options(1);
+    o.connect.compress = true;
+    Pool pool(o);
+    std::uint32_t id = 0;
+    {
+        PooledConnection c = pool.borrow();
+        ASSERT_TRUE(c->is_compressed());
+        id = c->connection_id();
+        c->execute("SET @left_behind = 1");
+        ResultSet rs = c.prepare("SELECT ? + 1").execute(1);
+        EXPECT_EQ(rs.next()->get<int>(0), 2);
+        rs.discard();
+    }
+    PooledConnection c = pool.borrow();
+    EXPECT_EQ(c->connection_id(), id);
+    EXPECT_EQ(scalar(*c, "SELECT @left_behind"), "NULL");
+    EXPECT_EQ(scalar(*c, "SELECT @@group_concat_max_len"), "12345");
+    EXPECT_EQ(pool.stats().prepares, 1u) << "no pipeline here: prepared again at use";
+    ResultSet rs = c.prepare("SELECT ? + 1").execute(2);
+    EXPECT_EQ(rs.next()->get<int>(0), 3);
+    rs.discard();
+    EXPECT_EQ(pool.stats().prepares, 2u);
+}
+
 TEST(Pool, BorrowWaitsBoundedAndGetsAReturnedConnection) {
     Pool pool(pool_options(1));
     PooledConnection held = pool.borrow();
