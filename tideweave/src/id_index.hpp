@@ -4,10 +4,10 @@
 //
 // std::unordered_map spends one allocation per id and three dependent cache
 // misses per lookup (bucket, node, string), and most inserts are of new ids,
-// i.e. unsuccessful lookups. Here the entries sit densely in fixed-size
-// chunks (an id of up to 15 bytes stays inline, in std::string's small
-// buffer; chunks are never moved, so growing copies no entry and touches no
-// page twice), and an open-addressing table of 8-byte slots (entry position +
+// i.e. unsuccessful lookups. Here the entries sit densely in chunks of 2 MiB
+// (an id of up to 15 bytes stays inline, in std::string's small buffer; only
+// the first chunk grows by copying, up to its full size, so a large index
+// copies almost no entry and touches almost no page twice), and an open-addressing table of 8-byte slots (entry position +
 // the hash's upper 32 bits) finds them: one miss in the table, which callers
 // can prefetch ahead (prefetch()), one in the entry, and a different id is
 // almost always rejected by the hash bits without touching its entry.
@@ -71,8 +71,16 @@ public:
         Slot& s = slots_[probe(id, h)];
         if (s.entry != 0) return {&entry(s.entry - 1).value, false};
         if (size_ >= max_entries) throw std::length_error("tideweave: too many events held");
-        if (size_ == chunks_.size() * chunk_size) chunks_.emplace_back(chunk_size);
-        Entry& e = entry(size_);
+        // Entries are made as needed, and the first chunk grows from small
+        // (the others are reserved whole), so that a small index touches
+        // little memory.
+        if (size_ == chunks_.size() * chunk_size) {
+            chunks_.emplace_back();
+            chunks_.back().reserve(chunks_.size() == 1 ? first_chunk_reserve : chunk_size);
+        }
+        Chunk& chunk = chunks_[size_ / chunk_size];
+        if (chunk.size() == size_ % chunk_size) chunk.emplace_back();
+        Entry& e = chunk[size_ % chunk_size];
         e.id.assign(id);
         e.value = value;
         e.hash = h;
@@ -121,6 +129,7 @@ private:
     static constexpr std::size_t max_entries = 0x7FFFFFFFU;  // the table's size stays within 2^32
     static constexpr std::size_t chunk_size = std::size_t{1} << 15;  // 2 MiB: one huge page
     static constexpr std::size_t min_capacity = 16;
+    static constexpr std::size_t first_chunk_reserve = 256;
 
     struct Entry {
         std::string id;

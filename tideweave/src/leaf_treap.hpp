@@ -89,8 +89,8 @@ struct Node {
     ExactSum sum;
 };
 
-// Node storage with reuse, in blocks of huge pages (huge_pages.hpp) that
-// never move.
+// Node storage with reuse, in blocks that never move, doubling up to a huge
+// page (huge_pages.hpp).
 class Pool {
 public:
     Node* make() {
@@ -100,8 +100,10 @@ public:
             free_.pop_back();
         } else {
             if (blocks_.empty() || blocks_.back().size() == blocks_.back().capacity()) {
+                // Blocks double up to a huge page: a small stream stays small.
+                const std::size_t size = blocks_.empty() ? 16 : std::min(2 * blocks_.back().capacity(), nodes_per_block);
                 blocks_.emplace_back();
-                blocks_.back().reserve(nodes_per_block);
+                blocks_.back().reserve(size);
             }
             n = &blocks_.back().emplace_back();
         }
