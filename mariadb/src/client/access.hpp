@@ -4,6 +4,7 @@
 // cached columns; Connection and Statement befriend this one struct instead
 // of growing public accessors.
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -20,7 +21,7 @@ struct Access {
     }
     static Session& session(const Statement& s) { return s.session(); }
     static std::uint32_t id(const Statement& s) noexcept { return s.id_; }
-    static std::vector<Column>& columns(Statement& s) noexcept { return s.columns_; }
+    static std::shared_ptr<std::vector<Column>>& columns(Statement& s) noexcept { return s.columns_; }
     // Forgets the statement without COM_STMT_CLOSE: after COM_RESET_CONNECTION
     // the server already dropped it, and its id may be reused.
     static void detach(Statement& s) noexcept { s.session_ = nullptr; }

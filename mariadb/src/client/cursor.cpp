@@ -185,7 +185,7 @@ Cursor Cursor::open_values(Statement& stmt, std::uint32_t fetch_size, std::span<
             st->server_done = true;
             return;
         }
-        st->columns = s.columns;
+        st->columns = *s.result_columns;
         // With a cursor the server ends the head with an EOF carrying
         // CURSOR_EXISTS; without one (it may decline) the rows follow.
         std::uint16_t status = read_batch(s, &st->current);

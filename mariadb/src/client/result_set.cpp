@@ -11,7 +11,7 @@ detail::Session& ResultSet::session() const {
     return *session_;
 }
 
-const std::vector<Column>& ResultSet::columns() const { return session().columns; }
+const std::vector<Column>& ResultSet::columns() const { return *session().result_columns; }
 
 const Row* ResultSet::next() {
     detail::Session& s = session();

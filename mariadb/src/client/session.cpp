@@ -77,9 +77,11 @@ void Session::read_result_head(bool binary_rows) {
     using namespace protocol;
     phase = Phase::idle;  // an ERR head ends the command
     // The statement's cache applies to this head only (not to later results).
-    std::vector<Column>* cached = std::exchange(statement_columns, nullptr);
+    std::shared_ptr<std::vector<Column>>* cached = std::exchange(statement_columns, nullptr);
     binary = binary_rows;
     columns.clear();
+    cached_columns.reset();
+    result_columns = &columns;
     ok = OkInfo{};
     Bytes p = read();
     if (is_err(p)) throw_server_error(p);
@@ -95,17 +97,29 @@ void Session::read_result_head(bool binary_rows) {
     const auto n = static_cast<std::size_t>(head.columns);
     if (head.metadata_follows) {
         read_column_definitions(n, columns);
-        if (cached) *cached = columns;  // new metadata (e.g. after ALTER TABLE) replaces the cache
+        // New metadata (e.g. after ALTER TABLE) replaces the cache: in place
+        // when only the statement holds it (every execute without the
+        // cache: no allocation), else as a new vector, leaving the old one
+        // to the results still using it.
+        if (cached) {
+            if (*cached && cached->use_count() == 1) {
+                **cached = columns;
+            } else {
+                *cached = std::make_shared<std::vector<Column>>(columns);
+            }
+        }
     } else {
-        if (!cached || cached->size() != n) {
+        if (!cached || !*cached || (*cached)->size() != n) {
             throw Error(ErrorKind::protocol, "server skipped the definitions of " + std::to_string(n) +
                                                  " columns the client has not cached");
         }
-        columns = *cached;
+        cached_columns = *cached;
+        result_columns = cached_columns.get();
     }
-    types.resize(columns.size());
-    for (std::size_t i = 0; i < columns.size(); ++i) types[i] = columns[i].type;
-    fields.resize(columns.size());
+    const std::vector<Column>& cols = *result_columns;
+    types.resize(cols.size());
+    for (std::size_t i = 0; i < cols.size(); ++i) types[i] = cols[i].type;
+    fields.resize(cols.size());
     phase = Phase::rows;
 }
 
@@ -149,7 +163,7 @@ bool Session::next_row() {
     } else {
         decode_text_row(p, fields);
     }
-    row = Row(&columns, fields, binary);
+    row = Row(result_columns, fields, binary);
     return true;
 }
 

@@ -9,6 +9,7 @@
 // packet; with SERVER_MORE_RESULTS_EXIST the phase becomes `more_results`
 // and next_result() reads the next head.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,7 +57,13 @@ struct Session {
     Phase phase = Phase::idle;
     bool binary = false;
     std::uint64_t generation = 0;
+    // Columns read from the wire for the current result.
     std::vector<Column> columns;
+    // The current result's columns: `columns`, or the executing statement's
+    // cache (held by `cached_columns`, so it outlives a Statement destroyed
+    // while its rows are read) when the server skipped the definitions.
+    const std::vector<Column>* result_columns = &columns;
+    std::shared_ptr<const std::vector<Column>> cached_columns;
     std::vector<protocol::ColumnType> types;
     std::vector<protocol::FieldSlice> fields;
     OkInfo ok;
@@ -73,9 +80,10 @@ struct Session {
     // @@max_allowed_packet, read when a bulk execute first needs it.
     std::size_t max_allowed_packet = 0;
     // Set by a statement execute for the next read_result_head: the
-    // statement's cached column definitions, used when the server skips them
-    // (MARIADB_CLIENT_CACHE_METADATA) and replaced when it sends new ones.
-    std::vector<Column>* statement_columns = nullptr;
+    // statement's cached column definitions, used as they are (no copy)
+    // when the server skips them (MARIADB_CLIENT_CACHE_METADATA) and
+    // replaced when it sends new ones.
+    std::shared_ptr<std::vector<Column>>* statement_columns = nullptr;
     // The LOAD DATA LOCAL source registered for the current command; without
     // one every LOCAL INFILE request is refused and nothing is read.
     LocalInfileSource* local_infile = nullptr;

@@ -13,13 +13,16 @@ using namespace protocol;
 
 Statement::Statement(detail::Session* session, std::uint32_t id, std::vector<Column> params,
                      std::vector<Column> columns) noexcept
-    : session_(session), id_(id), params_(std::move(params)), columns_(std::move(columns)) {}
+    : session_(session),
+      id_(id),
+      params_(std::move(params)),
+      columns_(std::make_shared<std::vector<Column>>(std::move(columns))) {}
 
 Statement::Statement(Statement&& other) noexcept
     : session_(std::exchange(other.session_, nullptr)),
       id_(other.id_),
       params_(std::move(other.params_)),
-      columns_(std::move(other.columns_)) {}
+      columns_(other.columns_) {}  // shared: the moved-from statement still answers columns()
 
 Statement& Statement::operator=(Statement&& other) noexcept {
     if (this != &other) {
@@ -27,7 +30,7 @@ Statement& Statement::operator=(Statement&& other) noexcept {
         session_ = std::exchange(other.session_, nullptr);
         id_ = other.id_;
         params_ = std::move(other.params_);
-        columns_ = std::move(other.columns_);
+        columns_ = other.columns_;
     }
     return *this;
 }

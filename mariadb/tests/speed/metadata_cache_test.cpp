@@ -111,5 +111,51 @@ TEST_F(MetadataCache, NewMetadataAfterAlterTableIsUsed) {
     EXPECT_LT(again, 450u);
 }
 
+TEST_F(MetadataCache, ACachedExecuteUsesTheStatementsColumnsWithoutCopying) {
+    Statement stmt = conn->prepare("SELECT * FROM speed_meta WHERE id = ?");
+    ResultSet rs = stmt.execute(1);
+    EXPECT_EQ(&rs.columns(), &stmt.columns());  // the statement's cache itself, not a copy
+    EXPECT_EQ(rs.next()->get<int>("column_number_7"), 7);
+    rs.discard();
+    // Without the cache the server sends the definitions; the result owns them.
+    ConnectOptions o = test::admin_options();
+    o.cache_metadata = false;
+    Connection plain = Connection::connect(o);
+    Statement s2 = plain.prepare("SELECT * FROM speed_meta WHERE id = ?");
+    ResultSet r2 = s2.execute(2);
+    EXPECT_NE(&r2.columns(), &s2.columns());
+    EXPECT_EQ(r2.columns().size(), 51u);
+    EXPECT_EQ(r2.next()->get<int>("column_number_8"), 8);
+    r2.discard();
+}
+
+TEST_F(MetadataCache, AResultOutlivesItsTemporaryStatementsCachedColumns) {
+    // The Statement is destroyed at the end of the full expression, before
+    // the rows are read; the result keeps the cached columns alive.
+    ResultSet rs = conn->prepare("SELECT * FROM speed_meta WHERE id = ?").execute(2);
+    ASSERT_EQ(rs.columns().size(), 51u);
+    EXPECT_EQ(rs.columns()[50].name, "column_number_49");
+    const Row* r = rs.next();
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->get<int>("column_number_49"), 49);
+    EXPECT_EQ(r->columns()[1].name, "column_number_0");
+    EXPECT_EQ(rs.next(), nullptr);
+    EXPECT_EQ(conn->query("SELECT 4").next()->get<int>(0), 4);
+}
+
+TEST_F(MetadataCache, ResultsOfTheOldShapeKeepItWhenTheCacheIsReplaced) {
+    Statement stmt = conn->prepare("SELECT * FROM speed_meta WHERE id = ?");
+    std::optional<Statement> moved;
+    moved.emplace(std::move(stmt));  // the moved-from statement shares the cache
+    EXPECT_EQ(stmt.columns().size(), 51u);
+    conn->execute("ALTER TABLE speed_meta ADD COLUMN added_later INT DEFAULT 5");
+    ResultSet rs = moved->execute(1);  // new metadata: a new cache, the old one stays with `stmt`
+    EXPECT_EQ(rs.columns().size(), 52u);
+    EXPECT_EQ(moved->columns().size(), 52u);
+    EXPECT_EQ(stmt.columns().size(), 51u);
+    EXPECT_EQ(rs.next()->get<int>("added_later"), 5);
+    rs.discard();
+}
+
 }  // namespace
 }  // namespace sluice::mariadb

@@ -18,6 +18,7 @@
 // still being read).
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -135,8 +136,9 @@ public:
     std::uint32_t id() const noexcept { return id_; }
     std::size_t param_count() const noexcept { return params_.size(); }
     const std::vector<Column>& params() const noexcept { return params_; }
-    // Columns as prepared (an execute may report different ones).
-    const std::vector<Column>& columns() const noexcept { return columns_; }
+    // Columns as prepared, or as the last execute reported them when the
+    // server sent new ones (after an ALTER TABLE, say).
+    const std::vector<Column>& columns() const noexcept { return *columns_; }
 
     // Binds args in order (their count must match the placeholders) and
     // executes. The returned ResultSet streams the rows.
@@ -159,7 +161,10 @@ private:
     detail::Session* session_;
     std::uint32_t id_;
     std::vector<Column> params_;
-    std::vector<Column> columns_;
+    // Shared with the results that use it, so executing with the metadata
+    // cache copies nothing, and a result outlives a statement destroyed
+    // while its rows are read. Never null.
+    std::shared_ptr<std::vector<Column>> columns_;
 };
 
 }  // namespace sluice::mariadb
