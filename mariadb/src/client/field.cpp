@@ -279,10 +279,54 @@ bool Field::read<bool>() const {
     return v == 1;
 }
 
-#define SLUICE_INTEGER_READ(T)                        \
-    template <>                                       \
-    T Field::read<T>() const {                        \
-        return FieldAccess{*this}.narrow<T>(#T);      \
+namespace {
+// The commonest read of all -- an integer column of a prepared result into
+// an integer that holds it -- without the general machinery (column class,
+// Integer, text parsing). Anything else (other types, a width that does
+// not match the column's, a value out of range) returns false and takes
+// the general path, which converts it or names the failure.
+template <class I>
+bool read_binary_integer(const Column& c, Bytes b, I& out) noexcept {
+    std::size_t width = 0;
+    bool is_signed = !c.is_unsigned();
+    switch (c.type) {
+        case ColumnType::tiny: width = 1; break;
+        case ColumnType::short_: width = 2; break;
+        case ColumnType::year:
+            width = 2;
+            is_signed = false;
+            break;
+        case ColumnType::int24:
+        case ColumnType::long_: width = 4; break;
+        case ColumnType::longlong: width = 8; break;
+        default: return false;
+    }
+    if (b.size() != width) return false;
+    std::uint64_t u = 0;
+    for (std::size_t i = 0; i < width; ++i) u |= std::uint64_t{b[i]} << (8 * i);
+    if (is_signed) {
+        const unsigned shift = 64 - 8 * static_cast<unsigned>(width);
+        const auto v = static_cast<std::int64_t>(u << shift) >> shift;  // sign-extended
+        if constexpr (std::is_signed_v<I>) {
+            if (v < std::numeric_limits<I>::min() || v > std::numeric_limits<I>::max()) return false;
+        } else {
+            if (v < 0 || static_cast<std::uint64_t>(v) > std::numeric_limits<I>::max()) return false;
+        }
+        out = static_cast<I>(v);
+        return true;
+    }
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<I>::max())) return false;
+    out = static_cast<I>(u);
+    return true;
+}
+}  // namespace
+
+#define SLUICE_INTEGER_READ(T)                                                        \
+    template <>                                                                       \
+    T Field::read<T>() const {                                                        \
+        T v{};                                                                        \
+        if (binary_ && read_binary_integer(*column_, slice_.bytes, v)) return v;      \
+        return FieldAccess{*this}.narrow<T>(#T);                                      \
     }
 SLUICE_INTEGER_READ(std::int8_t)
 SLUICE_INTEGER_READ(std::int16_t)

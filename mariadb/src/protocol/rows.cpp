@@ -74,7 +74,12 @@ void decode_text_row(Bytes packet, std::span<FieldSlice> out) {
     }
 }
 
-void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out) {
+namespace {
+
+// The checked decoder: every read through Reader, which names the failing
+// part. The fast path below hands any row it does not accept to it, so
+// errors (and their messages) come from one place.
+void decode_binary_row_checked(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out) {
     Reader r(packet, "binary result row");
     if (r.u8("header") != 0x00) r.fail("header", "expected 0x00");
     Bytes bitmap = r.bytes(binary_row_null_bitmap_size(out.size()), "NULL bitmap");
@@ -106,6 +111,65 @@ void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::spa
         throw Error(ErrorKind::protocol, std::string(e.what()) + " in " + field_name(i));
     }
     if (!r.at_end()) r.fail("end of row", std::to_string(r.remaining()) + " bytes after the last column");
+}
+
+}  // namespace
+
+void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out) {
+    // Hot loop (every row of every prepared result and cursor): raw
+    // pointers, one bounds check per value. Anything unusual -- a
+    // malformed row, a NULL-typed column -- goes to the checked decoder,
+    // which decodes it the same way or throws the precise error.
+    const std::size_t n = out.size();
+    const std::size_t bitmap_size = binary_row_null_bitmap_size(n);
+    const std::uint8_t* p = packet.data();
+    const std::uint8_t* const end = p + packet.size();
+    if (packet.size() < 1 + bitmap_size || p[0] != 0x00) return decode_binary_row_checked(packet, types, out);
+    const std::uint8_t* const bitmap = p + 1;
+    p += 1 + bitmap_size;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t bit = i + 2;
+        if (bitmap[bit / 8] & (1u << (bit % 8))) {
+            out[i] = FieldSlice{{}, true};
+            continue;
+        }
+        const ColumnType t = types[i];
+        const auto left = static_cast<std::size_t>(end - p);
+        std::size_t header = 0;
+        std::size_t length = fixed_width(t);
+        if (length == 0) {
+            if (left == 0) return decode_binary_row_checked(packet, types, out);
+            const std::uint8_t first = p[0];
+            if (is_binary_datetime(t)) {
+                if (first != 0 && first != 4 && first != 7 && first != 11) {
+                    return decode_binary_row_checked(packet, types, out);
+                }
+                header = 1;
+                length = first;
+            } else if (is_binary_time(t)) {
+                if (first != 0 && first != 8 && first != 12) return decode_binary_row_checked(packet, types, out);
+                header = 1;
+                length = first;
+            } else if (t == ColumnType::null || first == 0xFB || first == 0xFF) {
+                return decode_binary_row_checked(packet, types, out);  // an error either way
+            } else if (first < 0xFB) {
+                header = 1;
+                length = first;
+            } else if (first == 0xFC && left >= 3) {
+                header = 3;
+                length = std::size_t{p[1]} | (std::size_t{p[2]} << 8);
+            } else if (first == 0xFD && left >= 4) {
+                header = 4;
+                length = std::size_t{p[1]} | (std::size_t{p[2]} << 8) | (std::size_t{p[3]} << 16);
+            } else {
+                return decode_binary_row_checked(packet, types, out);  // 8-byte length, or truncated
+            }
+        }
+        if (header + length > left) return decode_binary_row_checked(packet, types, out);
+        out[i] = FieldSlice{Bytes(p + header, length), false};
+        p += header + length;
+    }
+    if (p != end) decode_binary_row_checked(packet, types, out);
 }
 
 DateTime decode_binary_datetime(Bytes value) {

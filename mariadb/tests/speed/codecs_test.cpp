@@ -1,6 +1,8 @@
 // The speed features' sans-I/O pieces on byte vectors: the bulk packet
 // encoder, the column count with the metadata-follows byte, the LOCAL
-// INFILE request, COM_STMT_FETCH, and SQL literal escaping.
+// INFILE request, COM_STMT_FETCH, SQL literal escaping, and the binary row
+// decoder's fast path (cursor and prepared rows) against its checked path,
+// and the binary integer read's fast path at every boundary.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +13,8 @@
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/protocol/bulk.hpp"
 #include "sluice/mariadb/protocol/result_head.hpp"
+#include "sluice/mariadb/protocol/rows.hpp"
+#include "sluice/mariadb/row.hpp"
 #include "sluice/mariadb/statement.hpp"
 #include "sluice/mariadb/text_batch.hpp"
 
@@ -137,6 +141,148 @@ TEST(Literals, ValuesOfEveryKind) {
     EXPECT_EQ(lit(bind::value(Time{true, 100, 2, 3, 0})), "'-100:02:03'");
     EXPECT_EQ(kind_of([&] { lit(bind::value(std::nan(""))); }), ErrorKind::usage);
     EXPECT_EQ(kind_of([&] { lit(bind::value(-std::numeric_limits<double>::infinity())); }), ErrorKind::usage);
+}
+
+// A binary row: header, NULL bitmap, then each value as given (already
+// encoded, length prefix included).
+Bytes binary_row(std::size_t columns, const std::vector<std::size_t>& nulls, const std::vector<Bytes>& values) {
+    Bytes row{0x00};
+    Bytes bitmap(protocol::binary_row_null_bitmap_size(columns), 0);
+    for (std::size_t i : nulls) bitmap[(i + 2) / 8] |= static_cast<std::uint8_t>(1u << ((i + 2) % 8));
+    row.insert(row.end(), bitmap.begin(), bitmap.end());
+    for (const Bytes& v : values) row.insert(row.end(), v.begin(), v.end());
+    return row;
+}
+
+Bytes lenenc_value(std::size_t n, std::uint8_t fill) {
+    Bytes v;
+    if (n < 0xFB) {
+        v.push_back(static_cast<std::uint8_t>(n));
+    } else if (n < (1u << 16)) {
+        v = {0xFC, static_cast<std::uint8_t>(n), static_cast<std::uint8_t>(n >> 8)};
+    } else if (n < (1u << 24)) {
+        v = {0xFD, static_cast<std::uint8_t>(n), static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n >> 16)};
+    } else {
+        v = {0xFE};
+        for (int k = 0; k < 8; ++k) v.push_back(static_cast<std::uint8_t>(n >> (8 * k)));
+    }
+    v.insert(v.end(), n, fill);
+    return v;
+}
+
+TEST(BinaryRowDecoder, EveryLengthFormAndTypeDecodesToTheRightSlices) {
+    using protocol::ColumnType;
+    const std::vector<ColumnType> types{ColumnType::longlong, ColumnType::var_string, ColumnType::tiny,
+                                        ColumnType::blob,     ColumnType::datetime,   ColumnType::time,
+                                        ColumnType::blob,     ColumnType::var_string, ColumnType::double_,
+                                        ColumnType::var_string};
+    const std::vector<std::size_t> lengths{250, 251, 70000, 0};
+    for (std::size_t len : lengths) {
+        const Bytes row = binary_row(types.size(), {2, 9},
+                                     {Bytes{1, 2, 3, 4, 5, 6, 7, 8}, lenenc_value(len, 'a'), lenenc_value(3, 'b'),
+                                      Bytes{7, 0xE8, 0x07, 2, 29, 23, 59, 58}, Bytes{0}, lenenc_value(300, 'c'),
+                                      lenenc_value(0, 'd'), Bytes{0, 0, 0, 0, 0, 0, 0xF0, 0x3F}});
+        std::vector<protocol::FieldSlice> out(types.size());
+        protocol::decode_binary_row(row, types, out);
+        EXPECT_EQ(out[0].bytes.size(), 8u);
+        EXPECT_EQ(out[0].bytes[7], 8);
+        EXPECT_EQ(out[1].bytes.size(), len);
+        EXPECT_TRUE(out[2].null);
+        EXPECT_EQ(protocol::as_text(out[3].bytes), "bbb");
+        EXPECT_EQ(protocol::decode_binary_datetime(out[4].bytes), (DateTime{2024, 2, 29, 23, 59, 58, 0}));
+        EXPECT_TRUE(out[5].bytes.empty());
+        EXPECT_FALSE(out[5].null);
+        EXPECT_EQ(out[6].bytes.size(), 300u);
+        EXPECT_EQ(out[6].bytes[299], 'c');
+        EXPECT_TRUE(out[7].bytes.empty());
+        EXPECT_EQ(out[8].bytes[7], 0x3F);
+        EXPECT_TRUE(out[9].null);
+        // Every truncation, and one byte too many, is a protocol error.
+        for (std::size_t n = 0; n < row.size(); n += (n < 400 ? 1 : 997)) {
+            const Bytes cut(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n));
+            EXPECT_EQ(kind_of([&] { protocol::decode_binary_row(cut, types, out); }), ErrorKind::protocol)
+                << len << " cut at " << n;
+        }
+        Bytes longer = row;
+        longer.push_back(0);
+        EXPECT_EQ(kind_of([&] { protocol::decode_binary_row(longer, types, out); }), ErrorKind::protocol);
+    }
+}
+
+TEST(BinaryRowDecoder, RowsTheFastPathDeclinesAreDecodedOrRefusedByTheCheckedPath) {
+    using protocol::ColumnType;
+    std::vector<protocol::FieldSlice> out(1);
+    const std::vector<ColumnType> text{ColumnType::var_string};
+    // An 8-byte length prefix (0xFE): decoded.
+    const Bytes eight = binary_row(1, {}, {lenenc_value(1u << 24, 'z')});
+    protocol::decode_binary_row(eight, text, out);
+    EXPECT_EQ(out[0].bytes.size(), 1u << 24);
+    // 0xFB and 0xFF are no lengths; a NULL-typed column must be NULL; a
+    // DATETIME length of 5 does not exist; the header must be 0x00.
+    EXPECT_EQ(kind_of([&] { protocol::decode_binary_row(binary_row(1, {}, {Bytes{0xFB}}), text, out); }),
+              ErrorKind::protocol);
+    EXPECT_EQ(kind_of([&] { protocol::decode_binary_row(binary_row(1, {}, {Bytes{0xFF}}), text, out); }),
+              ErrorKind::protocol);
+    const std::vector<ColumnType> null_type{ColumnType::null};
+    EXPECT_EQ(kind_of([&] { protocol::decode_binary_row(binary_row(1, {}, {}), null_type, out); }),
+              ErrorKind::protocol);
+    protocol::decode_binary_row(binary_row(1, {0}, {}), null_type, out);
+    EXPECT_TRUE(out[0].null);
+    const std::vector<ColumnType> dt{ColumnType::datetime};
+    EXPECT_EQ(kind_of([&] { protocol::decode_binary_row(binary_row(1, {}, {Bytes{5, 1, 2, 3, 4, 5}}), dt, out); }),
+              ErrorKind::protocol);
+    Bytes bad_header = binary_row(1, {0}, {});
+    bad_header[0] = 0x01;
+    EXPECT_EQ(kind_of([&] { protocol::decode_binary_row(bad_header, dt, out); }), ErrorKind::protocol);
+}
+
+// A binary-protocol field of an integer column holding `value` in `width`
+// little-endian bytes.
+struct BinaryInt {
+    Column column;
+    Bytes bytes;
+    BinaryInt(ColumnType type, bool is_unsigned, std::uint64_t value, std::size_t width) {
+        column.name = "n";
+        column.type = type;
+        column.flags = is_unsigned ? protocol::column_flag::unsigned_ : 0;
+        for (std::size_t i = 0; i < width; ++i) bytes.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+    }
+    Field field() const { return Field(column, protocol::FieldSlice{bytes, false}, true); }
+};
+
+TEST(BinaryIntegerRead, EveryWidthSignednessAndTargetBoundary) {
+    using L = std::numeric_limits<std::int64_t>;
+    // Signed columns: sign-extended from their width.
+    EXPECT_EQ(BinaryInt(ColumnType::tiny, false, 0x80, 1).field().get<std::int8_t>(), -128);
+    EXPECT_EQ(BinaryInt(ColumnType::tiny, false, 0x7F, 1).field().get<std::int64_t>(), 127);
+    EXPECT_EQ(BinaryInt(ColumnType::short_, false, 0x8000, 2).field().get<std::int16_t>(), -32768);
+    EXPECT_EQ(BinaryInt(ColumnType::int24, false, 0xFF800000u, 4).field().get<std::int32_t>(), -8388608);
+    EXPECT_EQ(BinaryInt(ColumnType::long_, false, 0x80000000u, 4).field().get<std::int64_t>(), -2147483648LL);
+    EXPECT_EQ(BinaryInt(ColumnType::longlong, false, 0x8000000000000000ull, 8).field().get<std::int64_t>(), L::min());
+    EXPECT_EQ(BinaryInt(ColumnType::longlong, false, 0x7FFFFFFFFFFFFFFFull, 8).field().get<std::int64_t>(), L::max());
+    EXPECT_EQ(BinaryInt(ColumnType::longlong, false, 5, 8).field().get<std::uint8_t>(), 5u);
+    // Unsigned columns and YEAR: zero-extended.
+    EXPECT_EQ(BinaryInt(ColumnType::tiny, true, 0xFF, 1).field().get<std::uint8_t>(), 255u);
+    EXPECT_EQ(BinaryInt(ColumnType::tiny, true, 0xFF, 1).field().get<std::int16_t>(), 255);
+    EXPECT_EQ(BinaryInt(ColumnType::longlong, true, ~0ull, 8).field().get<std::uint64_t>(), ~0ull);
+    EXPECT_EQ(BinaryInt(ColumnType::year, false, 2155, 2).field().get<std::uint16_t>(), 2155u);
+    EXPECT_EQ(BinaryInt(ColumnType::year, false, 2155, 2).field().get<std::int16_t>(), 2155);
+    // Out of the target's range: Error{conversion}, never a wrap.
+    EXPECT_EQ(kind_of([] { BinaryInt(ColumnType::tiny, false, 0x80, 1).field().get<std::uint64_t>(); }),
+              ErrorKind::conversion);
+    EXPECT_EQ(kind_of([] { BinaryInt(ColumnType::short_, false, 128, 2).field().get<std::int8_t>(); }),
+              ErrorKind::conversion);
+    EXPECT_EQ(kind_of([] { BinaryInt(ColumnType::longlong, true, ~0ull, 8).field().get<std::int64_t>(); }),
+              ErrorKind::conversion);
+    EXPECT_EQ(kind_of([] { BinaryInt(ColumnType::long_, true, 0x10000, 4).field().get<std::uint16_t>(); }),
+              ErrorKind::conversion);
+    EXPECT_EQ(kind_of([] { BinaryInt(ColumnType::year, false, 2155, 2).field().get<std::int8_t>(); }),
+              ErrorKind::conversion);
+    // Not an integer column, or bytes of another width: the general path.
+    BinaryInt dbl(ColumnType::double_, false, 0x4014000000000000ull, 8);  // 5.0
+    EXPECT_EQ(dbl.field().get<int>(), 5);
+    BinaryInt narrow(ColumnType::longlong, false, 0xFE, 1);  // a 1-byte value in a BIGINT column
+    EXPECT_EQ(narrow.field().get<std::int64_t>(), -2);
 }
 
 }  // namespace
