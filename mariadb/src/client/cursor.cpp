@@ -103,6 +103,9 @@ struct Cursor::State final : detail::PendingReply {
         // Other commands without a reply (COM_STMT_CLOSE) may have been sent
         // since; the fetch's reply still starts at sequence 1.
         s.chan().expect_sequence(1);
+        // The batch just walked tells the size of the next: grown once,
+        // not doubling its way up again in the other buffer.
+        if (next.bytes.capacity() < current.bytes.capacity()) next.bytes.reserve(current.bytes.capacity());
         const std::uint16_t status = read_batch(s, &next);
         server_done = !cursor_left_open(status);
         next_ready = true;
@@ -196,10 +199,14 @@ Cursor Cursor::open_values(Statement& stmt, std::uint32_t fetch_size, std::span<
     for (std::size_t i = 0; i < st->columns.size(); ++i) st->types[i] = st->columns[i].type;
     st->fields.resize(st->columns.size());
     st->row = Row(&st->columns, st->fields, true);
-    // Row packets are at least a few bytes; the reserve is capped so that a
-    // huge fetch size does not size memory before rows arrive.
+    // Sized for a batch of narrow rows (32 bytes each) so that a typical
+    // batch fills its buffers without regrowing; capped so that a huge fetch
+    // size does not size memory before rows arrive.
     const std::size_t expected_rows = std::min<std::size_t>(fetch_size, 4096) + 1;
-    for (Batch* b : {&st->current, &st->next}) b->offsets.reserve(expected_rows);
+    for (Batch* b : {&st->current, &st->next}) {
+        b->offsets.reserve(expected_rows);
+        b->bytes.reserve(expected_rows * 32);
+    }
     if (!st->server_done && st->pipeline) s.guarded([&] { st->send_fetch(s); });
     return Cursor(std::move(st));
 }
