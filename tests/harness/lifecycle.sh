@@ -54,9 +54,11 @@ fi
 
 for i in "${!names[@]}"; do
   name=${names[$i]} pid=${pids[$i]} port=${ports[$i]}
-  # A zombie waiting for PID 1 to reap it counts as gone.
-  if [ -r "/proc/$pid/stat" ] && ! grep -q ') Z ' "/proc/$pid/stat"; then
-    fail "$name (pid $pid) still runs after stop: $(cat "/proc/$pid/cmdline" | tr '\0' ' ')"
+  # A zombie waiting for PID 1 to reap it counts as gone. The stat file is
+  # read once: a process that is being reaped can vanish between two reads,
+  # and a failed read means it is gone.
+  if stat=$(cat "/proc/$pid/stat" 2>/dev/null) && [[ "$stat" != *") Z "* ]]; then
+    fail "$name (pid $pid) still runs after stop: $stat"
   fi
   if pgrep -r D,R,S,T,t,W,I -g "$pid" >/dev/null; then
     fail "$name's process group $pid still has processes: $(pgrep -a -g "$pid")"
