@@ -74,8 +74,6 @@ void decode_text_row(Bytes packet, std::span<FieldSlice> out) {
     }
 }
 
-namespace {
-
 // The checked decoder: every read through Reader, which names the failing
 // part. The fast path below hands any row it does not accept to it, so
 // errors (and their messages) come from one place.
@@ -112,8 +110,6 @@ void decode_binary_row_checked(Bytes packet, std::span<const ColumnType> types, 
     }
     if (!r.at_end()) r.fail("end of row", std::to_string(r.remaining()) + " bytes after the last column");
 }
-
-}  // namespace
 
 void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out) {
     // Hot loop (every row of every prepared result and cursor): raw

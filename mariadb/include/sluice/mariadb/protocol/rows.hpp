@@ -27,6 +27,10 @@ struct FieldSlice {
 void decode_text_row(Bytes packet, std::span<FieldSlice> out);
 // types[i] is column i's wire type; types.size() == out.size().
 void decode_binary_row(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out);
+// The same through Reader at every step: what decode_binary_row falls back
+// to for any row its fast loop declines (and the reference it is tested
+// against). Same slices, same errors.
+void decode_binary_row_checked(Bytes packet, std::span<const ColumnType> types, std::span<FieldSlice> out);
 
 // Binary temporal values, from a FieldSlice of a binary row (length already
 // validated by decode_binary_row; these check again, as they may be called
