@@ -70,8 +70,11 @@ def main():
     w(f"- Command: `{cap['command']}`")
     w(f"- Date (UTC): {cap['date_utc']}")
     m = cap["machine"]
+    meth = cap["method"]
+    load = (f"load average {meth['loadavg_start'].split()[0]} at the start, {meth['loadavg_end'].split()[0]} at the end"
+            if "loadavg_start" in meth else "shared with other work while measuring")
     w(f"- Machine: {m['cpu']}, {m['cpus']} CPUs online, {m['memory']} memory, {m['kernel']} "
-      f"(shared with other work while measuring); Connector/C {m['connector_c']}")
+      f"({load}); Connector/C {m['connector_c']}")
     s = cap["server"]
     w("- Server: MariaDB " + s.get("version", "?") + ", " + ", ".join(
         f"{k}={v}" for k, v in s.items() if k != "version"))
@@ -80,6 +83,13 @@ def main():
       f"{meth['reps']} timed runs each (memory rows: one run per process, no warm-up), all processes in one "
       f"shuffled order (seed {meth['shuffle_seed']}); every run validated by count and checksum. Figures are "
       "medians over processes of each process's median run."
+      + (f" Every client process was pinned to CPU {meth['client_cpu']} (the server was not): unpinned, "
+         "processes landed in a fast or a slow placement for their whole life, which moved the medians more "
+         "than the client did." if meth.get("client_cpu", -1) >= 0 else " Client processes were not pinned.")
+      + (f" Before each process the driver waited for a quiet server (under 10% of a CPU over 100 ms; "
+         f"median wait {meth['quiet_wait_ms_median']:.0f} ms, longest {meth['quiet_wait_ms_max']:.0f} ms), so "
+         "that a write-heavy profile's background flushing does not land on the next process."
+         if meth.get("quiet_server") else "")
       + (f" (This capture used {meth['processes']} processes per profile instead of the default 7.)"
          if meth["processes"] < 7 else ""))
     w("")

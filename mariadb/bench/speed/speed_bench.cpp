@@ -12,7 +12,23 @@
 // per-operation latencies of all runs, and allocations per run (a counting
 // operator new). Raw samples go to a JSON capture (--out), from which
 // scripts/bench/render_mariadb_speed.py renders docs/benchmarks/mariadb.md.
+//
+// Placement. Every child process is pinned to one CPU (--client-cpu, the
+// last online CPU by default; -1 leaves placement to the scheduler). Left
+// free, processes on this 2-vCPU VM landed in one of two modes that lasted
+// their whole life: stream 130-140 or 230-270 ns/row, a cursor 260-280 or
+// 400-460, a 50-column execute 58-62 or 85-110 us, for either client. Which
+// mode a process got decided the medians more than the client did; pinned,
+// every process measured the fast mode (docs/mariadb-speed.md, Benchmark).
+//
+// Quiet server. A write-heavy profile (bulk, sequential inserts, uploads)
+// leaves the server flushing and purging for a while after its process
+// exits; the latency-bound profile that came next in the shuffled order paid
+// for it. Before each process the driver waits until the server (its PID
+// from the servers' directory) used under 10% of a CPU over 100 ms, at most
+// 5 s, and records how long it waited.
 #include <CLI/CLI.hpp>
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -23,9 +39,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sluice/common/env_file.hpp"
@@ -96,8 +114,19 @@ ConnectOptions admin_options(const EnvFile& env) {
 
 // ---- child ----
 
+void pin_to_cpu(int cpu) {
+    if (cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(static_cast<std::size_t>(cpu), &set);
+    if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+        throw std::runtime_error("cannot pin the process to CPU " + std::to_string(cpu));
+    }
+}
+
 int run_child(const EnvFile& env, const std::string& client_name, const std::string& workload, int warmups,
-              int reps) {
+              int reps, int client_cpu) {
+    pin_to_cpu(client_cpu);
     const sb::Target target = target_from(env);
     auto client = client_name == "sluice" ? sb::make_sluice(target) : sb::make_connector_c(target);
     const sb::Expected expected = sb::expected(workload);
@@ -188,6 +217,49 @@ std::string read_first_line(const std::string& path, const std::string& key) {
     return "";
 }
 
+// CPU time (user + system, in clock ticks) the process has used so far, or
+// -1 when it cannot be read.
+long process_cpu_ticks(long pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    if (!std::getline(in, stat)) return -1;
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) return -1;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {  // field numbers as in proc(5)
+        if (i == 14) utime = std::stol(field);
+        if (i == 15) stime = std::stol(field);
+    }
+    return utime + stime;
+}
+
+// Waits until the server is quiet (see the header comment); returns the
+// milliseconds waited.
+double wait_for_quiet_server(long pid) {
+    if (pid <= 0) return 0;
+    const long ticks_per_second = ::sysconf(_SC_CLK_TCK);
+    const auto start = std::chrono::steady_clock::now();
+    const auto window = std::chrono::milliseconds(100);
+    long before = process_cpu_ticks(pid);
+    while (before >= 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+        std::this_thread::sleep_for(window);
+        const long after = process_cpu_ticks(pid);
+        if (after < 0 || (after - before) * 1000 < ticks_per_second * 10) break;  // < 10 ms of CPU in 100 ms
+        before = after;
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+long server_pid(const EnvFile& env) {
+    const std::optional<std::string> dir = env.get("SLUICE_SERVERS_DIR");
+    if (!dir) return -1;
+    std::ifstream in(*dir + "/mariadb.pid");
+    long pid = -1;
+    return in >> pid ? pid : -1;
+}
+
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -195,10 +267,11 @@ std::string shell_quote(const std::string& s) {
 }
 
 ProcessResult run_process(const std::string& self, const std::string& env_path, const std::string& client,
-                          const std::string& workload, int warmups, int reps) {
+                          const std::string& workload, int warmups, int reps, int client_cpu) {
     const std::string cmd = shell_quote(self) + " --child-client " + client + " --child-workload " + workload +
                             " --env " + shell_quote(env_path) + " --warmups " + std::to_string(warmups) +
-                            " --reps " + std::to_string(reps) + " 2>&1";
+                            " --reps " + std::to_string(reps) +
+                            " --client-cpu " + std::to_string(client_cpu) + " 2>&1";
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) throw std::runtime_error("cannot start " + cmd);
     ProcessResult result;
@@ -228,7 +301,8 @@ ProcessResult run_process(const std::string& self, const std::string& env_path, 
 }
 
 int run_driver(const EnvFile& env, const std::string& env_path, int processes, int warmups, int reps,
-               const std::string& out_path, const std::vector<std::string>& only, const std::string& command) {
+               int client_cpu, const std::string& out_path, const std::vector<std::string>& only, const std::string& command) {
+    const std::string load_at_start = read_first_line("/proc/loadavg", "");
     // Data, made once (and checked by every run's checksum).
     Connection admin = Connection::connect(admin_options(env));
     auto count_of = [&](const std::string& table) -> std::uint64_t {
@@ -303,8 +377,11 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
 
     std::map<std::pair<std::string, std::string>, std::vector<ProcessResult>> results;
     std::size_t done = 0;
+    const long mariadbd = server_pid(env);
+    std::vector<double> quiet_waits;
     for (const auto& [client, workload] : jobs) {
-        results[{client, workload}].push_back(run_process(self, env_path, client, workload, warmups, reps));
+        quiet_waits.push_back(wait_for_quiet_server(mariadbd));
+        results[{client, workload}].push_back(run_process(self, env_path, client, workload, warmups, reps, client_cpu));
         if (++done % 10 == 0 || done == jobs.size()) std::cerr << "\r" << done << "/" << jobs.size() << " processes" << std::flush;
     }
     std::cerr << "\n";
@@ -359,7 +436,13 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
     }
     out << "},\n";
     out << "  \"method\": {\"processes\": " << processes << ", \"warmups\": " << warmups << ", \"reps\": " << reps
-        << ", \"shuffle_seed\": " << seed << "},\n";
+        << ", \"shuffle_seed\": " << seed << ", \"client_cpu\": " << client_cpu
+        << ", \"loadavg_start\": " << json_string(load_at_start)
+        << ", \"quiet_server\": " << (mariadbd > 0 ? "true" : "false")
+        << ", \"quiet_wait_ms_median\": " << (quiet_waits.empty() ? 0.0 : median(quiet_waits))
+        << ", \"quiet_wait_ms_max\": "
+        << (quiet_waits.empty() ? 0.0 : *std::max_element(quiet_waits.begin(), quiet_waits.end()))
+        << ", \"loadavg_end\": " << json_string(read_first_line("/proc/loadavg", "")) << "},\n";
     out << "  \"rows\": [\n";
     for (std::size_t i = 0; i < table_rows.size(); ++i) {
         const TableRow& r = table_rows[i];
@@ -430,6 +513,7 @@ int main(int argc, char** argv) {
     CLI::App app{"mariadb_speed_bench: speed features vs same-build baselines, with Connector/C as the control"};
     std::string env_path;
     int processes = 7, warmups = 2, reps = 5;
+    int client_cpu = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)) - 1;
     std::string out_path = "mariadb-speed-capture.json";
     std::vector<std::string> only;
     std::string child_client, child_workload;
@@ -438,6 +522,9 @@ int main(int argc, char** argv) {
     app.add_option("--warmups", warmups, "untimed runs per process")->check(CLI::NonNegativeNumber);
     app.add_option("--reps", reps, "timed runs per process")->check(CLI::PositiveNumber);
     app.add_option("--out", out_path, "JSON capture of every sample");
+    app.add_option("--client-cpu", client_cpu,
+                   "pin every client process to this CPU (default: the last online one; -1: no pinning)")
+        ->check(CLI::Range(-1, 1023));
     app.add_option("--only", only, "workload keys to run (default: all)")->delimiter(',');
     app.add_option("--child-client", child_client, "internal: run one profile in this process")->group("");
     app.add_option("--child-workload", child_workload, "internal")->group("");
@@ -449,10 +536,10 @@ int main(int argc, char** argv) {
             env_path = e;
         }
         const EnvFile env = EnvFile::load(env_path);
-        if (!child_client.empty()) return run_child(env, child_client, child_workload, warmups, reps);
+        if (!child_client.empty()) return run_child(env, child_client, child_workload, warmups, reps, client_cpu);
         std::string command;
         for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(i ? argv[i] : "mariadb_speed_bench");
-        return run_driver(env, env_path, processes, warmups, reps, out_path, only, command);
+        return run_driver(env, env_path, processes, warmups, reps, client_cpu, out_path, only, command);
     } catch (const std::exception& e) {
         std::cerr << "mariadb_speed_bench: " << e.what() << "\n";
         return 1;
