@@ -1,0 +1,368 @@
+// The client against a hostile server: every malformed, lying or silent
+// byte stream must end in a clear Error naming what was wrong and where,
+// never a crash or a hang, and must leave the connection broken (the stream
+// position is unknown). Rows accepted before the failure stay delivered.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hostile_server.hpp"
+#include "sluice/mariadb/connection.hpp"
+
+namespace sluice::mariadb {
+namespace {
+
+using test::HostilePeer;
+using test::HostileServer;
+using test::PacketBuilder;
+
+// Runs f, which must throw an Error, and returns it.
+template <class F>
+Error error_of(F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e;
+    }
+    throw std::logic_error("expected an Error");
+}
+
+#define EXPECT_MESSAGE_HAS(error, text) \
+    EXPECT_NE(std::string((error).what()).find(text), std::string::npos) << "message: " << (error).what()
+
+// --- Before and during the handshake --------------------------------------
+
+TEST(HostileServer, ClosingRightAfterAcceptIsClosedNamingThePeer) {
+    HostileServer server([](HostilePeer&) {});
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::closed);
+    EXPECT_MESSAGE_HAS(e, "127.0.0.1:" + std::to_string(server.options().port));
+    EXPECT_MESSAGE_HAS(e, "closed by the server");
+    server.finish();
+}
+
+TEST(HostileServer, TruncatedHandshakeNamesTheMissingField) {
+    // Protocol version and server version, then the packet ends.
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, PacketBuilder{}.u8(10).nul("10.11.99-MariaDB").bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "handshake packet");
+    EXPECT_MESSAGE_HAS(e, "connection id");
+    EXPECT_MESSAGE_HAS(e, "truncated");
+    // The client gave up without answering.
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, HandshakeOfProtocolVersion9IsRefused) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities, "mysql_native_password", 9));
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "unsupported protocol version 9");
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, HandshakeOfAnUnknownProtocolVersionIsRefused) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities, "mysql_native_password", 11));
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "unsupported protocol version 11");
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, HandshakeClaiming16MiBThenClosingIsClosed) {
+    // Length 0xFFFFFF (the largest piece, promising a continuation), a few
+    // bytes of it, then the server hangs up.
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_raw({0xFF, 0xFF, 0xFF, 0x00});
+        peer.send_raw(test::handshake_payload());
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::closed);
+    EXPECT_MESSAGE_HAS(e, "closed by the server");
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, GarbageInsteadOfAHandshakeIsAProtocolError) {
+    // Not MariaDB at all: an HTTP server. "HTT" reads as a length, "P"
+    // (0x50) as the sequence id.
+    HostileServer server([](HostilePeer& peer) {
+        std::string_view reply = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+        peer.send_raw(PacketBuilder{}.text(reply).bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "sequence id 80, expected 0");
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, WellFramedGarbageInsteadOfAHandshakeIsAProtocolError) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, PacketBuilder{}.raw({0x42, 0x13, 0x37, 0x00, 0xFF}).bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "unsupported protocol version 66");
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, HandshakeWithoutProtocol41IsRefusedBeforeSendingAnything) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities & ~protocol::cap::protocol_41));
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "protocol 4.1");
+    // Not even the user name left the client, let alone the password.
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, RequiredTlsNotOfferedIsRefusedBeforeSendingAnything) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());  // no CLIENT_SSL
+        peer.wait_for_client_close();
+    });
+    ConnectOptions o = server.options();
+    o.ssl_mode = SslMode::require;
+    Error e = error_of([&] { Connection::connect(o); });
+    EXPECT_EQ(e.kind(), ErrorKind::tls);
+    EXPECT_MESSAGE_HAS(e, "ssl-mode=require but the server does not offer TLS");
+    EXPECT_TRUE(server.finish().empty());
+}
+
+// --- Authentication ---------------------------------------------------------
+
+TEST(HostileServer, AuthSwitchToAnUnknownPluginIsRefusedNamingIt) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        peer.read_packet();
+        peer.send_packet(2, PacketBuilder{}.u8(0xFE).nul("evil_plugin").nul("0123456789abcdefghij").bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::auth);
+    EXPECT_MESSAGE_HAS(e, "'evil_plugin'");
+    EXPECT_MESSAGE_HAS(e, "does not support");
+    std::vector<std::uint8_t> sent = server.finish();
+    EXPECT_FALSE(test::contains(sent, "s3cret-password"));
+}
+
+// The bytes a client sends when switched to mysql_clear_password over plain
+// TCP, with allow_cleartext as given.
+std::vector<std::uint8_t> sent_after_cleartext_switch(bool allow_cleartext, Error* error) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        peer.read_packet();
+        peer.send_packet(2, PacketBuilder{}.u8(0xFE).nul("mysql_clear_password").bytes);
+        // A refusing client closes; an allowed one sends the password and
+        // waits, so the server hangs up on it after one packet.
+        peer.wait_for_one_packet_or_close();
+    });
+    ConnectOptions o = server.options();
+    o.allow_cleartext = allow_cleartext;
+    try {
+        Connection::connect(o);
+    } catch (const Error& e) {
+        *error = e;
+    }
+    return server.finish();
+}
+
+TEST(HostileServer, AuthSwitchToClearPasswordOverPlainTcpIsRefused) {
+    Error e(ErrorKind::usage, "no error");
+    std::vector<std::uint8_t> sent = sent_after_cleartext_switch(false, &e);
+    EXPECT_EQ(e.kind(), ErrorKind::auth);
+    EXPECT_MESSAGE_HAS(e, "'mysql_clear_password'");
+    EXPECT_MESSAGE_HAS(e, "without TLS");
+    EXPECT_TRUE(test::contains(sent, "hostile"));  // the handshake response went out
+    EXPECT_FALSE(test::contains(sent, "s3cret-password"));
+}
+
+TEST(HostileServer, AuthSwitchToClearPasswordSendsItOnlyWhenAllowed) {
+    // The control for the test above: the same script with allow_cleartext
+    // does get the password (then the server hangs up: `closed`).
+    Error e(ErrorKind::usage, "no error");
+    std::vector<std::uint8_t> sent = sent_after_cleartext_switch(true, &e);
+    EXPECT_EQ(e.kind(), ErrorKind::closed);
+    EXPECT_TRUE(test::contains(sent, "s3cret-password"));
+}
+
+TEST(HostileServer, ClearPasswordAsTheDefaultPluginOverPlainTcpIsRefused) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities, "mysql_clear_password"));
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::auth);
+    EXPECT_MESSAGE_HAS(e, "'mysql_clear_password'");
+    EXPECT_FALSE(test::contains(server.finish(), "s3cret-password"));
+}
+
+// --- After login: results -------------------------------------------------
+
+// Logs in, reads the client's COM_QUERY, then plays `reply`.
+HostileServer::Script after_query(std::function<void(HostilePeer&)> reply) {
+    return [reply = std::move(reply)](HostilePeer& peer) {
+        test::play_login(peer);
+        std::vector<std::uint8_t> command = peer.read_packet();
+        if (command.empty() || command[0] != 0x03) throw std::runtime_error("expected COM_QUERY");
+        reply(peer);
+        peer.wait_for_client_close();
+    };
+}
+
+// The connection failed for good: broken, and the next call says why.
+void expect_broken_after(Connection& c, std::string_view original_reason) {
+    EXPECT_TRUE(c.broken());
+    Error next = error_of([&] { c.query("SELECT 1"); });
+    EXPECT_EQ(next.kind(), ErrorKind::broken);
+    EXPECT_MESSAGE_HAS(next, original_reason);
+}
+
+TEST(HostileServer, ColumnCountOfNullMarkerIsRefusedAsAnUnregisteredLocalInfile) {
+    // 0xFB cannot be a column count: it is the header of a LOCAL INFILE
+    // request (here for /etc/passwd). query() registered no source, so the
+    // client must answer with an empty file, read nothing, and say so; the
+    // exchange stays in step, so the connection stays usable.
+    HostileServer server([](HostilePeer& peer) {
+        test::play_login(peer);
+        peer.read_packet();  // COM_QUERY
+        peer.send_packet(1, PacketBuilder{}.u8(0xFB).text("/etc/passwd").bytes);
+        std::vector<std::uint8_t> answer = peer.read_packet();
+        if (!answer.empty()) throw std::runtime_error("client sent file data for an unregistered LOCAL INFILE");
+        peer.send_packet(3, test::ok_payload());
+        std::vector<std::uint8_t> ping = peer.read_packet();
+        if (ping != std::vector<std::uint8_t>{0x0E}) throw std::runtime_error("expected COM_PING");
+        peer.send_packet(1, test::ok_payload());
+        peer.wait_for_client_close();
+    });
+    Connection c = Connection::connect(server.options());
+    Error e = error_of([&] { c.query("SELECT a"); });
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_MESSAGE_HAS(e, "LOCAL INFILE '/etc/passwd'");
+    EXPECT_MESSAGE_HAS(e, "refused, nothing was read");
+    EXPECT_FALSE(c.broken());
+    c.ping();
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, AbsurdColumnCountIsRefusedBeforeReadingDefinitions) {
+    // 2^40 columns, as an 8-byte length-encoded integer.
+    HostileServer server(after_query([](HostilePeer& peer) {
+        peer.send_packet(1, PacketBuilder{}.u8(0xFE).u32(0).u32(0x100).bytes);
+    }));
+    Connection c = Connection::connect(server.options());
+    Error e = error_of([&] { c.query("SELECT a"); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "implausible column count 1099511627776");
+    EXPECT_MESSAGE_HAS(e, "column count packet");
+    expect_broken_after(c, "implausible column count");
+    c.close();
+    server.finish();
+}
+
+// One VARCHAR column `a`, its EOF, then `rows`.
+void play_head(HostilePeer& peer) {
+    peer.send_packet(1, PacketBuilder{}.u8(1).bytes);
+    peer.send_packet(2, test::varchar_column_payload("a"));
+    peer.send_packet(3, test::eof_payload());
+}
+
+TEST(HostileServer, RowStringLongerThanItsPacketIsAProtocolErrorAfterTheGoodRows) {
+    HostileServer server(after_query([](HostilePeer& peer) {
+        play_head(peer);
+        peer.send_packet(4, PacketBuilder{}.lenenc("first").bytes);
+        // Claims 200 bytes, carries 3.
+        peer.send_packet(5, PacketBuilder{}.u8(200).text("abc").bytes);
+    }));
+    Connection c = Connection::connect(server.options());
+    ResultSet rs = c.query("SELECT a");
+    const Row* first = rs.next();
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ((*first)[0].get<std::string>(), "first");
+    Error e = error_of([&] { rs.next(); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "text result row");
+    EXPECT_MESSAGE_HAS(e, "value length exceeds the bytes left");
+    EXPECT_MESSAGE_HAS(e, "'column 0'");
+    expect_broken_after(c, "value length exceeds the bytes left");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, PacketSequenceOutOfOrderIsAProtocolError) {
+    HostileServer server(after_query([](HostilePeer& peer) {
+        play_head(peer);
+        peer.send_packet(9, PacketBuilder{}.lenenc("row").bytes);  // expected 4
+    }));
+    Connection c = Connection::connect(server.options());
+    ResultSet rs = c.query("SELECT a");
+    Error e = error_of([&] { rs.next(); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "sequence id 9, expected 4");
+    expect_broken_after(c, "sequence id 9");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, SilentServerPastTheReadDeadlineIsATimeout) {
+    // The server sends the head and one row, then nothing: the client must
+    // give up on its own read deadline (the script waits for it to close).
+    HostileServer server(after_query([](HostilePeer& peer) {
+        play_head(peer);
+        peer.send_packet(4, PacketBuilder{}.lenenc("only").bytes);
+    }));
+    ConnectOptions o = server.options();
+    o.timeouts.read = std::chrono::milliseconds(200);
+    Connection c = Connection::connect(o);
+    ResultSet rs = c.query("SELECT a");
+    const Row* row = rs.next();
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ((*row)[0].get<std::string>(), "only");
+    Error e = error_of([&] { rs.next(); });
+    EXPECT_EQ(e.kind(), ErrorKind::timeout);
+    EXPECT_MESSAGE_HAS(e, "read from 127.0.0.1:");
+    EXPECT_MESSAGE_HAS(e, "timed out");
+    expect_broken_after(c, "timed out");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, ServerClosingMidResultKeepsTheRowsAlreadyRead) {
+    HostileServer server([](HostilePeer& peer) {
+        test::play_login(peer);
+        peer.read_packet();
+        play_head(peer);
+        peer.send_packet(4, PacketBuilder{}.lenenc("one").bytes);
+        peer.send_packet(5, PacketBuilder{}.lenenc("two").bytes);
+        // Half of a third row's header, then the server hangs up.
+        peer.send_raw({0x04, 0x00});
+    });
+    Connection c = Connection::connect(server.options());
+    ResultSet rs = c.query("SELECT a");
+    std::vector<std::string> seen;
+    Error e = error_of([&] {
+        while (const Row* r = rs.next()) seen.push_back((*r)[0].get<std::string>());
+    });
+    EXPECT_EQ(seen, (std::vector<std::string>{"one", "two"}));
+    EXPECT_EQ(e.kind(), ErrorKind::closed);
+    EXPECT_MESSAGE_HAS(e, "closed by the server");
+    expect_broken_after(c, "closed by the server");
+    c.close();
+    server.finish();
+}
+
+}  // namespace
+}  // namespace sluice::mariadb
