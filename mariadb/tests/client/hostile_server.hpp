@@ -77,6 +77,9 @@ public:
         }
     }
 
+    // Exactly n bytes from the client (e.g. a compressed frame's header).
+    std::vector<std::uint8_t> read_raw(std::size_t n) { return read_exactly(n); }
+
     // Reads the client's next packet if it sends one, or its close.
     void wait_for_one_packet_or_close() {
         std::uint8_t first;

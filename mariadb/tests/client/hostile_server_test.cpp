@@ -364,5 +364,200 @@ TEST(HostileServer, ServerClosingMidResultKeepsTheRowsAlreadyRead) {
     server.finish();
 }
 
+// --- Second round: lies inside otherwise well-formed exchanges ------------
+
+TEST(HostileServer, AuthExchangeThatNeverEndsIsCutAfter16Rounds) {
+    // Switch to mysql_native_password again and again: each round is valid
+    // on its own, the exchange as a whole never finishes.
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        peer.read_packet();
+        for (std::uint8_t seq = 2;; seq = static_cast<std::uint8_t>(seq + 2)) {
+            peer.send_packet(seq, PacketBuilder{}.u8(0xFE).nul("mysql_native_password").nul("0123456789abcdefghij").bytes);
+            std::vector<std::uint8_t> before = peer.received();
+            peer.wait_for_one_packet_or_close();
+            if (peer.received().size() == before.size()) return;  // the client hung up
+        }
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "authentication did not finish after 16 exchanges");
+    EXPECT_FALSE(test::contains(server.finish(), "s3cret-password"));
+}
+
+TEST(HostileServer, UnexpectedAuthDataForNativePasswordIsAProtocolError) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        peer.read_packet();
+        peer.send_packet(2, PacketBuilder{}.u8(0x01).text("more?").bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "5 bytes of unexpected auth data to plugin mysql_native_password");
+    server.finish();
+}
+
+TEST(HostileServer, TruncatedErrInsteadOfAHandshakeNamesTheErrPacket) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, PacketBuilder{}.raw({0xFF, 0x10}).bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "ERR packet");
+    EXPECT_MESSAGE_HAS(e, "truncated");
+    EXPECT_TRUE(server.finish().empty());
+}
+
+TEST(HostileServer, TruncatedLoginOkNamesTheOkPacket) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        peer.read_packet();
+        peer.send_packet(2, PacketBuilder{}.raw({0x00, 0x00}).bytes);  // no last insert id, status, warnings
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "OK packet");
+    EXPECT_MESSAGE_HAS(e, "last insert id");
+    server.finish();
+}
+
+TEST(HostileServer, UnknownColumnTypeIsAProtocolErrorNamingIt) {
+    HostileServer server(after_query([](HostilePeer& peer) {
+        std::vector<std::uint8_t> column = test::varchar_column_payload("a");
+        column[column.size() - 6] = 0x42;  // the type byte: no such type
+        peer.send_packet(1, PacketBuilder{}.u8(1).bytes);
+        peer.send_packet(2, column);
+    }));
+    Connection c = Connection::connect(server.options());
+    Error e = error_of([&] { c.query("SELECT a"); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "unknown column type 66");
+    EXPECT_MESSAGE_HAS(e, "column definition");
+    expect_broken_after(c, "unknown column type 66");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, EofInPlaceOfAColumnDefinitionIsAProtocolError) {
+    HostileServer server(after_query([](HostilePeer& peer) {
+        peer.send_packet(1, PacketBuilder{}.u8(2).bytes);  // two columns announced
+        peer.send_packet(2, test::varchar_column_payload("a"));
+        peer.send_packet(3, test::eof_payload());  // where the second belongs
+    }));
+    Connection c = Connection::connect(server.options());
+    Error e = error_of([&] { c.query("SELECT a, b"); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "column definition");
+    expect_broken_after(c, "column definition");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, RowWithMoreValuesThanColumnsIsAProtocolError) {
+    HostileServer server(after_query([](HostilePeer& peer) {
+        play_head(peer);
+        peer.send_packet(4, PacketBuilder{}.lenenc("a").lenenc("extra").bytes);
+    }));
+    Connection c = Connection::connect(server.options());
+    ResultSet rs = c.query("SELECT a");
+    Error e = error_of([&] { rs.next(); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "6 bytes after the last column");
+    expect_broken_after(c, "after the last column");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, MoreResultsPromisedThenCloseIsClosed) {
+    // The first result's OK says another follows; the server hangs up.
+    HostileServer server([](HostilePeer& peer) {
+        test::play_login(peer);
+        peer.read_packet();
+        peer.send_packet(1, PacketBuilder{}.raw({0x00, 0, 0, 0x0A, 0x00, 0, 0}).bytes);  // MORE_RESULTS_EXIST
+    });
+    Connection c = Connection::connect(server.options());
+    Error e = error_of([&] { c.execute("DO 1; DO 2"); });
+    EXPECT_EQ(e.kind(), ErrorKind::closed);
+    expect_broken_after(c, "closed by the server");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, SlowTrickleCannotStretchAReadPastItsDeadline) {
+    // A row sent one byte every 20 ms: every read makes progress, but the
+    // packet as a whole takes longer than the read timeout.
+    HostileServer server(after_query([](HostilePeer& peer) {
+        play_head(peer);
+        std::vector<std::uint8_t> row = PacketBuilder{}.raw({41, 0, 0, 4}).lenenc(std::string(40, 'x')).bytes;
+        try {
+            for (std::uint8_t b : row) {
+                peer.send_raw({b});
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        } catch (const std::runtime_error&) {
+            // The client gave up and closed: the point of the test.
+        }
+    }));
+    ConnectOptions o = server.options();
+    o.timeouts.read = std::chrono::milliseconds(300);
+    Connection c = Connection::connect(o);
+    ResultSet rs = c.query("SELECT a");
+    Error e = error_of([&] { rs.next(); });
+    EXPECT_EQ(e.kind(), ErrorKind::timeout);
+    EXPECT_MESSAGE_HAS(e, "timed out");
+    expect_broken_after(c, "timed out");
+    c.close();
+    server.finish();
+}
+
+// Logs in with compression, reads the client's compressed COM_QUERY frame,
+// then sends `frame` raw.
+HostileServer::Script compressed_after_query(std::vector<std::uint8_t> frame) {
+    return [frame = std::move(frame)](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities | protocol::cap::compress));
+        std::vector<std::uint8_t> response = peer.read_packet();
+        std::uint32_t caps = response[0] | (std::uint32_t{response[1]} << 8);
+        if (!(caps & protocol::cap::compress)) throw std::runtime_error("client did not ask for compression");
+        peer.send_packet(2, test::ok_payload());
+        std::vector<std::uint8_t> header = peer.read_raw(7);
+        peer.read_raw(std::size_t{header[0]} | (std::size_t{header[1]} << 8) | (std::size_t{header[2]} << 16));
+        peer.send_raw(frame);
+        peer.wait_for_client_close();
+    };
+}
+
+TEST(HostileServer, CorruptCompressedFrameIsAProtocolError) {
+    // 10 bytes that are not zlib, claiming to inflate to 20.
+    HostileServer server(compressed_after_query(
+        PacketBuilder{}.raw({10, 0, 0, 1, 20, 0, 0}).text("not zlib!!").bytes));
+    ConnectOptions o = server.options();
+    o.compress = true;
+    Connection c = Connection::connect(o);
+    Error e = error_of([&] { c.query("SELECT a"); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "corrupt compressed packet from 127.0.0.1:");
+    expect_broken_after(c, "corrupt compressed packet");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, CompressedFrameClaimingAHugeInflationIsRefusedUnread) {
+    // 4 compressed bytes claiming 16 MiB: a zip bomb, refused from the header.
+    HostileServer server(compressed_after_query(
+        PacketBuilder{}.raw({4, 0, 0, 1, 0xFF, 0xFF, 0xFF}).raw({0x78, 0x9C, 0x03, 0x00}).bytes));
+    ConnectOptions o = server.options();
+    o.compress = true;
+    Connection c = Connection::connect(o);
+    Error e = error_of([&] { c.query("SELECT a"); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "claims 16777215 bytes from 4 compressed bytes");
+    expect_broken_after(c, "claims 16777215 bytes");
+    c.close();
+    server.finish();
+}
+
 }  // namespace
 }  // namespace sluice::mariadb
