@@ -559,5 +559,89 @@ TEST(HostileServer, CompressedFrameClaimingAHugeInflationIsRefusedUnread) {
     server.finish();
 }
 
+// --- Third round: TLS and scrambles ----------------------------------------
+
+// Offers TLS, reads the client's SSLRequest, then answers the TLS
+// ClientHello with `reply` (not TLS) and hangs up.
+HostileServer::Script fake_tls(std::vector<std::uint8_t> reply) {
+    return [reply = std::move(reply)](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities | protocol::cap::ssl));
+        std::vector<std::uint8_t> ssl_request = peer.read_packet();
+        if (ssl_request.size() != 32) throw std::runtime_error("expected a 32-byte SSLRequest");
+        peer.read_raw(5);  // the start of the ClientHello record
+        peer.send_raw(reply);
+    };
+}
+
+TEST(HostileServer, NonTlsAnswerToTheClientHelloIsATlsErrorWithNoPasswordSent) {
+    HostileServer server(fake_tls(PacketBuilder{}.text("HTTP/1.1 400 Bad Request\r\n\r\n").bytes));
+    ConnectOptions o = server.options();
+    o.ssl_mode = SslMode::require;
+    Error e = error_of([&] { Connection::connect(o); });
+    EXPECT_EQ(e.kind(), ErrorKind::tls);
+    EXPECT_MESSAGE_HAS(e, "TLS handshake on 127.0.0.1:");
+    std::vector<std::uint8_t> sent = server.finish();
+    EXPECT_FALSE(test::contains(sent, "hostile"));  // not even the user name in clear
+    EXPECT_FALSE(test::contains(sent, "s3cret-password"));
+}
+
+TEST(HostileServer, ServerHangingUpInsteadOfTlsIsAnErrorWithNoPasswordSent) {
+    HostileServer server(fake_tls({}));
+    ConnectOptions o = server.options();
+    o.ssl_mode = SslMode::require;
+    Error e = error_of([&] { Connection::connect(o); });
+    EXPECT_EQ(e.kind(), ErrorKind::closed);
+    EXPECT_MESSAGE_HAS(e, "closed by the server during TLS handshake");
+    std::vector<std::uint8_t> sent = server.finish();
+    EXPECT_FALSE(test::contains(sent, "hostile"));
+    EXPECT_FALSE(test::contains(sent, "s3cret-password"));
+}
+
+TEST(HostileServer, AuthSwitchWithAShortNativeScrambleIsAProtocolError) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        peer.read_packet();
+        peer.send_packet(2, PacketBuilder{}.u8(0xFE).nul("mysql_native_password").nul("short").bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "mysql_native_password: the server's scramble has 5 bytes, expected 20");
+    server.finish();
+}
+
+TEST(HostileServer, AuthSwitchWithAShortEd25519ScrambleIsAProtocolError) {
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        peer.read_packet();
+        peer.send_packet(2, PacketBuilder{}.u8(0xFE).nul("client_ed25519").text("tiny").bytes);
+        peer.wait_for_client_close();
+    });
+    Error e = error_of([&] { Connection::connect(server.options()); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "client_ed25519: the server's scramble has 4 bytes");
+    EXPECT_FALSE(test::contains(server.finish(), "s3cret-password"));
+}
+
+TEST(HostileServer, ResultSetAfterTheFailureSaysBrokenToo) {
+    // The failure is met by query(); the caller then retries on a second
+    // result set still held from before, which must not read the stream.
+    HostileServer server(after_query([](HostilePeer& peer) {
+        play_head(peer);
+        peer.send_packet(7, PacketBuilder{}.lenenc("row").bytes);  // expected 4
+    }));
+    Connection c = Connection::connect(server.options());
+    ResultSet rs = c.query("SELECT a");
+    Error first = error_of([&] { rs.next(); });
+    EXPECT_EQ(first.kind(), ErrorKind::protocol);
+    Error again = error_of([&] { rs.next(); });
+    EXPECT_EQ(again.kind(), ErrorKind::broken);
+    EXPECT_MESSAGE_HAS(again, "sequence id 7, expected 4");
+    Error ping = error_of([&] { c.ping(); });
+    EXPECT_EQ(ping.kind(), ErrorKind::broken);
+    c.close();
+    server.finish();
+}
+
 }  // namespace
 }  // namespace sluice::mariadb
