@@ -643,5 +643,53 @@ TEST(HostileServer, ResultSetAfterTheFailureSaysBrokenToo) {
     server.finish();
 }
 
+// --- Fourth round: packets out of place -----------------------------------
+
+TEST(HostileServer, UnsolicitedPacketBetweenCommandsIsCaughtByTheNextCommand) {
+    // A complete result, then one more row nobody asked for: the next
+    // command must not take it as its reply.
+    HostileServer server([](HostilePeer& peer) {
+        test::play_login(peer);
+        peer.read_packet();
+        play_head(peer);
+        peer.send_packet(4, PacketBuilder{}.lenenc("row").bytes);
+        peer.send_packet(5, test::eof_payload());
+        peer.send_packet(6, PacketBuilder{}.lenenc("stray").bytes);
+        peer.wait_for_client_close();
+    });
+    Connection c = Connection::connect(server.options());
+    std::vector<std::string> seen;
+    for (const Row& r : c.query("SELECT a")) seen.push_back(r[0].get<std::string>());
+    EXPECT_EQ(seen, std::vector<std::string>{"row"});
+    Error e = error_of([&] { c.ping(); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "sequence id 6, expected 1");
+    expect_broken_after(c, "sequence id 6");
+    c.close();
+    server.finish();
+}
+
+TEST(HostileServer, SkippedMetadataNeverCachedIsAProtocolError) {
+    // With MARIADB_CLIENT_CACHE_METADATA, a column count may say "no
+    // definitions follow" only for a statement whose columns the client
+    // cached; a text query has none.
+    HostileServer server([](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities |
+                                                    protocol::cap::mariadb_cache_metadata));
+        peer.read_packet();
+        peer.send_packet(2, test::ok_payload());
+        peer.read_packet();
+        peer.send_packet(1, PacketBuilder{}.u8(1).u8(0).bytes);  // 1 column, metadata does not follow
+        peer.wait_for_client_close();
+    });
+    Connection c = Connection::connect(server.options());
+    Error e = error_of([&] { c.query("SELECT a"); });
+    EXPECT_EQ(e.kind(), ErrorKind::protocol);
+    EXPECT_MESSAGE_HAS(e, "server skipped the definitions of 1 columns the client has not cached");
+    expect_broken_after(c, "skipped the definitions");
+    c.close();
+    server.finish();
+}
+
 }  // namespace
 }  // namespace sluice::mariadb
