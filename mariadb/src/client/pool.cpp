@@ -199,13 +199,9 @@ bool Pool::send_reset(PoolSlot& slot) noexcept {
     slot.forget_statements();  // the reset drops them on the server
     const std::vector<std::string>& restore = options_.connect.init_commands;
     try {
-        if (c.is_compressed()) {
-            // Frames are numbered per command: no pipelining here, so the
-            // replies are read now and statements wait for their next use.
-            c.reset_session();
-            for (const std::string& sql : restore) c.execute(sql);
-            return true;
-        }
+        // Compressed or not, one write: under compression every command
+        // goes into frames of its own, numbered from 0 as the server expects
+        // (PacketChannel::reset_sequence marks where each one begins).
         detail::Session& s = detail::Access::session(c);
         s.guarded([&] {
             using namespace protocol;
@@ -246,6 +242,10 @@ bool Pool::settle(PoolSlot& slot) noexcept {
             PacketChannel& ch = s.chan();
             // A server error ends its command, and the replies of the
             // commands after it still come: every one is read, in order.
+            // Each reply starts at packet 1 and, under compression, at frame
+            // 1 whatever came before it (a command under 16 MiB is one frame;
+            // SQL longer than that would fail this check and the connection
+            // would be replaced, never lent out of step).
             auto server_error = [&](const Error& e) {
                 if (e.kind() != ErrorKind::server) throw;
                 s.on_error(e);  // a fatal one (KILL, shutdown) breaks the session

@@ -51,6 +51,9 @@ struct PacketChannel::Compression {
     std::size_t raw_end = 0;
     // Outgoing frames are assembled here, then written at once.
     std::vector<std::uint8_t> frames;
+    // Offsets in out_ where a pipelined command begins (after the first):
+    // each command is compressed into frames of its own, numbered from 0.
+    std::vector<std::size_t> command_starts;
 };
 
 PacketChannel::PacketChannel(Socket socket, Timeouts timeouts)
@@ -240,9 +243,23 @@ void PacketChannel::write_packet(std::span<const std::uint8_t> payload) {
 void PacketChannel::send_compressed(Deadline deadline) {
     Compression& c = *compression_;
     c.frames.clear();
+    // The first command continues the current frame number (an exchange
+    // under way, e.g. the rest of a LOAD DATA upload); every later one
+    // starts at 0, as the server resets its count before each command.
+    std::uint8_t frame_sequence = c.sequence;
+    std::size_t next_boundary = 0;
     std::size_t offset = 0;
     while (offset < out_.size()) {
-        const std::size_t chunk = std::min(out_.size() - offset, max_packet_piece);
+        if (next_boundary < c.command_starts.size() && c.command_starts[next_boundary] == offset) {
+            frame_sequence = 0;
+            ++next_boundary;
+            continue;
+        }
+        // A frame never spans two commands: the server would take the
+        // second command's bytes as left over from the first one's frame.
+        const std::size_t command_end =
+            next_boundary < c.command_starts.size() ? c.command_starts[next_boundary] : out_.size();
+        const std::size_t chunk = std::min(command_end - offset, max_packet_piece);
         const std::uint8_t* source = out_.data() + offset;
         const std::size_t at = c.frames.size();
         bool deflated = false;
@@ -268,9 +285,13 @@ void PacketChannel::send_compressed(Deadline deadline) {
             store_u24(c.frames.data() + at, chunk);
             store_u24(c.frames.data() + at + 4, 0);
         }
-        c.frames[at + 3] = c.sequence++;
+        c.frames[at + 3] = frame_sequence++;
         offset += chunk;
     }
+    // The reply to the last command follows its frames' numbers (a command
+    // begun by reset_sequence() but not written yet starts at 0).
+    c.sequence = next_boundary < c.command_starts.size() ? 0 : frame_sequence;
+    c.command_starts.clear();
     raw_write(c.frames, deadline);
     release_if_huge(c.frames);
 }
@@ -295,9 +316,22 @@ void PacketChannel::send_packet(std::span<const std::uint8_t> payload) {
     flush();
 }
 
-void PacketChannel::reset_sequence() noexcept {
+void PacketChannel::reset_sequence() {
     sequence_ = 0;
-    if (compression_) compression_->sequence = 0;
+    if (!compression_) return;
+    Compression& c = *compression_;
+    if (out_.empty()) {
+        c.sequence = 0;
+    } else if (c.command_starts.empty() || c.command_starts.back() != out_.size()) {
+        // Another command behind buffered ones: send_compressed() starts
+        // its frames here, at sequence 0.
+        c.command_starts.push_back(out_.size());
+    }
+}
+
+void PacketChannel::expect_sequence(std::uint8_t next, std::uint8_t next_frame) noexcept {
+    sequence_ = next;
+    if (compression_) compression_->sequence = next_frame;
 }
 
 void PacketChannel::start_tls(const TlsOptions& options, std::string_view host) {

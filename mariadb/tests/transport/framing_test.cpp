@@ -458,5 +458,151 @@ TEST(Compression, TruncatedFrameIsClosed) {
     EXPECT_EQ(kind_of([&] { client.read_packet(); }), ErrorKind::closed);
 }
 
+// ----- pipelined commands under compression -----
+
+struct RawFrame {
+    std::uint8_t sequence;
+    std::size_t compressed_length;
+    std::size_t uncompressed_length;  // 0: payload sent as is
+};
+
+RawFrame read_frame_header(Socket& socket) {
+    const Bytes h = read_raw(socket, 7);
+    const auto u24 = [](const std::uint8_t* p) {
+        return std::size_t{p[0]} | (std::size_t{p[1]} << 8) | (std::size_t{p[2]} << 16);
+    };
+    return RawFrame{h[3], u24(h.data()), u24(h.data() + 4)};
+}
+
+Bytes frame(std::uint8_t sequence, const Bytes& packets) {
+    Bytes out = header(packets.size(), sequence);
+    out.insert(out.end(), {0, 0, 0});  // sent as is
+    out.insert(out.end(), packets.begin(), packets.end());
+    return out;
+}
+
+Bytes packet(std::uint8_t sequence, const Bytes& payload) {
+    Bytes out = header(payload.size(), sequence);
+    out.insert(out.end(), payload.begin(), payload.end());
+    return out;
+}
+
+TEST(CompressedPipeline, EachCommandGetsItsOwnFramesNumberedFromZero) {
+    // The server reads one command's frames, resets its frame count, then
+    // reads the next command: frames must not mix commands, and each
+    // command's first frame carries 0.
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    client.enable_compression(50);
+    const Bytes big = compressible(4000);  // deflated
+    client.reset_sequence();
+    client.write_packet(Bytes{0x1f});  // COM_RESET_CONNECTION
+    client.reset_sequence();
+    client.write_packet(big);
+    client.reset_sequence();
+    client.write_packet(Bytes{0x03, 'S'});
+    client.write_packet(Bytes{0x04});  // a second packet of the same command
+    client.flush();
+
+    const RawFrame f1 = read_frame_header(b);
+    EXPECT_EQ(f1.sequence, 0);
+    EXPECT_EQ(f1.uncompressed_length, 0U);
+    EXPECT_EQ(read_raw(b, f1.compressed_length), packet(0, Bytes{0x1f}));
+
+    const RawFrame f2 = read_frame_header(b);
+    EXPECT_EQ(f2.sequence, 0);
+    EXPECT_EQ(f2.uncompressed_length, big.size() + 4);
+    EXPECT_LT(f2.compressed_length, big.size() / 4);
+    read_raw(b, f2.compressed_length);
+
+    const RawFrame f3 = read_frame_header(b);
+    EXPECT_EQ(f3.sequence, 0);
+    Bytes both = packet(0, Bytes{0x03, 'S'});
+    const Bytes second = packet(1, Bytes{0x04});
+    both.insert(both.end(), second.begin(), second.end());
+    EXPECT_EQ(read_raw(b, f3.compressed_length), both);
+    // The last command took one frame: its reply comes as frame 1.
+    write_raw(b, frame(1, packet(2, Bytes{0x00})));
+    EXPECT_EQ(client.read_packet().size(), 1U);
+}
+
+TEST(CompressedPipeline, RepliesWhoseFrameSequenceRestartsAreReadInOrder) {
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    client.enable_compression(50);
+    for (int i = 0; i < 3; ++i) {
+        client.reset_sequence();
+        client.write_packet(Bytes{0x0e});
+    }
+    client.flush();
+    read_raw(b, 3 * (7 + 5));
+
+    // Reply 1: one packet in frame 1. Reply 2: two packets in frame 1.
+    // Reply 3: frames 1 and 2, a packet in each.
+    Bytes wire = frame(1, packet(1, Bytes{0x00, 1}));
+    Bytes two = packet(1, Bytes{0x01});
+    const Bytes more = packet(2, compressible(300));
+    two.insert(two.end(), more.begin(), more.end());
+    for (const Bytes& f : {frame(1, two), frame(1, packet(1, Bytes{0x00, 3})), frame(2, packet(2, Bytes{0xfe}))}) {
+        wire.insert(wire.end(), f.begin(), f.end());
+    }
+    write_raw(b, wire);
+
+    client.expect_sequence(1);
+    auto first = client.read_packet();
+    EXPECT_EQ(Bytes(first.begin(), first.end()), (Bytes{0x00, 1}));
+    client.expect_sequence(1);
+    EXPECT_EQ(client.read_packet().size(), 1U);
+    EXPECT_EQ(client.read_packet().size(), 300U);
+    client.expect_sequence(1);
+    auto third = client.read_packet();
+    EXPECT_EQ(Bytes(third.begin(), third.end()), (Bytes{0x00, 3}));
+    auto last = client.read_packet();
+    EXPECT_EQ(Bytes(last.begin(), last.end()), (Bytes{0xfe}));
+}
+
+TEST(CompressedPipeline, ASecondReplyReadWithoutExpectSequenceIsAProtocolError) {
+    // The frame count restarts per reply: reading on as if it continued
+    // must be caught, not silently accepted.
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    client.enable_compression(50);
+    for (int i = 0; i < 2; ++i) {
+        client.reset_sequence();
+        client.write_packet(Bytes{0x0e});
+    }
+    client.flush();
+    Bytes wire = frame(1, packet(1, Bytes{0x00}));
+    const Bytes second = frame(1, packet(1, Bytes{0x00}));
+    wire.insert(wire.end(), second.begin(), second.end());
+    write_raw(b, wire);
+    client.read_packet();
+    EXPECT_EQ(kind_of([&] { client.read_packet(); }), ErrorKind::protocol);
+}
+
+TEST(CompressedPipeline, ServerSideChannelReadsEachCommandAndRepliesInStep) {
+    // Both ends through PacketChannel, the server resetting before each
+    // command as MariaDB does: commands and replies stay in step.
+    auto pair = compressed_pair();
+    const std::vector<Bytes> commands = {Bytes{0x1f}, compressible(2000), Bytes{0x16, 'S', 'E', 'L'}};
+    for (const Bytes& c : commands) {
+        pair.client.reset_sequence();
+        pair.client.write_packet(c);
+    }
+    pair.client.flush();
+    std::thread server([&] {
+        for (const Bytes& c : commands) {
+            pair.server.reset_sequence();
+            EXPECT_EQ(pair.server.read_packet().size(), c.size());
+            pair.server.send_packet(compressible(c.size() + 100));
+        }
+    });
+    for (const Bytes& c : commands) {
+        pair.client.expect_sequence(1);
+        EXPECT_EQ(pair.client.read_packet().size(), c.size() + 100);
+    }
+    server.join();
+}
+
 }  // namespace
 }  // namespace sluice::mariadb

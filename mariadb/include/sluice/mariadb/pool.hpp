@@ -18,8 +18,8 @@
 // their replies are read, in order, by the borrow that next takes the
 // connection (usually already arrived by then). So a return costs no round
 // trip of its own and a borrow at most one, however many settings and
-// statements there are. On a compressed connection (frames are numbered per
-// command) the commands go one by one at the return. A connection whose
+// statements there are, on compressed connections too (each command then
+// travels in compressed frames of its own, numbered from 0). A connection whose
 // reset or restore failed is never lent: it is replaced by a new one, as is
 // one that broke while lent. Reconnecting happens only then.
 //

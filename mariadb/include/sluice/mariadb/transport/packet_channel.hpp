@@ -12,6 +12,9 @@
 // carried in compressed frames: 3-byte compressed length + 1-byte compressed
 // sequence + 3-byte uncompressed length (0 = payload sent as is), then the
 // payload. Frames have their own sequence, reset with reset_sequence() too.
+// Several commands may be buffered before one flush (pipelining): each goes
+// into frames of its own, numbered from 0 (the server reads one command's
+// frames, then starts its frame count again for the next command).
 //
 // Any I/O, timeout or framing failure marks the channel broken: every later
 // call throws Error{broken}, since the stream position is then unknown.
@@ -68,15 +71,18 @@ public:
     void send_packet(std::span<const std::uint8_t> payload);
 
     // A new command starts at sequence 0 (also the compressed sequence).
-    void reset_sequence() noexcept;
+    // Called while packets are still buffered, it also marks where the next
+    // command begins: under compression that command gets frames of its own.
+    void reset_sequence();
     // The sequence id the next packet (read or written) must carry.
     std::uint8_t sequence() const noexcept { return sequence_; }
     // Pipelining (several commands written, then their replies read): before
     // reading the reply to each command, the id that reply starts with (1
-    // for a one-packet command). The compressed protocol does not check the
-    // inner ids but numbers its frames per command, so pipelining is for
-    // uncompressed connections only.
-    void expect_sequence(std::uint8_t next) noexcept { sequence_ = next; }
+    // for a one-packet command) and, under compression, the frame sequence
+    // it starts with (the number of frames the command took: 1 for any
+    // command shorter than 16 MiB). The server numbers each command's
+    // frames from 0, so the replies' frame numbers restart for every reply.
+    void expect_sequence(std::uint8_t next, std::uint8_t next_frame = 1) noexcept;
 
     bool is_tls() const noexcept { return tls_ != nullptr; }
     bool is_compressed() const noexcept { return compressed_; }
