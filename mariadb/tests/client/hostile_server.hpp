@@ -65,7 +65,8 @@ public:
     // The payload of the client's next packet.
     std::vector<std::uint8_t> read_packet() {
         std::vector<std::uint8_t> header = read_exactly(4);
-        std::size_t length = std::size_t{header[0]} | (std::size_t{header[1]} << 8) | (std::size_t{header[2]} << 16);
+        std::size_t length =
+            std::size_t{header[0]} | (std::size_t{header[1]} << 8) | (std::size_t{header[2]} << 16);
         return read_exactly(length);
     }
 
@@ -85,7 +86,8 @@ public:
         std::uint8_t first;
         if (read_some(std::span(&first, 1)) == 0) return;
         std::vector<std::uint8_t> rest = read_exactly(3);
-        std::size_t length = std::size_t{first} | (std::size_t{rest[0]} << 8) | (std::size_t{rest[1]} << 16);
+        std::size_t length =
+            std::size_t{first} | (std::size_t{rest[0]} << 8) | (std::size_t{rest[1]} << 16);
         read_exactly(length);
     }
 
@@ -108,7 +110,8 @@ private:
     // neither writes nor closes.
     std::size_t read_some(std::span<std::uint8_t> buf) {
         pollfd p{fd_, POLLIN, 0};
-        if (::poll(&p, 1, 20000) <= 0) throw std::runtime_error("hostile server: client silent for 20 s");
+        if (::poll(&p, 1, 20000) <= 0)
+            throw std::runtime_error("hostile server: client silent for 20 s");
         ssize_t n = ::recv(fd_, buf.data(), buf.size(), 0);
         if (n < 0) {
             if (errno == ECONNRESET) return 0;
@@ -209,37 +212,42 @@ private:
 // the scripted results are the classic, easy-to-read form.
 inline constexpr std::uint64_t hostile_default_capabilities =
     protocol::cap::long_flag | protocol::cap::protocol_41 | protocol::cap::transactions |
-    protocol::cap::secure_connection | protocol::cap::multi_statements | protocol::cap::multi_results |
-    protocol::cap::ps_multi_results | protocol::cap::plugin_auth | protocol::cap::plugin_auth_lenenc_client_data;
+    protocol::cap::secure_connection | protocol::cap::multi_statements |
+    protocol::cap::multi_results | protocol::cap::ps_multi_results | protocol::cap::plugin_auth |
+    protocol::cap::plugin_auth_lenenc_client_data;
 
 // A v10 handshake payload (bit 0 clear, so MariaDB's extended capabilities
 // travel in the last four filler bytes).
-inline std::vector<std::uint8_t> handshake_payload(std::uint64_t capabilities = hostile_default_capabilities,
-                                                   std::string_view plugin = "mysql_native_password",
-                                                   std::uint8_t protocol_version = 10) {
+inline std::vector<std::uint8_t> handshake_payload(
+    std::uint64_t capabilities = hostile_default_capabilities,
+    std::string_view plugin = "mysql_native_password", std::uint8_t protocol_version = 10) {
     return PacketBuilder{}
         .u8(protocol_version)
         .nul("5.5.5-10.11.99-MariaDB-hostile")
-        .u32(7)                     // connection id
-        .text("abcdefgh")           // scramble part 1
-        .u8(0)                      // reserved
+        .u32(7)            // connection id
+        .text("abcdefgh")  // scramble part 1
+        .u8(0)             // reserved
         .u16(static_cast<std::uint16_t>(capabilities))
-        .u8(45)                     // collation
+        .u8(45)  // collation
         .u16(protocol::status::autocommit)
         .u16(static_cast<std::uint16_t>(capabilities >> 16))
-        .u8(21)                     // plugin data length: 8 + 12 + NUL
-        .raw({0, 0, 0, 0, 0, 0})    // filler
+        .u8(21)                   // plugin data length: 8 + 12 + NUL
+        .raw({0, 0, 0, 0, 0, 0})  // filler
         .u32(static_cast<std::uint32_t>(capabilities >> 32))
-        .nul("ijklmnopqrst")        // scramble part 2 and its NUL
+        .nul("ijklmnopqrst")  // scramble part 2 and its NUL
         .nul(plugin)
         .bytes;
 }
 
 // OK: no rows affected, autocommit.
-inline std::vector<std::uint8_t> ok_payload() { return PacketBuilder{}.raw({0x00, 0, 0, 0x02, 0x00, 0, 0}).bytes; }
+inline std::vector<std::uint8_t> ok_payload() {
+    return PacketBuilder{}.raw({0x00, 0, 0, 0x02, 0x00, 0, 0}).bytes;
+}
 
 // EOF (no deprecate-EOF): no warnings, autocommit.
-inline std::vector<std::uint8_t> eof_payload() { return PacketBuilder{}.raw({0xFE, 0, 0, 0x02, 0x00}).bytes; }
+inline std::vector<std::uint8_t> eof_payload() {
+    return PacketBuilder{}.raw({0xFE, 0, 0, 0x02, 0x00}).bytes;
+}
 
 // A protocol-4.1 column definition of a VARCHAR named `name`.
 inline std::vector<std::uint8_t> varchar_column_payload(std::string_view name) {
@@ -250,13 +258,13 @@ inline std::vector<std::uint8_t> varchar_column_payload(std::string_view name) {
         .lenenc("")  // table
         .lenenc(name)
         .lenenc(name)
-        .u8(0x0C)    // length of the fixed fields
-        .u16(45)     // utf8mb4
-        .u32(1020)   // column length
-        .u8(0xFD)    // VAR_STRING
-        .u16(0)      // flags
-        .u8(0)       // decimals
-        .u16(0)      // filler
+        .u8(0x0C)   // length of the fixed fields
+        .u16(45)    // utf8mb4
+        .u32(1020)  // column length
+        .u8(0xFD)   // VAR_STRING
+        .u16(0)     // flags
+        .u8(0)      // decimals
+        .u16(0)     // filler
         .bytes;
 }
 
@@ -269,8 +277,8 @@ inline void play_login(HostilePeer& peer) {
 }
 
 inline bool contains(const std::vector<std::uint8_t>& haystack, std::string_view needle) {
-    return std::string_view(reinterpret_cast<const char*>(haystack.data()), haystack.size()).find(needle) !=
-           std::string_view::npos;
+    return std::string_view(reinterpret_cast<const char*>(haystack.data()), haystack.size())
+               .find(needle) != std::string_view::npos;
 }
 
 }  // namespace sluice::mariadb::test

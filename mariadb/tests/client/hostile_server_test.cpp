@@ -27,8 +27,9 @@ Error error_of(F&& f) {
     throw std::logic_error("expected an Error");
 }
 
-#define EXPECT_MESSAGE_HAS(error, text) \
-    EXPECT_NE(std::string((error).what()).find(text), std::string::npos) << "message: " << (error).what()
+#define EXPECT_MESSAGE_HAS(error, text)                                  \
+    EXPECT_NE(std::string((error).what()).find(text), std::string::npos) \
+        << "message: " << (error).what()
 
 // --- Before and during the handshake --------------------------------------
 
@@ -58,7 +59,8 @@ TEST(HostileServer, TruncatedHandshakeNamesTheMissingField) {
 
 TEST(HostileServer, HandshakeOfProtocolVersion9IsRefused) {
     HostileServer server([](HostilePeer& peer) {
-        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities, "mysql_native_password", 9));
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities,
+                                                    "mysql_native_password", 9));
         peer.wait_for_client_close();
     });
     Error e = error_of([&] { Connection::connect(server.options()); });
@@ -69,7 +71,8 @@ TEST(HostileServer, HandshakeOfProtocolVersion9IsRefused) {
 
 TEST(HostileServer, HandshakeOfAnUnknownProtocolVersionIsRefused) {
     HostileServer server([](HostilePeer& peer) {
-        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities, "mysql_native_password", 11));
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities,
+                                                    "mysql_native_password", 11));
         peer.wait_for_client_close();
     });
     Error e = error_of([&] { Connection::connect(server.options()); });
@@ -118,7 +121,8 @@ TEST(HostileServer, WellFramedGarbageInsteadOfAHandshakeIsAProtocolError) {
 
 TEST(HostileServer, HandshakeWithoutProtocol41IsRefusedBeforeSendingAnything) {
     HostileServer server([](HostilePeer& peer) {
-        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities & ~protocol::cap::protocol_41));
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities &
+                                                    ~protocol::cap::protocol_41));
         peer.wait_for_client_close();
     });
     Error e = error_of([&] { Connection::connect(server.options()); });
@@ -147,7 +151,8 @@ TEST(HostileServer, AuthSwitchToAnUnknownPluginIsRefusedNamingIt) {
     HostileServer server([](HostilePeer& peer) {
         peer.send_packet(0, test::handshake_payload());
         peer.read_packet();
-        peer.send_packet(2, PacketBuilder{}.u8(0xFE).nul("evil_plugin").nul("0123456789abcdefghij").bytes);
+        peer.send_packet(
+            2, PacketBuilder{}.u8(0xFE).nul("evil_plugin").nul("0123456789abcdefghij").bytes);
         peer.wait_for_client_close();
     });
     Error e = error_of([&] { Connection::connect(server.options()); });
@@ -200,7 +205,8 @@ TEST(HostileServer, AuthSwitchToClearPasswordSendsItOnlyWhenAllowed) {
 
 TEST(HostileServer, ClearPasswordAsTheDefaultPluginOverPlainTcpIsRefused) {
     HostileServer server([](HostilePeer& peer) {
-        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities, "mysql_clear_password"));
+        peer.send_packet(
+            0, test::handshake_payload(test::hostile_default_capabilities, "mysql_clear_password"));
         peer.wait_for_client_close();
     });
     Error e = error_of([&] { Connection::connect(server.options()); });
@@ -240,7 +246,8 @@ TEST(HostileServer, ColumnCountOfNullMarkerIsRefusedAsAnUnregisteredLocalInfile)
         peer.read_packet();  // COM_QUERY
         peer.send_packet(1, PacketBuilder{}.u8(0xFB).text("/etc/passwd").bytes);
         std::vector<std::uint8_t> answer = peer.read_packet();
-        if (!answer.empty()) throw std::runtime_error("client sent file data for an unregistered LOCAL INFILE");
+        if (!answer.empty())
+            throw std::runtime_error("client sent file data for an unregistered LOCAL INFILE");
         peer.send_packet(3, test::ok_payload());
         std::vector<std::uint8_t> ping = peer.read_packet();
         if (ping != std::vector<std::uint8_t>{0x0E}) throw std::runtime_error("expected COM_PING");
@@ -373,7 +380,11 @@ TEST(HostileServer, AuthExchangeThatNeverEndsIsCutAfter16Rounds) {
         peer.send_packet(0, test::handshake_payload());
         peer.read_packet();
         for (std::uint8_t seq = 2;; seq = static_cast<std::uint8_t>(seq + 2)) {
-            peer.send_packet(seq, PacketBuilder{}.u8(0xFE).nul("mysql_native_password").nul("0123456789abcdefghij").bytes);
+            peer.send_packet(seq, PacketBuilder{}
+                                      .u8(0xFE)
+                                      .nul("mysql_native_password")
+                                      .nul("0123456789abcdefghij")
+                                      .bytes);
             std::vector<std::uint8_t> before = peer.received();
             peer.wait_for_one_packet_or_close();
             if (peer.received().size() == before.size()) return;  // the client hung up
@@ -414,7 +425,8 @@ TEST(HostileServer, TruncatedLoginOkNamesTheOkPacket) {
     HostileServer server([](HostilePeer& peer) {
         peer.send_packet(0, test::handshake_payload());
         peer.read_packet();
-        peer.send_packet(2, PacketBuilder{}.raw({0x00, 0x00}).bytes);  // no last insert id, status, warnings
+        peer.send_packet(
+            2, PacketBuilder{}.raw({0x00, 0x00}).bytes);  // no last insert id, status, warnings
         peer.wait_for_client_close();
     });
     Error e = error_of([&] { Connection::connect(server.options()); });
@@ -476,7 +488,8 @@ TEST(HostileServer, MoreResultsPromisedThenCloseIsClosed) {
     HostileServer server([](HostilePeer& peer) {
         test::play_login(peer);
         peer.read_packet();
-        peer.send_packet(1, PacketBuilder{}.raw({0x00, 0, 0, 0x0A, 0x00, 0, 0}).bytes);  // MORE_RESULTS_EXIST
+        peer.send_packet(
+            1, PacketBuilder{}.raw({0x00, 0, 0, 0x0A, 0x00, 0, 0}).bytes);  // MORE_RESULTS_EXIST
     });
     Connection c = Connection::connect(server.options());
     Error e = error_of([&] { c.execute("DO 1; DO 2"); });
@@ -491,7 +504,8 @@ TEST(HostileServer, SlowTrickleCannotStretchAReadPastItsDeadline) {
     // packet as a whole takes longer than the read timeout.
     HostileServer server(after_query([](HostilePeer& peer) {
         play_head(peer);
-        std::vector<std::uint8_t> row = PacketBuilder{}.raw({41, 0, 0, 4}).lenenc(std::string(40, 'x')).bytes;
+        std::vector<std::uint8_t> row =
+            PacketBuilder{}.raw({41, 0, 0, 4}).lenenc(std::string(40, 'x')).bytes;
         try {
             for (std::uint8_t b : row) {
                 peer.send_raw({b});
@@ -517,13 +531,16 @@ TEST(HostileServer, SlowTrickleCannotStretchAReadPastItsDeadline) {
 // then sends `frame` raw.
 HostileServer::Script compressed_after_query(std::vector<std::uint8_t> frame) {
     return [frame = std::move(frame)](HostilePeer& peer) {
-        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities | protocol::cap::compress));
+        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities |
+                                                    protocol::cap::compress));
         std::vector<std::uint8_t> response = peer.read_packet();
         std::uint32_t caps = response[0] | (std::uint32_t{response[1]} << 8);
-        if (!(caps & protocol::cap::compress)) throw std::runtime_error("client did not ask for compression");
+        if (!(caps & protocol::cap::compress))
+            throw std::runtime_error("client did not ask for compression");
         peer.send_packet(2, test::ok_payload());
         std::vector<std::uint8_t> header = peer.read_raw(7);
-        peer.read_raw(std::size_t{header[0]} | (std::size_t{header[1]} << 8) | (std::size_t{header[2]} << 16));
+        peer.read_raw(std::size_t{header[0]} | (std::size_t{header[1]} << 8) |
+                      (std::size_t{header[2]} << 16));
         peer.send_raw(frame);
         peer.wait_for_client_close();
     };
@@ -565,7 +582,8 @@ TEST(HostileServer, CompressedFrameClaimingAHugeInflationIsRefusedUnread) {
 // ClientHello with `reply` (not TLS) and hangs up.
 HostileServer::Script fake_tls(std::vector<std::uint8_t> reply) {
     return [reply = std::move(reply)](HostilePeer& peer) {
-        peer.send_packet(0, test::handshake_payload(test::hostile_default_capabilities | protocol::cap::ssl));
+        peer.send_packet(
+            0, test::handshake_payload(test::hostile_default_capabilities | protocol::cap::ssl));
         std::vector<std::uint8_t> ssl_request = peer.read_packet();
         if (ssl_request.size() != 32) throw std::runtime_error("expected a 32-byte SSLRequest");
         peer.read_raw(5);  // the start of the ClientHello record
@@ -601,7 +619,8 @@ TEST(HostileServer, AuthSwitchWithAShortNativeScrambleIsAProtocolError) {
     HostileServer server([](HostilePeer& peer) {
         peer.send_packet(0, test::handshake_payload());
         peer.read_packet();
-        peer.send_packet(2, PacketBuilder{}.u8(0xFE).nul("mysql_native_password").nul("short").bytes);
+        peer.send_packet(2,
+                         PacketBuilder{}.u8(0xFE).nul("mysql_native_password").nul("short").bytes);
         peer.wait_for_client_close();
     });
     Error e = error_of([&] { Connection::connect(server.options()); });
@@ -679,7 +698,8 @@ TEST(HostileServer, SkippedMetadataNeverCachedIsAProtocolError) {
         peer.read_packet();
         peer.send_packet(2, test::ok_payload());
         peer.read_packet();
-        peer.send_packet(1, PacketBuilder{}.u8(1).u8(0).bytes);  // 1 column, metadata does not follow
+        peer.send_packet(1,
+                         PacketBuilder{}.u8(1).u8(0).bytes);  // 1 column, metadata does not follow
         peer.wait_for_client_close();
     });
     Connection c = Connection::connect(server.options());
@@ -688,6 +708,38 @@ TEST(HostileServer, SkippedMetadataNeverCachedIsAProtocolError) {
     EXPECT_MESSAGE_HAS(e, "server skipped the definitions of 1 columns the client has not cached");
     expect_broken_after(c, "skipped the definitions");
     c.close();
+    server.finish();
+}
+
+TEST(HostileServer, BinaryRowValueLongerThanItsPacketBreaksTheStatementsToo) {
+    // A prepared statement of one VARCHAR column; its execute returns a
+    // binary row whose string claims 200 bytes and carries 3.
+    HostileServer server([](HostilePeer& peer) {
+        test::play_login(peer);
+        if (peer.read_packet().at(0) != 0x16) throw std::runtime_error("expected COM_STMT_PREPARE");
+        peer.send_packet(1, PacketBuilder{}.u8(0).u32(1).u16(1).u16(0).u8(0).u16(0).bytes);
+        peer.send_packet(2, test::varchar_column_payload("a"));
+        peer.send_packet(3, test::eof_payload());
+        if (peer.read_packet().at(0) != 0x17) throw std::runtime_error("expected COM_STMT_EXECUTE");
+        play_head(peer);
+        peer.send_packet(4, PacketBuilder{}.u8(0x00).u8(0x00).u8(200).text("abc").bytes);
+        peer.wait_for_client_close();
+    });
+    {
+        Connection c = Connection::connect(server.options());
+        Statement stmt = c.prepare("SELECT a FROM t");
+        ASSERT_EQ(stmt.columns().size(), 1u);
+        ResultSet rs = stmt.execute();
+        Error e = error_of([&] { rs.next(); });
+        EXPECT_EQ(e.kind(), ErrorKind::protocol);
+        EXPECT_MESSAGE_HAS(e, "binary result row");
+        EXPECT_MESSAGE_HAS(e, "column 0");
+        Error again = error_of([&] { stmt.execute(); });
+        EXPECT_EQ(again.kind(), ErrorKind::broken);
+        expect_broken_after(c, "binary result row");
+        // The statement and the connection are destroyed on a broken session:
+        // no COM_STMT_CLOSE, no crash (ASan watches).
+    }
     server.finish();
 }
 
