@@ -1,6 +1,8 @@
 #include "sluice/mariadb/cursor.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 #include <optional>
 #include <utility>
 
@@ -28,10 +30,13 @@ struct Batch {
 };
 
 // Reads row packets into `into` until the end-of-rows packet; returns its
-// status flags. With `into` null the rows are skipped.
-std::uint16_t read_batch(detail::Session& s, Batch* into) {
+// status flags. With `into` null the rows are skipped. More than
+// `max_rows` rows is a protocol error: a fetch asks for at most that many,
+// and the cursor's memory bound (two batches) rests on it.
+std::uint16_t read_batch(detail::Session& s, Batch* into,
+                         std::size_t max_rows = std::numeric_limits<std::size_t>::max()) {
     if (into) into->clear();
-    for (;;) {
+    for (std::size_t rows = 0;; ++rows) {
         Bytes p = s.read();
         if (is_err(p)) throw_server_error(p);
         if (is_end_of_rows(p, s.deprecate_eof)) {
@@ -39,6 +44,11 @@ std::uint16_t read_batch(detail::Session& s, Batch* into) {
             std::uint16_t status = end_of_rows_status(p, s.deprecate_eof, s.capabilities, nullptr);
             s.server_status = status;
             return status;
+        }
+        if (rows == max_rows) {
+            throw Error(ErrorKind::protocol, "server sent more than " + std::to_string(max_rows) +
+                                                 " rows in reply to a COM_STMT_FETCH of " +
+                                                 std::to_string(max_rows));
         }
         if (into) {
             into->offsets.push_back(into->bytes.size());
@@ -106,7 +116,7 @@ struct Cursor::State final : detail::PendingReply {
         // The batch just walked tells the size of the next: grown once,
         // not doubling its way up again in the other buffer.
         if (next.bytes.capacity() < current.bytes.capacity()) next.bytes.reserve(current.bytes.capacity());
-        const std::uint16_t status = read_batch(s, &next);
+        const std::uint16_t status = read_batch(s, &next, fetch_size);
         server_done = !cursor_left_open(status);
         next_ready = true;
     }
@@ -191,7 +201,10 @@ Cursor Cursor::open_values(Statement& stmt, std::uint32_t fetch_size, std::span<
         st->columns = *s.result_columns;
         // With a cursor the server ends the head with an EOF carrying
         // CURSOR_EXISTS; without one (it may decline) the rows follow.
-        std::uint16_t status = read_batch(s, &st->current);
+        // Without deprecate-EOF that EOF is the one after the column
+        // definitions, already read: nothing follows it.
+        const bool opened_in_head = !s.deprecate_eof && (s.definitions_eof_status & status::cursor_exists);
+        std::uint16_t status = opened_in_head ? s.definitions_eof_status : read_batch(s, &st->current);
         s.phase = (status & status::more_results_exist) ? detail::Phase::more_results : detail::Phase::idle;
         st->server_done = !cursor_left_open(status);
     });

@@ -137,6 +137,7 @@ void Session::read_column_definitions(std::size_t n, std::vector<Column>& into) 
         if (!is_end_of_rows(p, false)) {
             throw Error(ErrorKind::protocol, "malformed result set: expected EOF after the column definitions");
         }
+        definitions_eof_status = end_of_rows_status(p, false, capabilities, nullptr);
     }
 }
 

@@ -77,6 +77,10 @@ struct Session {
     // The last server status flags seen (login OK, every OK and EOF): text
     // escaping follows NO_BACKSLASH_ESCAPES from here.
     std::uint16_t server_status = 0;
+    // Without deprecate-EOF: the status of the EOF that ends the column
+    // definitions (a cursor's execute says CURSOR_EXISTS there, and no rows
+    // or second EOF follow).
+    std::uint16_t definitions_eof_status = 0;
     // @@max_allowed_packet, read when a bulk execute first needs it.
     std::size_t max_allowed_packet = 0;
     // Set by a statement execute for the next read_result_head: the

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "hostile_server.hpp"
 #include "sluice/mariadb/connection.hpp"
+#include "sluice/mariadb/cursor.hpp"
 
 namespace sluice::mariadb {
 namespace {
@@ -739,6 +741,77 @@ TEST(HostileServer, BinaryRowValueLongerThanItsPacketBreaksTheStatementsToo) {
         expect_broken_after(c, "binary result row");
         // The statement and the connection are destroyed on a broken session:
         // no COM_STMT_CLOSE, no crash (ASan watches).
+    }
+    server.finish();
+}
+
+// --- Cursors -----------------------------------------------------------------
+
+// A classic (no deprecate-EOF) server: prepares a one-VARCHAR-column
+// statement and answers its cursor execute the way such servers do, with the
+// EOF after the column definitions carrying CURSOR_EXISTS and nothing after.
+void play_cursor_open(HostilePeer& peer) {
+    test::play_login(peer);
+    if (peer.read_packet().at(0) != 0x16) throw std::runtime_error("expected COM_STMT_PREPARE");
+    peer.send_packet(1, PacketBuilder{}.u8(0).u32(1).u16(1).u16(0).u8(0).u16(0).bytes);
+    peer.send_packet(2, test::varchar_column_payload("a"));
+    peer.send_packet(3, test::eof_payload());
+    if (peer.read_packet().at(0) != 0x17) throw std::runtime_error("expected COM_STMT_EXECUTE");
+    peer.send_packet(1, PacketBuilder{}.u8(1).bytes);
+    peer.send_packet(2, test::varchar_column_payload("a"));
+    peer.send_packet(3, PacketBuilder{}.raw({0xFE, 0, 0}).u16(protocol::status::autocommit |
+                                                              protocol::status::cursor_exists).bytes);
+}
+
+// Reads a COM_STMT_FETCH and answers it with `rows` binary rows and an EOF.
+void play_fetch(HostilePeer& peer, const std::vector<std::string>& rows, bool last) {
+    if (peer.read_packet().at(0) != 0x1C) throw std::runtime_error("expected COM_STMT_FETCH");
+    std::uint8_t seq = 1;
+    for (const std::string& r : rows) peer.send_packet(seq++, PacketBuilder{}.u8(0x00).u8(0x00).lenenc(r).bytes);
+    const std::uint16_t status = protocol::status::autocommit | protocol::status::cursor_exists |
+                                 (last ? protocol::status::last_row_sent : 0);
+    peer.send_packet(seq, PacketBuilder{}.raw({0xFE, 0, 0}).u16(status).bytes);
+}
+
+TEST(HostileServer, ClassicServerCursorOpensOnTheDefinitionsEof) {
+    // Regression: without deprecate-EOF the cursor waited for a second EOF
+    // that such a server never sends, and timed out.
+    HostileServer server([](HostilePeer& peer) {
+        play_cursor_open(peer);
+        play_fetch(peer, {"r1", "r2"}, false);
+        play_fetch(peer, {"r3"}, true);
+        peer.wait_for_client_close();
+    });
+    {
+        Connection c = Connection::connect(server.options());
+        Statement stmt = c.prepare("SELECT a FROM t");
+        Cursor cur = Cursor::open(stmt, 2);
+        std::vector<std::string> seen;
+        while (const Row* r = cur.next()) seen.push_back((*r)[0].get<std::string>());
+        EXPECT_EQ(seen, (std::vector<std::string>{"r1", "r2", "r3"}));
+        EXPECT_EQ(cur.fetches(), 2u);
+        EXPECT_FALSE(c.broken());
+    }
+    server.finish();
+}
+
+TEST(HostileServer, FetchAnsweredWithMoreRowsThanAskedIsAProtocolError) {
+    // A fetch of 2 answered with 1000 rows: the cursor's memory bound (two
+    // batches of fetch_size rows) must not depend on the server's goodwill.
+    HostileServer server([](HostilePeer& peer) {
+        play_cursor_open(peer);
+        std::vector<std::string> flood(1000, "x");
+        play_fetch(peer, flood, true);
+        peer.wait_for_client_close();
+    });
+    {
+        Connection c = Connection::connect(server.options());
+        Statement stmt = c.prepare("SELECT a FROM t");
+        Cursor cur = Cursor::open(stmt, 2);
+        Error e = error_of([&] { cur.next(); });
+        EXPECT_EQ(e.kind(), ErrorKind::protocol);
+        EXPECT_MESSAGE_HAS(e, "more than 2 rows in reply to a COM_STMT_FETCH of 2");
+        expect_broken_after(c, "COM_STMT_FETCH");
     }
     server.finish();
 }
