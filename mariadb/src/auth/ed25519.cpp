@@ -27,7 +27,10 @@ public:
 
     std::vector<std::uint8_t> start(std::span<const std::uint8_t> plugin_data,
                                     const AuthContext& context) override {
-        const auto message = strip_trailing_nul(plugin_data);
+        // The scramble is 32 random bytes, sent as they are; only a 33rd
+        // byte may be a NUL terminator. Stripping a NUL from 32 bytes would
+        // refuse every login whose scramble happens to end in zero (1/256).
+        const auto message = plugin_data.size() == 33 ? strip_trailing_nul(plugin_data) : plugin_data;
         if (message.size() != 32) {
             throw Error(ErrorKind::protocol, "client_ed25519: the server's scramble has " +
                                                  std::to_string(message.size()) + " bytes, expected 32");

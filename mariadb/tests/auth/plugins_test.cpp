@@ -122,6 +122,23 @@ TEST(Ed25519, SignatureVerifiesAgainstThePasswordsPublicKey) {
     }
 }
 
+TEST(Ed25519, AScrambleEndingInZeroIsSignedWhole) {
+    // Regression: a trailing zero byte of the 32 random bytes was taken for a
+    // NUL terminator, and the login failed ("scramble has 31 bytes").
+    ASSERT_GE(sodium_init(), 0);
+    auto plugin = make_auth_plugin("client_ed25519");
+    Bytes message(32, 0x5A);
+    message[31] = 0;
+    const Bytes signature = plugin->start(message, AuthContext{.password = "pw"});
+    ASSERT_EQ(signature.size(), 64U);
+    const auto pk = ed25519_public_key("pw");
+    EXPECT_EQ(crypto_sign_verify_detached(signature.data(), message.data(), message.size(), pk.data()), 0);
+    // With a NUL terminator after it (33 bytes) the same 32 bytes are signed.
+    Bytes terminated = message;
+    terminated.push_back(0);
+    EXPECT_EQ(plugin->start(terminated, AuthContext{.password = "pw"}), signature);
+}
+
 TEST(Ed25519, SignatureIsDeterministic) {
     auto plugin = make_auth_plugin("client_ed25519");
     const Bytes message(32, 7);
