@@ -81,9 +81,6 @@ struct Cursor::State final : detail::PendingReply {
     detail::Session* session = nullptr;
     Statement* stmt = nullptr;
     std::uint32_t fetch_size = 0;
-    // Off on compressed connections, whose frames are numbered per command
-    // (PacketChannel::expect_sequence cannot realign them).
-    bool pipeline = true;
     std::vector<Column> columns;
     std::vector<ColumnType> types;
     std::vector<FieldSlice> fields;
@@ -103,7 +100,7 @@ struct Cursor::State final : detail::PendingReply {
         s.send([&](Writer& w) { write_stmt_fetch(w, detail::Access::id(*stmt), fetch_size); });
         ++fetches;
         in_flight = true;
-        if (pipeline) s.pending_reply = this;
+        s.pending_reply = this;
     }
 
     // Reads the in-flight fetch's reply into `next`.
@@ -141,7 +138,7 @@ struct Cursor::State final : detail::PendingReply {
         if (!next_ready) {
             if (!in_flight && server_done) return false;
             s.guarded([&] {
-                if (!in_flight) send_fetch(s);  // not pipelined
+                if (!in_flight) send_fetch(s);  // normally one is in flight already
                 if (s.pending_reply == this) s.pending_reply = nullptr;
                 receive(s);
             });
@@ -155,7 +152,7 @@ struct Cursor::State final : detail::PendingReply {
         std::swap(current, next);
         next_row = 0;
         // Batch N+1 is asked for before the caller sees batch N.
-        if (!server_done && pipeline) s.guarded([&] { send_fetch(s); });
+        if (!server_done) s.guarded([&] { send_fetch(s); });
         return true;
     }
 };
@@ -188,7 +185,6 @@ Cursor Cursor::open_values(Statement& stmt, std::uint32_t fetch_size, std::span<
     st->session = &s;
     st->stmt = &stmt;
     st->fetch_size = fetch_size;
-    st->pipeline = !s.chan().is_compressed();
     s.guarded([&] {
         s.begin_command();
         s.send([&](Writer& w) { write_stmt_execute(w, detail::Access::id(stmt), values, cursor_flag::read_only); });
@@ -220,7 +216,7 @@ Cursor Cursor::open_values(Statement& stmt, std::uint32_t fetch_size, std::span<
         b->offsets.reserve(expected_rows);
         b->bytes.reserve(expected_rows * 32);
     }
-    if (!st->server_done && st->pipeline) s.guarded([&] { st->send_fetch(s); });
+    if (!st->server_done) s.guarded([&] { st->send_fetch(s); });
     return Cursor(std::move(st));
 }
 

@@ -222,7 +222,9 @@ TEST(Cursor, ErrorOfTheCursorsOwnFetchLeavesTheConnectionUsable) {
     EXPECT_EQ(scalar(conn, "SELECT 9"), 9u);
 }
 
-TEST(Cursor, CompressedConnectionFetchesWithoutPipelining) {
+// Compressed frames are numbered per command; the pipelined fetch's reply,
+// read behind the interleaved queries, starts its own frame numbering.
+TEST(Cursor, CompressedConnectionPipelinesFetchesBetweenOtherQueries) {
     ConnectOptions o = test::admin_options();
     o.compress = true;
     o.compress_threshold = 0;
