@@ -44,6 +44,7 @@ void login(detail::Session& s) {
     const ConnectOptions& o = s.options;
     s.channel.emplace(open_socket(o), o.timeouts);
     PacketChannel& ch = s.chan();
+    ch.set_max_packet_size(o.max_packet_size);
 
     Bytes first = ch.read_packet();
     if (is_err(first)) throw_server_error(first);  // e.g. too many connections
@@ -74,6 +75,7 @@ void login(detail::Session& s) {
 
     HandshakeResponse resp;
     resp.capabilities = caps;
+    resp.max_packet_size = o.max_packet_size;
     resp.collation = o.collation;
     resp.user = o.user;
     resp.database = o.database;

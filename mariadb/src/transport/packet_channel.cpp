@@ -82,6 +82,24 @@ void PacketChannel::check_usable() const {
     }
 }
 
+Deadline PacketChannel::next_read_deadline(LazyDeadline& deadline) const {
+    if (deadline.expired()) {
+        throw Error(ErrorKind::timeout, "read from " + socket_.peer() +
+                                            " timed out: a packet still arriving after " +
+                                            std::to_string(timeouts_.read.count()) + " ms");
+    }
+    return deadline.get();
+}
+
+void PacketChannel::check_packet_size(std::size_t reached) const {
+    if (reached > max_packet_size_) {
+        throw Error(ErrorKind::protocol,
+                    "packet from " + socket_.peer() + " would reach " + std::to_string(reached) +
+                        " bytes, over the limit of " + std::to_string(max_packet_size_) +
+                        " bytes (max_packet_size)");
+    }
+}
+
 std::size_t PacketChannel::raw_read(std::span<std::uint8_t> buf, Deadline deadline) {
     if (tls_) return tls_->read_some(buf, deadline);
     if (awaiting_reply_) {
@@ -119,7 +137,8 @@ void PacketChannel::fill(std::size_t n, LazyDeadline& deadline) {
             continue;
         }
         reserve_input(n - (in_end_ - in_pos_));
-        in_end_ += raw_read(std::span(in_.data() + in_end_, in_.size() - in_end_), deadline.get());
+        in_end_ += raw_read(std::span(in_.data() + in_end_, in_.size() - in_end_),
+                            next_read_deadline(deadline));
     }
 }
 
@@ -134,8 +153,8 @@ void PacketChannel::read_compressed_frame(LazyDeadline& deadline) {
                 c.raw_end = pending;
                 if (c.raw.size() < n) c.raw.resize(n);
             }
-            c.raw_end +=
-                raw_read(std::span(c.raw.data() + c.raw_end, c.raw.size() - c.raw_end), deadline.get());
+            c.raw_end += raw_read(std::span(c.raw.data() + c.raw_end, c.raw.size() - c.raw_end),
+                                  next_read_deadline(deadline));
         }
     };
     raw_fill(compressed_header_size);
@@ -197,6 +216,9 @@ std::span<const std::uint8_t> PacketChannel::read_packet() {
         release_if_huge(joined_);
         LazyDeadline deadline(timeouts_.read);
         std::size_t length = read_header(deadline);
+        // Each piece is checked from its header, before its bytes are
+        // buffered: a hostile peer cannot make us hold more than the limit.
+        check_packet_size(length);
         if (length < max_packet_piece && length <= in_.size()) {
             // Hot path: the packet fits the buffer and is handed out in place.
             if (in_end_ - in_pos_ < length) fill(length, deadline);
@@ -218,6 +240,7 @@ std::span<const std::uint8_t> PacketChannel::read_packet() {
             }
             if (length < max_packet_piece) break;
             length = read_header(deadline);
+            check_packet_size(joined_.size() + length);
         }
         return std::span<const std::uint8_t>(joined_);
     });

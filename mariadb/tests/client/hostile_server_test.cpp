@@ -4,12 +4,17 @@
 // position is unknown). Rows accepted before the failure stay delivered.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hostile_server.hpp"
 #include "sluice/mariadb/connection.hpp"
 #include "sluice/mariadb/cursor.hpp"
+#include "sluice/mariadb/transport/packet_channel.hpp"
 
 namespace sluice::mariadb {
 namespace {
@@ -814,6 +819,87 @@ TEST(HostileServer, FetchAnsweredWithMoreRowsThanAskedIsAProtocolError) {
         expect_broken_after(c, "COM_STMT_FETCH");
     }
     server.finish();
+}
+
+TEST(HostileServer, APacketOverTheLimitFailsAtThePieceThatCrossesIt) {
+    // One full 16 MiB piece (within the limit), then a second one that
+    // would cross it: the client stops at the second piece's header, so the
+    // server cannot push that piece through (the client closes first).
+    constexpr std::size_t piece = PacketChannel::max_packet_piece;
+    std::atomic<std::size_t> second_piece_sent{0};
+    HostileServer server(after_query([&second_piece_sent](HostilePeer& peer) {
+        play_head(peer);
+        peer.send_packet(4, std::vector<std::uint8_t>(piece, 'x'));
+        peer.send_raw({0xFF, 0xFF, 0xFF, 5});
+        const std::vector<std::uint8_t> chunk(64 * 1024, 'y');
+        try {
+            while (second_piece_sent < piece) {
+                const std::size_t n = std::min(chunk.size(), piece - second_piece_sent.load());
+                peer.send_raw(std::span(chunk.data(), n));
+                second_piece_sent += n;
+            }
+        } catch (const std::runtime_error&) {
+            // The client gave up and closed: the point of the test.
+        }
+    }));
+    ConnectOptions o = server.options();
+    o.max_packet_size = piece + 1000;
+    o.timeouts.read = std::chrono::milliseconds(5000);
+    {
+        Connection c = Connection::connect(o);
+        ResultSet rs = c.query("SELECT a");
+        Error e = error_of([&] { rs.next(); });
+        EXPECT_EQ(e.kind(), ErrorKind::protocol);
+        EXPECT_MESSAGE_HAS(e, "would reach " + std::to_string(2 * piece) + " bytes");
+        EXPECT_MESSAGE_HAS(e, "limit of " + std::to_string(piece + 1000) + " bytes");
+        expect_broken_after(c, "limit of");
+    }
+    server.finish();
+    EXPECT_LT(second_piece_sent.load(), piece);
+}
+
+TEST(HostileServer, AServerThatNeverPausesCannotStretchAReadPastItsDeadline) {
+    // A 1 GiB row (64 full pieces and an empty one, within the default
+    // limit) sent as fast as the socket takes it: the client always finds
+    // bytes ready and never waits, so only a deadline checked before each
+    // read ends the read. No machine reads 1 GiB over loopback in 300 ms;
+    // without the check the client reads the whole row.
+    constexpr std::size_t piece = PacketChannel::max_packet_piece;
+    constexpr std::size_t pieces = 64;
+    std::atomic<std::size_t> sent{0};
+    HostileServer server(after_query([&sent](HostilePeer& peer) {
+        play_head(peer);
+        const std::vector<std::uint8_t> chunk(1024 * 1024, 'x');
+        try {
+            for (std::size_t p = 0; p <= pieces; ++p) {
+                const std::size_t length = p < pieces ? piece : 0;
+                peer.send_raw({static_cast<int>(length & 0xFF),
+                               static_cast<int>((length >> 8) & 0xFF),
+                               static_cast<int>(length >> 16), static_cast<int>((4 + p) & 0xFF)});
+                for (std::size_t done = 0; done < length;) {
+                    const std::size_t n = std::min(chunk.size(), length - done);
+                    peer.send_raw(std::span(chunk.data(), n));
+                    done += n;
+                    sent += n;
+                }
+            }
+            peer.wait_for_client_close();
+        } catch (const std::runtime_error&) {
+            // The client gave up and closed: the point of the test.
+        }
+    }));
+    ConnectOptions o = server.options();
+    o.timeouts.read = std::chrono::milliseconds(300);
+    {
+        Connection c = Connection::connect(o);
+        ResultSet rs = c.query("SELECT a");
+        Error e = error_of([&] { rs.next(); });
+        EXPECT_EQ(e.kind(), ErrorKind::timeout);
+        EXPECT_MESSAGE_HAS(e, "timed out");
+        expect_broken_after(c, "timed out");
+    }
+    server.finish();
+    EXPECT_LT(sent.load(), pieces * piece);
 }
 
 }  // namespace

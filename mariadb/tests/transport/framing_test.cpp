@@ -1,5 +1,10 @@
-// PacketChannel framing without a server: both ends of a socketpair.
+// PacketChannel framing without a server: both ends of a socketpair (or of a
+// loopback TCP connection where socket buffer size matters).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +12,10 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sluice/mariadb/error.hpp"
@@ -602,6 +610,159 @@ TEST(CompressedPipeline, ServerSideChannelReadsEachCommandAndRepliesInStep) {
         EXPECT_EQ(pair.client.read_packet().size(), c.size() + 100);
     }
     server.join();
+}
+
+// --- Packet size limit -------------------------------------------------
+
+std::string message_of(auto&& action) {
+    try {
+        action();
+    } catch (const Error& e) {
+        return std::string(to_string(e.kind())) + ": " + e.what();
+    }
+    ADD_FAILURE() << "no Error thrown";
+    return {};
+}
+
+TEST(PacketLimit, DefaultIsWhatTheClientAnnounces) {
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    EXPECT_EQ(client.max_packet_size(), protocol::default_max_packet_size);
+}
+
+TEST(PacketLimit, APacketOfExactlyTheLimitIsRead) {
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    client.set_max_packet_size(1000);
+    PacketChannel server(std::move(b));
+    server.send_packet(pattern(1000, 7));
+    EXPECT_EQ(client.read_packet().size(), 1000U);
+}
+
+TEST(PacketLimit, AHeaderOverTheLimitFailsBeforeItsPayloadArrives) {
+    // Only the header is sent, then the peer closes: a client that waited
+    // for the payload would report "closed"; the limit is seen in the header.
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    client.set_max_packet_size(1000);
+    write_raw(b, header(1001, 0));
+    b.close();
+    const std::string message = message_of([&] { client.read_packet(); });
+    EXPECT_NE(message.find("protocol"), std::string::npos) << message;
+    EXPECT_NE(message.find("1001 bytes"), std::string::npos) << message;
+    EXPECT_NE(message.find("limit of 1000 bytes"), std::string::npos) << message;
+    EXPECT_TRUE(client.broken());
+}
+
+TEST(PacketLimit, TheLimitCountsTheJoinedPieces) {
+    // One full piece (within the limit), then the header of a second piece
+    // that would take the packet past it, then nothing: the client must stop
+    // at that header, not wait for (or buffer) the second piece.
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    client.set_max_packet_size(piece + 100);
+    std::thread writer([&b] {
+        Bytes wire = header(piece, 0);
+        const Bytes body = pattern(piece, 8);
+        wire.insert(wire.end(), body.begin(), body.end());
+        const Bytes second = header(101, 1);
+        wire.insert(wire.end(), second.begin(), second.end());
+        write_raw(b, wire);
+        b.close();
+    });
+    const std::string message = message_of([&] { client.read_packet(); });
+    writer.join();
+    EXPECT_NE(message.find("protocol"), std::string::npos) << message;
+    EXPECT_NE(message.find(std::to_string(piece + 101) + " bytes"), std::string::npos) << message;
+    EXPECT_NE(message.find("limit of " + std::to_string(piece + 100)), std::string::npos)
+        << message;
+}
+
+TEST(PacketLimit, SplitPacketsUpToTheLimitStillJoin) {
+    auto [a, b] = socket_pair();
+    PacketChannel client(std::move(a));
+    client.set_max_packet_size(piece + 100);
+    PacketChannel server(std::move(b));
+    const Bytes big = pattern(piece + 100, 9);
+    std::thread writer([&] { server.send_packet(big); });
+    const auto got = client.read_packet();
+    writer.join();
+    ASSERT_EQ(got.size(), big.size());
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), big.begin()));
+}
+
+TEST(PacketLimit, AppliesInsideCompressedFrames) {
+    auto pair = compressed_pair();
+    pair.client.set_max_packet_size(1000);
+    pair.server.send_packet(compressible(1000));
+    EXPECT_EQ(pair.client.read_packet().size(), 1000U);
+    pair.server.reset_sequence();
+    pair.client.reset_sequence();
+    pair.server.send_packet(compressible(5000));
+    const std::string message = message_of([&] { pair.client.read_packet(); });
+    EXPECT_NE(message.find("protocol"), std::string::npos) << message;
+    EXPECT_NE(message.find("5000 bytes"), std::string::npos) << message;
+}
+
+// --- Read deadline against a peer that never pauses ----------------------
+
+// Two ends of a loopback TCP connection: its socket buffers are far larger
+// than a socketpair's, so a fast writer stays ahead of the reader.
+std::pair<Socket, Socket> tcp_pair() {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (listener < 0 || ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(listener, 1) != 0 ||
+        ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+        throw std::runtime_error("tcp_pair: cannot listen on 127.0.0.1");
+    }
+    Socket client = Socket::connect_tcp("127.0.0.1", ntohs(addr.sin_port),
+                                        deadline_after(std::chrono::seconds(10)));
+    const int accepted = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    ::close(listener);
+    if (accepted < 0) throw std::runtime_error("tcp_pair: accept failed");
+    return {std::move(client), Socket::adopt(accepted, "tcp-b")};
+}
+
+TEST(Framing, APeerThatNeverPausesCannotStretchAReadPastItsDeadline) {
+    // A 1 GiB packet (64 full pieces and an empty one, within the default
+    // limit) sent as fast as the socket takes it: the reader always finds
+    // bytes ready and never waits, so only a deadline checked before each
+    // read ends the call. No machine reads 1 GiB through a socket in 300 ms;
+    // without the check the whole packet is read and returned.
+    constexpr std::size_t pieces = 64;
+    auto [a, b] = tcp_pair();
+    PacketChannel client(std::move(a),
+                         Timeouts{std::chrono::milliseconds(1000), std::chrono::milliseconds(300),
+                                  std::chrono::milliseconds(1000)});
+    std::atomic<std::size_t> sent{0};
+    std::thread writer([&] {
+        const Bytes chunk = pattern(1024 * 1024, 10);
+        try {
+            for (std::size_t p = 0; p <= pieces; ++p) {
+                const std::size_t length = p < pieces ? piece : 0;
+                write_raw(b, header(length, static_cast<std::uint8_t>(p)));
+                for (std::size_t done = 0; done < length;) {
+                    const std::size_t n = std::min(chunk.size(), length - done);
+                    b.write_all(std::span(chunk.data(), n),
+                                deadline_after(std::chrono::seconds(30)));
+                    done += n;
+                    sent += n;
+                }
+            }
+        } catch (const Error&) {
+            // The reader gave up and closed its end.
+        }
+        b.close();
+    });
+    const ErrorKind kind = kind_of([&] { client.read_packet(); });
+    client.close();
+    writer.join();
+    EXPECT_EQ(kind, ErrorKind::timeout);
+    EXPECT_LT(sent.load(), pieces * piece);
 }
 
 }  // namespace

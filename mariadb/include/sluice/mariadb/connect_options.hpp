@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/mariadb/protocol/constants.hpp"
 #include "sluice/mariadb/transport/deadline.hpp"
 #include "sluice/mariadb/transport/tls.hpp"
 
@@ -36,6 +37,10 @@ struct ConnectOptions {
     std::string ssl_cipher;
 
     Timeouts timeouts;
+    // The largest packet the client announces and accepts: a received
+    // packet whose pieces would exceed it is Error{protocol}, raised before
+    // the excess is buffered (a hostile server cannot make us hold more).
+    std::uint32_t max_packet_size = protocol::default_max_packet_size;
     // Statements run once after login (and their results discarded).
     std::vector<std::string> init_commands;
     // Lets mysql_clear_password send the password on a connection that is

@@ -7,6 +7,10 @@
 
 namespace sluice::mariadb::protocol {
 
+// The max_packet_size the client announces in its handshake response, and
+// the default limit on a packet it accepts (ConnectOptions::max_packet_size).
+inline constexpr std::uint32_t default_max_packet_size = 0x40000000;  // 1 GiB
+
 // Capabilities as one 64-bit set: bits 0-31 travel in the classic fields,
 // bits 32-63 are MariaDB's extended capabilities, sent in the handshake's
 // reserved bytes only when CLIENT_MYSQL (bit 0) is clear, i.e. the server

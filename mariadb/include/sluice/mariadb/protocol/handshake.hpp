@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/mariadb/protocol/constants.hpp"
 #include "sluice/mariadb/protocol/wire.hpp"
 
 namespace sluice::mariadb::protocol {
@@ -33,7 +34,7 @@ ServerHandshake parse_handshake(Bytes packet);
 
 struct HandshakeResponse {
     std::uint64_t capabilities = 0;  // what the client uses (subset of the server's)
-    std::uint32_t max_packet_size = 0x40000000;
+    std::uint32_t max_packet_size = protocol::default_max_packet_size;
     std::uint8_t collation = 0;
     std::string_view user;
     Bytes auth_response;

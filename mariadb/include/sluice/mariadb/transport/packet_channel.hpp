@@ -16,6 +16,11 @@
 // into frames of its own, numbered from 0 (the server reads one command's
 // frames, then starts its frame count again for the next command).
 //
+// Packet size limit: a logical packet whose joined pieces would exceed
+// max_packet_size() is Error{protocol}, raised from the length header of the
+// piece that would cross it, before any of that piece is buffered. The
+// default is what the client announces in its handshake response.
+//
 // Any I/O, timeout or framing failure marks the channel broken: every later
 // call throws Error{broken}, since the stream position is then unknown.
 #include <cstddef>
@@ -27,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/mariadb/protocol/constants.hpp"
 #include "sluice/mariadb/transport/deadline.hpp"
 #include "sluice/mariadb/transport/socket.hpp"
 #include "sluice/mariadb/transport/tls.hpp"
@@ -60,7 +66,10 @@ public:
 
     // Reads one logical packet (continuations joined) and checks its
     // sequence id. The view stays valid until the next read_packet() call
-    // (writes do not invalidate it). Deadline: now + timeouts().read.
+    // (writes do not invalidate it). Deadline: timeouts().read for the whole
+    // logical packet (all its pieces and frames), counted from the first
+    // time the call has to read the socket; it is checked before every read,
+    // so a peer that keeps bytes flowing cannot stretch the call past it.
     std::span<const std::uint8_t> read_packet();
 
     // Buffers one logical packet, splitting it and assigning sequence ids.
@@ -91,6 +100,10 @@ public:
     // the socket down. Later calls throw Error{broken}.
     void close() noexcept;
 
+    // Largest logical packet read_packet() accepts (see the top comment).
+    void set_max_packet_size(std::size_t bytes) noexcept { max_packet_size_ = bytes; }
+    std::size_t max_packet_size() const noexcept { return max_packet_size_; }
+
     void set_timeouts(Timeouts timeouts) noexcept { timeouts_ = timeouts; }
     const Timeouts& timeouts() const noexcept { return timeouts_; }
     // The underlying socket (for its peer name and descriptor).
@@ -116,6 +129,10 @@ private:
             }
             return deadline_;
         }
+        // True once a deadline was taken and has passed.
+        bool expired() const {
+            return known_ && deadline_ != Deadline::max() && Clock::now() >= deadline_;
+        }
 
     private:
         std::chrono::milliseconds timeout_;
@@ -124,6 +141,12 @@ private:
     };
 
     void check_usable() const;
+    // The deadline for the next raw read of a read_packet() call; throws
+    // Error{timeout} if the call has already run past it (bytes arriving
+    // without pause never make a read wait, and only waits see the clock).
+    Deadline next_read_deadline(LazyDeadline& deadline) const;
+    // Error{protocol} unless `reached` bytes fit max_packet_size_.
+    void check_packet_size(std::size_t reached) const;
     // Runs op; any Error marks the channel broken before it propagates.
     template <class Op>
     auto guarded(Op&& op) -> decltype(op());
@@ -145,6 +168,7 @@ private:
     std::unique_ptr<TlsSession> tls_;
     std::unique_ptr<Compression> compression_;
     Timeouts timeouts_;
+    std::size_t max_packet_size_ = protocol::default_max_packet_size;
 
     // Bytes of the packet stream received but not yet consumed:
     // in_[in_pos_, in_end_). With compression these are decompressed bytes.
