@@ -902,5 +902,26 @@ TEST(HostileServer, AServerThatNeverPausesCannotStretchAReadPastItsDeadline) {
     EXPECT_LT(sent.load(), pieces * piece);
 }
 
+TEST(HostileServer, TheHandshakeResponseAnnouncesMaxPacketSizeFromTheOptions) {
+    // The server may size its packets to what the client announces: the
+    // announced max_packet_size is the limit the client enforces, from the options.
+    std::atomic<std::uint32_t> announced{0};
+    HostileServer server([&announced](HostilePeer& peer) {
+        peer.send_packet(0, test::handshake_payload());
+        const std::vector<std::uint8_t> response = peer.read_packet();
+        if (response.size() < 8) throw std::runtime_error("short handshake response");
+        announced = std::uint32_t{response[4]} | (std::uint32_t{response[5]} << 8) |
+                    (std::uint32_t{response[6]} << 16) | (std::uint32_t{response[7]} << 24);
+        peer.send_packet(2, test::ok_payload());
+        peer.wait_for_client_close();
+    });
+    ConnectOptions o = server.options();
+    EXPECT_EQ(o.max_packet_size, protocol::default_max_packet_size);
+    o.max_packet_size = 123456;
+    { Connection c = Connection::connect(o); }
+    server.finish();
+    EXPECT_EQ(announced.load(), 123456u);
+}
+
 }  // namespace
 }  // namespace sluice::mariadb
