@@ -115,6 +115,23 @@ PacketChannel connect_tls(const Servers& s, const TlsOptions& options, const std
     return channel;
 }
 
+// Logs the REQUIRE-SSL user in over a verify-full TLS channel (its OK
+// proves the TLS session works); `greeting_out` gets the server's greeting.
+PacketChannel tls_login(const Servers& s, Greeting* greeting_out = nullptr) {
+    TlsOptions options{.mode = SslMode::verify_full, .ca_file = s.env.require("SLUICE_CA")};
+    Greeting greeting;
+    PacketChannel channel = connect_tls(s, options, s.host, &greeting);
+    const std::uint32_t caps = client_protocol_41 | client_ssl | client_secure_connection | client_plugin_auth;
+    channel.send_packet(login_response(caps, s.env.require("SLUICE_MARIADB_SSL_USER"),
+                                       s.env.require("SLUICE_MARIADB_SSL_PASSWORD"), greeting.scramble));
+    const auto reply = channel.read_packet();
+    EXPECT_FALSE(reply.empty());
+    EXPECT_TRUE(!reply.empty() && reply[0] == 0x00)
+        << "expected OK, got " << std::string(reply.begin(), reply.end());
+    if (greeting_out) *greeting_out = greeting;
+    return channel;
+}
+
 // SELECT 1 through the text protocol; checks the single value.
 void expect_select_one(PacketChannel& channel) {
     channel.reset_sequence();
@@ -265,13 +282,8 @@ TEST(ServerTransport, ALargeResultAndPipelinedRepliesOverTls) {
     // 20 MB row across many records, then two replies that arrive together,
     // must come out whole and in order.
     Servers s;
-    TlsOptions options{.mode = SslMode::verify_full, .ca_file = s.env.require("SLUICE_CA")};
-    Greeting greeting;
-    PacketChannel channel = connect_tls(s, options, s.host, &greeting);
-    const std::uint32_t caps = client_protocol_41 | client_ssl | client_secure_connection | client_plugin_auth;
-    channel.send_packet(login_response(caps, s.env.require("SLUICE_MARIADB_SSL_USER"),
-                                       s.env.require("SLUICE_MARIADB_SSL_PASSWORD"), greeting.scramble));
-    ASSERT_EQ(channel.read_packet()[0], 0x00);
+    PacketChannel channel = tls_login(s);
+    if (HasFailure()) return;
 
     channel.reset_sequence();
     const std::string sql = "SELECT REPEAT('sluice', 3500000)";
@@ -319,13 +331,9 @@ TEST(ServerTransport, WritingOverTlsToAKilledConnectionIsAnErrorNotSigpipe) {
     // With OpenSSL's own socket BIO, write(2) to a closed peer raises
     // SIGPIPE and kills the process; the channel must report an Error.
     Servers s;
-    TlsOptions options{.mode = SslMode::verify_full, .ca_file = s.env.require("SLUICE_CA")};
     Greeting greeting;
-    PacketChannel channel = connect_tls(s, options, s.host, &greeting);
-    const std::uint32_t caps = client_protocol_41 | client_ssl | client_secure_connection | client_plugin_auth;
-    channel.send_packet(login_response(caps, s.env.require("SLUICE_MARIADB_SSL_USER"),
-                                       s.env.require("SLUICE_MARIADB_SSL_PASSWORD"), greeting.scramble));
-    ASSERT_EQ(channel.read_packet()[0], 0x00);
+    PacketChannel channel = tls_login(s, &greeting);
+    if (HasFailure()) return;
     run_as_admin(s, "KILL " + std::to_string(greeting.connection_id));
     // The server closes the socket; keep writing until the kernel says so.
     const Bytes chunk(1 << 20, 'x');
