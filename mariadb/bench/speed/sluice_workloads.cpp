@@ -231,30 +231,35 @@ private:
         return o;
     }
 
+    // Uploads `total` bytes of generated lines as source `name`: buffered =
+    // the whole source materialized first and sent from memory; otherwise
+    // generated straight into the client's send buffer.
+    OkInfo upload_lines(const std::string& sql, const std::string& name, std::size_t total, std::size_t line,
+                        bool buffered) {
+        std::size_t offset = 0;
+        if (!buffered) {
+            return upload(*conn_, sql, name, [&](std::span<std::uint8_t> buf) {
+                return generate_lines(buf.data(), buf.size(), offset, total, line);
+            });
+        }
+        std::vector<std::uint8_t> all(total);
+        generate_lines(all.data(), all.size(), offset, total, line);
+        std::size_t sent = 0;
+        return upload(*conn_, sql, name, [&](std::span<std::uint8_t> buf) {
+            const std::size_t n = std::min(buf.size(), all.size() - sent);
+            std::copy_n(all.data() + sent, n, buf.data());
+            sent += n;
+            return n;
+        });
+    }
+
     Outcome upload_small_run(bool buffered) {
         const std::string sql = "LOAD DATA LOCAL INFILE 'speed.csv' INTO TABLE " + upload_table_ +
                                 " FIELDS TERMINATED BY ','";
         Outcome o;
         const std::uint64_t a0 = allocations();
         const auto t0 = Clock::now();
-        OkInfo ok;
-        std::size_t offset = 0;
-        if (buffered) {
-            // The whole source materialized first, then sent from memory.
-            std::vector<std::uint8_t> all(upload_small);
-            generate_lines(all.data(), all.size(), offset, upload_small, upload_line);
-            std::size_t sent = 0;
-            ok = upload(*conn_, sql, "speed.csv", [&](std::span<std::uint8_t> buf) {
-                const std::size_t n = std::min(buf.size(), all.size() - sent);
-                std::copy_n(all.data() + sent, n, buf.data());
-                sent += n;
-                return n;
-            });
-        } else {
-            ok = upload(*conn_, sql, "speed.csv", [&](std::span<std::uint8_t> buf) {
-                return generate_lines(buf.data(), buf.size(), offset, upload_small, upload_line);
-            });
-        }
+        const OkInfo ok = upload_lines(sql, "speed.csv", upload_small, upload_line, buffered);
         o.elapsed_ns = ns_since(t0);
         o.allocations = allocations() - a0;
         o.count = ok.affected_rows;
@@ -272,23 +277,7 @@ private:
         Outcome o;
         const std::size_t rss0 = resident_bytes();
         const auto t0 = Clock::now();
-        OkInfo ok;
-        std::size_t offset = 0;
-        if (buffered) {
-            std::vector<std::uint8_t> all(upload_large);
-            generate_lines(all.data(), all.size(), offset, upload_large, large_line);
-            std::size_t sent = 0;
-            ok = upload(*conn_, sql, "big.csv", [&](std::span<std::uint8_t> buf) {
-                const std::size_t n = std::min(buf.size(), all.size() - sent);
-                std::copy_n(all.data() + sent, n, buf.data());
-                sent += n;
-                return n;
-            });
-        } else {
-            ok = upload(*conn_, sql, "big.csv", [&](std::span<std::uint8_t> buf) {
-                return generate_lines(buf.data(), buf.size(), offset, upload_large, large_line);
-            });
-        }
+        const OkInfo ok = upload_lines(sql, "big.csv", upload_large, large_line, buffered);
         o.elapsed_ns = ns_since(t0);
         o.retained_bytes = static_cast<double>(peak_resident_bytes() - std::min(peak_resident_bytes(), rss0));
         // "Records: N  Deleted: 0  Skipped: N-1  Warnings: ..."
