@@ -60,22 +60,11 @@ double median(std::vector<double> v) {
     return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-bench::Target target_from(const EnvFile& env) {
-    bench::Target t;
-    t.host = env.require("SLUICE_HOST");
-    t.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
-    t.user = env.require("SLUICE_MARIADB_NATIVE_USER");
-    t.password = env.require("SLUICE_MARIADB_NATIVE_PASSWORD");
-    t.database = env.require("SLUICE_MARIADB_DATABASE");
-    t.ca = env.require("SLUICE_CA");
-    return t;
-}
-
 // One process: warm up, time `reps` repetitions, print "key.wall value" and
 // "key.cpu value" lines (medians of the repetitions, per row or per connect).
 int run_child(const std::string& client_name, const EnvFile& env, int reps, const std::vector<std::string>& only) {
     auto wanted = [&](const char* key) { return std::find(only.begin(), only.end(), key) != only.end(); };
-    const bench::Target target = target_from(env);
+    const bench::Target target = bench::target_from(env);
     auto client = client_name == "ours" ? bench::make_ours(target) : bench::make_connector_c(target);
     std::map<std::string, std::vector<double>> results;
     auto record = [&](const std::string& key, bench::Timing t, double divisor) {

@@ -9,17 +9,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "target.hpp"
+
 namespace sluice::mariadb::bench {
 
-// Where the server is and whom to log in as (the native-password user).
-struct Target {
-    std::string host;
-    std::uint16_t port = 0;
-    std::string user;
-    std::string password;
-    std::string database;
-    std::string ca;  // for connect + TLS + auth (verify-full)
-};
 
 inline constexpr int insert_rows = 20'000;
 inline constexpr int narrow_rows = 100'000;

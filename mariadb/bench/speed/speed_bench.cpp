@@ -90,17 +90,6 @@ bool has_profile(const std::string& client, const std::string& workload) {
     return !(client == "connector-c" && workload == "meta_uncached");
 }
 
-sb::Target target_from(const EnvFile& env) {
-    sb::Target t;
-    t.host = env.require("SLUICE_HOST");
-    t.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
-    t.user = env.require("SLUICE_MARIADB_NATIVE_USER");
-    t.password = env.require("SLUICE_MARIADB_NATIVE_PASSWORD");
-    t.database = env.require("SLUICE_MARIADB_DATABASE");
-    t.ca = env.require("SLUICE_CA");
-    return t;
-}
-
 ConnectOptions admin_options(const EnvFile& env) {
     ConnectOptions o;
     o.host = env.require("SLUICE_HOST");
@@ -127,7 +116,7 @@ void pin_to_cpu(int cpu) {
 int run_child(const EnvFile& env, const std::string& client_name, const std::string& workload, int warmups,
               int reps, int client_cpu) {
     pin_to_cpu(client_cpu);
-    const sb::Target target = target_from(env);
+    const sb::Target target = sluice::mariadb::bench::target_from(env);
     auto client = client_name == "sluice" ? sb::make_sluice(target) : sb::make_connector_c(target);
     const sb::Expected expected = sb::expected(workload);
     const bool memory = std::any_of(sb::workloads().begin(), sb::workloads().end(),
@@ -345,7 +334,7 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
                                "character_set_server", "collation_server"};
         for (std::size_t i = 0; i < std::size(names); ++i) server.emplace_back(names[i], r->get<std::string>(i));
         rs.discard();
-        sb::Target t = target_from(env);
+        sb::Target t = sluice::mariadb::bench::target_from(env);
         ConnectOptions tls;
         tls.host = t.host;
         tls.port = t.port;

@@ -13,16 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "../target.hpp"
+
 namespace sluice::mariadb::speed_bench {
 
-struct Target {
-    std::string host;
-    std::uint16_t port = 0;
-    std::string user;  // mysql_native_password account
-    std::string password;
-    std::string database;
-    std::string ca;  // TLS verify-full for the pool rows
-};
+using bench::Target;  // TLS verify-full (ca) is used by the pool rows
 
 // What one timed run did, checked against the expected count and checksum.
 struct Outcome {

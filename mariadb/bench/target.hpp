@@ -1,0 +1,32 @@
+#pragma once
+// Where the benchmarks' server is and whom to log in as, read from the
+// servers' env file (scripts/servers/start). Shared by mariadb_core_bench
+// and mariadb_speed_bench.
+#include <cstdint>
+#include <string>
+
+namespace sluice::mariadb::bench {
+
+struct Target {
+    std::string host;
+    std::uint16_t port = 0;
+    std::string user;  // the mysql_native_password account
+    std::string password;
+    std::string database;
+    std::string ca;  // for connect + TLS + auth (verify-full)
+};
+
+// A template so that headers including this one need not see EnvFile.
+template <typename Env>
+Target target_from(const Env& env) {
+    Target t;
+    t.host = env.require("SLUICE_HOST");
+    t.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
+    t.user = env.require("SLUICE_MARIADB_NATIVE_USER");
+    t.password = env.require("SLUICE_MARIADB_NATIVE_PASSWORD");
+    t.database = env.require("SLUICE_MARIADB_DATABASE");
+    t.ca = env.require("SLUICE_CA");
+    return t;
+}
+
+}  // namespace sluice::mariadb::bench
