@@ -144,6 +144,7 @@ Connection Connection::connect(const ConnectOptions& options) {
         login(*s);
     } catch (const Error& e) {
         s->mark_broken(e.what());
+        if (s->lacks_peer(e)) throw s->naming_peer(e);
         throw;
     }
     Connection c(std::move(s));

@@ -48,6 +48,27 @@ void Session::on_error(const Error& e) noexcept {
     }
 }
 
+namespace {
+std::string peer_of(const Session& s) {
+    if (s.channel && !s.channel->socket().peer().empty()) return s.channel->socket().peer();
+    if (!s.options.unix_socket.empty()) return s.options.unix_socket;
+    return s.options.host + ":" + std::to_string(s.options.port);
+}
+}  // namespace
+
+bool Session::lacks_peer(const Error& e) const noexcept {
+    if (e.kind() != ErrorKind::protocol && e.kind() != ErrorKind::auth) return false;
+    try {
+        return std::string_view(e.what()).find(peer_of(*this)) == std::string_view::npos;
+    } catch (...) {
+        return false;  // no memory for the peer's name: keep the original error
+    }
+}
+
+Error Session::naming_peer(const Error& e) const {
+    return Error(e.kind(), std::string(e.what()) + " (server " + peer_of(*this) + ")");
+}
+
 void Session::begin_command() {
     if (PendingReply* r = std::exchange(pending_reply, nullptr)) {
         r->read(*this);

@@ -108,11 +108,17 @@ struct Session {
             return f();
         } catch (const Error& e) {
             on_error(e);
+            if (lacks_peer(e)) throw naming_peer(e);
             throw;
         }
     }
     void check_usable() const;
     void on_error(const Error& e) noexcept;
+    // The protocol and auth decoders are sans-I/O and do not know which
+    // server sent the bytes; errors from them get the peer appended here, so
+    // every malformed-reply message says where it came from.
+    bool lacks_peer(const Error& e) const noexcept;
+    Error naming_peer(const Error& e) const;
     void mark_broken(std::string reason) noexcept;
 
     PacketChannel& chan() { return *channel; }
