@@ -73,6 +73,7 @@ void apply_param(ConnectOptions& o, std::string key, std::string value) {
     else if (key == "ssl-cert") o.ssl_cert = value;
     else if (key == "ssl-key") o.ssl_key = value;
     else if (key == "ssl-cipher") o.ssl_cipher = value;
+    else if (key == "ssl-session-reuse") o.tls_session_reuse = parse_bool(key, value);
     else if (key == "socket") o.unix_socket = value;
     else if (key == "connect-timeout") o.timeouts.connect = parse_seconds(key, value);
     else if (key == "read-timeout") o.timeouts.read = parse_seconds(key, value);

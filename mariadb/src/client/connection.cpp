@@ -89,6 +89,7 @@ void login(detail::Session& s) {
         tls.cert_file = o.ssl_cert;
         tls.key_file = o.ssl_key;
         tls.cipher_list = o.ssl_cipher;
+        tls.session_reuse = o.tls_session_reuse;
         ch.start_tls(tls, unix_socket ? std::string_view("localhost") : std::string_view(o.host));
     }
 
@@ -244,6 +245,9 @@ std::string_view Connection::server_version() const noexcept {
 std::uint64_t Connection::capabilities() const noexcept { return session_ ? session_->capabilities : 0; }
 std::string Connection::tls_version() const {
     return session_ && session_->channel ? session_->channel->tls_version() : std::string{};
+}
+bool Connection::tls_session_reused() const noexcept {
+    return session_ && session_->channel && session_->channel->tls_session_reused();
 }
 
 }  // namespace sluice::mariadb

@@ -395,5 +395,6 @@ void PacketChannel::close() noexcept {
 
 std::string PacketChannel::tls_version() const { return tls_ ? tls_->protocol_version() : std::string(); }
 std::string PacketChannel::tls_cipher() const { return tls_ ? tls_->cipher() : std::string(); }
+bool PacketChannel::tls_session_reused() const noexcept { return tls_ && tls_->session_reused(); }
 
 }  // namespace sluice::mariadb

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "poll_wait.hpp"
+#include "tls_session_cache.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/transport/socket.hpp"
 
@@ -127,6 +129,68 @@ struct SslDeleter {
     void operator()(SSL* ssl) const noexcept { SSL_free(ssl); }
 };
 using CtxPtr = std::unique_ptr<SSL_CTX, CtxDeleter>;
+using detail::SslSessionPtr;
+using detail::TlsSessionCache;
+
+// ---- Session resumption ----
+//
+// A full handshake costs the server a signature and the client a chain
+// verification; a resumed one (a session kept from an earlier connection)
+// skips the certificate exchange. Sessions are kept per context (the cache
+// below holds one TlsSessionCache per cached context) and, inside it, per
+// resumption key: peer address, expected host, mode (tls_session_cache.hpp).
+//
+// TLS 1.3 tickets come after the handshake (NewSessionTicket, read by a
+// later SSL_read), so they are collected by the context's new-session
+// callback, which finds the connection's cache and key through the SSL's
+// app data. OpenSSL's own client cache is off (NO_INTERNAL_STORE): it would
+// key sessions by nothing but the context.
+
+// What the new-session callback needs: where to keep the session. Lives in
+// the connection's Impl, which outlives its SSL's callbacks.
+struct ResumptionTarget {
+    std::shared_ptr<TlsSessionCache> cache;  // null: reuse is off for this connection
+    std::string key;
+};
+
+struct SessionCounters {
+    std::atomic<std::uint64_t> stored{0}, offered{0}, resumed{0};
+};
+SessionCounters& session_counters() {
+    static SessionCounters counters;
+    return counters;
+}
+
+// Peer address, expected host, mode: a session made under one key is never
+// offered under another.
+std::string resumption_key(const std::string& peer, const std::string& host, SslMode mode) {
+    std::string key = peer;
+    key += '\n';
+    key += host;
+    key += '\n';
+    key += to_string(mode);
+    return key;
+}
+
+// SSL_CTX_sess_set_new_cb. Keeps a private copy and returns 0 (OpenSSL
+// keeps its reference): the session handed over is also the connection's
+// current one, which OpenSSL goes on writing to. It marks it not resumable
+// when the connection ends without close_notify (a TLS 1.0 rule that TLS 1.1
+// dropped: a broken connection would cost the next one its resumption), and
+// that write could race with another thread resuming the same object.
+int keep_new_session(SSL* ssl, SSL_SESSION* session) {
+    const auto* target = static_cast<const ResumptionTarget*>(SSL_get_ex_data(ssl, 0));  // SSL_get_app_data
+    if (target == nullptr || !target->cache || SSL_SESSION_is_resumable(session) != 1) return 0;
+    // Under verify-ca / verify-full a failed verification ends the
+    // handshake before any session exists; this also keeps a session whose
+    // verification did not pass from ever serving a verifying connection.
+    if (SSL_get_verify_mode(ssl) != SSL_VERIFY_NONE && SSL_get_verify_result(ssl) != X509_V_OK) return 0;
+    SslSessionPtr copy(SSL_SESSION_dup(session));
+    if (!copy) return 0;  // out of memory: this session is just not kept
+    target->cache->put(target->key, std::move(copy));
+    ++session_counters().stored;
+    return 0;
+}
 
 // ---- Client contexts, one per TLS configuration ----
 //
@@ -207,6 +271,9 @@ CtxPtr build_context(const ContextKey& key, const std::string& peer) {
     // from under another reader; and OpenSSL asks for more (WANT_READ, so
     // we poll) only when its buffer holds no complete record.
     SSL_CTX_set_read_ahead(ctx, 1);
+    // Client sessions go to keep_new_session only (see above).
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx, keep_new_session);
     if (!key.cipher_list.empty() && SSL_CTX_set_cipher_list(ctx, key.cipher_list.c_str()) != 1) {
         throw tls_error("invalid cipher list '" + key.cipher_list + "'");
     }
@@ -228,11 +295,17 @@ CtxPtr build_context(const ContextKey& key, const std::string& peer) {
     return owned;
 }
 
+// A cached context and the sessions kept for it.
+struct ContextRef {
+    CtxPtr ctx;
+    std::shared_ptr<TlsSessionCache> sessions;
+};
+
 class ContextCache {
 public:
     // A new reference to the context for `options` (built now if there is
     // none yet); the caller's SSL_new takes its own, so the caller frees it.
-    CtxPtr get(const TlsOptions& options, const std::string& peer) {
+    ContextRef get(const TlsOptions& options, const std::string& peer) {
         const FileStamps stamps = stamps_of(options);
         // Held while building: concurrent first connections of one
         // configuration build it once, and a build is a fraction of a
@@ -243,7 +316,7 @@ public:
                 ++stats_.reuses;
                 std::rotate(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(i),
                             entries_.begin() + static_cast<std::ptrdiff_t>(i) + 1);  // most recent first
-                return reference(entries_.front().ctx.get());
+                return reference(entries_.front());
             }
         }
         ContextKey key{options.ca_file, options.ca_path, options.cert_file, key_file_of(options),
@@ -255,26 +328,35 @@ public:
         // reference).
         std::erase_if(entries_, [&](const Entry& e) { return e.key.same_names(options); });
         if (entries_.size() >= max_entries) entries_.pop_back();  // least recently used
-        entries_.insert(entries_.begin(), Entry{std::move(key), std::move(built)});
-        return reference(entries_.front().ctx.get());
+        // Its sessions start empty: ones verified with the old CA must not
+        // outlive it.
+        entries_.insert(entries_.begin(),
+                        Entry{std::move(key), std::move(built), std::make_shared<TlsSessionCache>()});
+        return reference(entries_.front());
     }
 
     TlsContextStats stats() {
         std::lock_guard lock(mutex_);
         TlsContextStats s = stats_;
         s.cached = entries_.size();
+        const SessionCounters& counters = session_counters();
+        s.sessions_stored = counters.stored.load();
+        s.sessions_offered = counters.offered.load();
+        s.sessions_resumed = counters.resumed.load();
+        for (const Entry& e : entries_) s.sessions_cached += e.sessions->size();
         return s;
     }
 
 private:
-    static CtxPtr reference(SSL_CTX* ctx) {
-        SSL_CTX_up_ref(ctx);
-        return CtxPtr(ctx);
-    }
     struct Entry {
         ContextKey key;
         CtxPtr ctx;
+        std::shared_ptr<TlsSessionCache> sessions;
     };
+    static ContextRef reference(const Entry& entry) {
+        SSL_CTX_up_ref(entry.ctx.get());
+        return ContextRef{CtxPtr(entry.ctx.get()), entry.sessions};
+    }
     // A process talks TLS with a handful of configurations at most; the
     // bound only keeps a program that cycles through many from growing.
     static constexpr std::size_t max_entries = 16;
@@ -286,6 +368,29 @@ private:
 ContextCache& context_cache() {
     static ContextCache cache;
     return cache;
+}
+
+// Error{tls} unless the resumed session's certificate passed verification
+// and, under verify_full, names `host`.
+void check_resumed_peer(SSL* ssl, SslMode mode, const std::string& host, bool ip, const std::string& peer) {
+    const X509* cert = SSL_get0_peer_certificate(ssl);
+    const long result = SSL_get_verify_result(ssl);
+    std::string problem;
+    if (cert == nullptr) {
+        problem = "carries no server certificate";
+    } else if (result != X509_V_OK) {
+        problem = std::string("carries a certificate that failed verification: ") + X509_verify_cert_error_string(result);
+    } else if (mode == SslMode::verify_full) {
+        auto* x509 = const_cast<X509*>(cert);  // the checks do not modify it
+        const int match = ip ? X509_check_ip_asc(x509, host.c_str(), 0)
+                             : X509_check_host(x509, host.c_str(), host.size(), X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS,
+                                               nullptr);
+        if (match != 1) problem = "carries a certificate that does not name the expected host '" + host + "'";
+    }
+    if (!problem.empty()) {
+        ERR_clear_error();
+        throw Error(ErrorKind::tls, "TLS session resumed with " + peer + " " + problem);
+    }
 }
 
 }  // namespace
@@ -316,7 +421,10 @@ std::string_view to_string(SslMode mode) noexcept {
 }
 
 struct TlsSession::Impl {
+    // Before `ssl`: the SSL's callbacks point at it, so it must outlive it.
+    ResumptionTarget resumption;
     std::unique_ptr<SSL, SslDeleter> ssl;
+    bool resumed = false;
     int fd = -1;
     std::string peer;
     SocketBioState bio_state;
@@ -388,9 +496,9 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
 
     // Shared with every connection of the same configuration; the SSL takes
     // its own reference, so this one ends with the handshake.
-    const CtxPtr ctx = context_cache().get(options, peer);
+    ContextRef context = context_cache().get(options, peer);
 
-    impl->ssl.reset(SSL_new(ctx.get()));
+    impl->ssl.reset(SSL_new(context.ctx.get()));
     SSL* ssl = impl->ssl.get();
     if (ssl == nullptr || socket_bio_method() == nullptr) throw tls_error("cannot create the TLS session");
     // Verification is per connection (the context is shared across modes).
@@ -415,6 +523,20 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
                           : X509_VERIFY_PARAM_set1_host(param, host_text.c_str(), host_text.size());
         if (ok != 1) throw tls_error("cannot set the expected host '" + host_text + "'");
     }
+    // A kept session for this context, peer, host and mode, if any. OpenSSL
+    // falls back to a full handshake (verifying as above) when the server
+    // does not accept it, e.g. after a restart with a new ticket key.
+    SslSessionPtr offered;
+    if (options.session_reuse) {
+        impl->resumption = ResumptionTarget{std::move(context.sessions), resumption_key(peer, host_text, options.mode)};
+        SSL_set_ex_data(ssl, 0, &impl->resumption);  // SSL_set_app_data; read by keep_new_session
+        offered = impl->resumption.cache->take(impl->resumption.key);
+        if (offered && SSL_set_session(ssl, offered.get()) == 1) {
+            ++session_counters().offered;
+        } else {
+            offered.reset();
+        }
+    }
 
     for (;;) {
         ERR_clear_error();
@@ -429,6 +551,19 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
                                                                                   : std::string()));
         }
         impl->wait_or_throw(rc, deadline, "handshake");
+    }
+    impl->resumed = SSL_session_reused(ssl) == 1;
+    if (impl->resumed) {
+        // A resumed session carries the original handshake's peer
+        // certificate and verification result, which OpenSSL reports as
+        // this connection's; it does not check the host name again. The
+        // resumption key already ties the session to this host, mode and
+        // context (CA); checking the kept certificate anyway makes a resumed
+        // verify-full connection exactly as strict as a full one.
+        if (verify) check_resumed_peer(ssl, options.mode, host_text, ip, peer);
+        ++session_counters().resumed;
+    } else if (offered) {
+        impl->resumption.cache->forget(impl->resumption.key, offered.get());  // refused: do not offer again
     }
     return TlsSession(std::move(impl));
 }
@@ -466,6 +601,8 @@ void TlsSession::shutdown() noexcept {
 }
 
 TlsContextStats tls_context_stats() { return context_cache().stats(); }
+
+bool TlsSession::session_reused() const noexcept { return impl_ && impl_->resumed; }
 
 std::string TlsSession::protocol_version() const { return SSL_get_version(impl_->ssl.get()); }
 

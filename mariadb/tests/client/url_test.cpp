@@ -44,6 +44,20 @@ TEST(Url, CaImpliesVerifyFullUnlessAModeIsGiven) {
     EXPECT_EQ(parse_url("mariadb://h/?ssl-ca=/ca.pem&ssl-mode=require").effective_ssl_mode(), SslMode::require);
 }
 
+TEST(Url, TlsSessionReuseIsOnUnlessTurnedOff) {
+    EXPECT_TRUE(parse_url("mariadb://h/").tls_session_reuse);
+    EXPECT_FALSE(parse_url("mariadb://h/?ssl-session-reuse=0").tls_session_reuse);
+    EXPECT_FALSE(parse_url("mariadb://h/?ssl_session_reuse=false").tls_session_reuse);
+    EXPECT_TRUE(parse_url("mariadb://h/?ssl-session-reuse=0&ssl-session-reuse=1").tls_session_reuse);
+    try {
+        parse_url("mariadb://h/?ssl-session-reuse=sometimes");
+        ADD_FAILURE() << "expected Error{usage}";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::usage);
+        EXPECT_NE(std::string(e.what()).find("ssl-session-reuse=sometimes"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Url, UnixSocketForms) {
     ConnectOptions a = parse_url("mariadb://user@localhost/db?socket=/run/mysqld/mysqld.sock");
     EXPECT_EQ(a.unix_socket, "/run/mysqld/mysqld.sock");

@@ -3,7 +3,6 @@
 // compressed protocol. Packets are built by hand here, so these tests depend
 // on nothing above the transport.
 #include <gtest/gtest.h>
-#include <openssl/sha.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -13,91 +12,18 @@
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/transport/packet_channel.hpp"
+#include "handshake_packets.hpp"
 
 namespace sluice::mariadb {
 namespace {
 
-using Bytes = std::vector<std::uint8_t>;
-
-constexpr std::uint32_t client_protocol_41 = 1U << 9;
-constexpr std::uint32_t client_compress = 1U << 5;
-constexpr std::uint32_t client_ssl = 1U << 11;
-constexpr std::uint32_t client_secure_connection = 1U << 15;
-constexpr std::uint32_t client_plugin_auth = 1U << 19;
-constexpr std::uint8_t utf8mb4_general_ci = 45;
+using namespace test;  // handshake_packets.hpp
 
 struct Servers {
     EnvFile env = EnvFile::from_environment();
     std::string host = env.require("SLUICE_HOST");
     std::uint16_t port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
 };
-
-// What the tests need from the v10 greeting.
-struct Greeting {
-    std::uint32_t capabilities = 0;  // the classic 32 bits
-    Bytes scramble;                  // 20 bytes
-    std::uint32_t connection_id = 0;
-};
-
-Greeting parse_greeting(std::span<const std::uint8_t> p) {
-    Greeting g;
-    EXPECT_GE(p.size(), 40U);
-    EXPECT_EQ(p[0], 10) << "protocol version";
-    std::size_t at = 1;
-    while (at < p.size() && p[at] != 0) ++at;  // server version
-    ++at;                                      // its NUL
-    for (std::size_t i = 0; i < 4; ++i) g.connection_id |= std::uint32_t{p[at + i]} << (8 * i);
-    at += 4;
-    g.scramble.assign(p.begin() + static_cast<std::ptrdiff_t>(at), p.begin() + static_cast<std::ptrdiff_t>(at + 8));
-    at += 8 + 1;  // scramble part 1, filler
-    g.capabilities = std::uint32_t{p[at]} | (std::uint32_t{p[at + 1]} << 8);
-    at += 2 + 1 + 2;  // capabilities low, collation, status
-    g.capabilities |= (std::uint32_t{p[at]} << 16) | (std::uint32_t{p[at + 1]} << 24);
-    at += 2 + 1 + 6 + 4;  // capabilities high, auth data length, filler, MariaDB capabilities
-    g.scramble.insert(g.scramble.end(), p.begin() + static_cast<std::ptrdiff_t>(at),
-                      p.begin() + static_cast<std::ptrdiff_t>(at + 12));
-    return g;
-}
-
-void put_u32(Bytes& out, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-// The 32-byte fixed prefix shared by SSLRequest and HandshakeResponse41.
-// Bit 0 (CLIENT_MYSQL) stays clear: we are a MariaDB client.
-Bytes response_prefix(std::uint32_t capabilities) {
-    Bytes out;
-    put_u32(out, capabilities);
-    put_u32(out, 1U << 24);  // max packet size
-    out.push_back(utf8mb4_general_ci);
-    out.insert(out.end(), 19, 0);
-    put_u32(out, 0);  // MariaDB extended capabilities: none
-    return out;
-}
-
-Bytes sha1(const Bytes& a, const Bytes& b = {}) {
-    Bytes joined = a;
-    joined.insert(joined.end(), b.begin(), b.end());
-    Bytes out(SHA_DIGEST_LENGTH);
-    SHA1(joined.data(), joined.size(), out.data());
-    return out;
-}
-
-// HandshakeResponse41 for mysql_native_password, computed inline.
-Bytes login_response(std::uint32_t capabilities, const std::string& user, const std::string& password,
-                     const Bytes& scramble) {
-    Bytes out = response_prefix(capabilities);
-    out.insert(out.end(), user.begin(), user.end());
-    out.push_back(0);
-    const Bytes stage1 = sha1(Bytes(password.begin(), password.end()));
-    const Bytes mask = sha1(scramble, sha1(stage1));
-    out.push_back(20);
-    for (std::size_t i = 0; i < 20; ++i) out.push_back(stage1[i] ^ mask[i]);
-    const std::string plugin = "mysql_native_password";
-    out.insert(out.end(), plugin.begin(), plugin.end());
-    out.push_back(0);
-    return out;
-}
 
 PacketChannel connect(const Servers& s) {
     return PacketChannel(Socket::connect_tcp(s.host, s.port, deadline_after(std::chrono::seconds(10))));

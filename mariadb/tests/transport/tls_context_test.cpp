@@ -4,7 +4,6 @@
 // through a context that verified the right ones), and a CA file replaced on
 // disk read again by the next connection.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -16,11 +15,13 @@
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/transport/packet_channel.hpp"
+#include "own_ca.hpp"
 
 namespace sluice::mariadb {
 namespace {
 
 namespace fs = std::filesystem;
+using test::OwnCa;
 
 struct Servers {
     EnvFile env = EnvFile::from_environment();
@@ -54,28 +55,6 @@ std::optional<ErrorKind> failure_of(const Servers& s, const TlsOptions& options,
     }
     return std::nullopt;
 }
-
-// A copy of a CA under a name no other test uses, so this test's
-// configuration starts with no cached context.
-class OwnCa {
-public:
-    explicit OwnCa(const std::string& name)
-        : path_(fs::temp_directory_path() / ("sluice-tls-" + name + "-" + std::to_string(::getpid()) + ".pem")) {}
-    ~OwnCa() {
-        std::error_code ignored;
-        fs::remove(path_, ignored);
-    }
-    // Replaces the file the way a rotation does: a new file renamed over it.
-    void install(const std::string& from) {
-        const fs::path next = path_.string() + ".next";
-        fs::copy_file(from, next, fs::copy_options::overwrite_existing);
-        fs::rename(next, path_);
-    }
-    std::string path() const { return path_.string(); }
-
-private:
-    fs::path path_;
-};
 
 TEST(TlsContext, SharedAcrossConnectionsWhileVerificationStaysPerConnection) {
     Servers s;

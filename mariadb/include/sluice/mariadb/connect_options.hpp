@@ -35,6 +35,12 @@ struct ConnectOptions {
     std::string ssl_cert;
     std::string ssl_key;
     std::string ssl_cipher;
+    // TLS session resumption: a reconnect to the same server, with the same
+    // TLS options, host and mode, offers a session kept from an earlier
+    // connection, and the server skips the certificate exchange (the
+    // original handshake's verification stands). Off: every handshake is a
+    // full one. See TlsOptions::session_reuse.
+    bool tls_session_reuse = true;
 
     Timeouts timeouts;
     // The largest packet the client announces and accepts: a received
@@ -70,7 +76,8 @@ struct ConnectOptions {
 // (mysql:// is accepted too). Every component is percent-decoded. host may
 // be a bracketed IPv6 literal. Keys (underscores may replace dashes):
 //   ssl-mode (disable|prefer|require|verify-ca|verify-full), ssl-ca,
-//   ssl-capath, ssl-cert, ssl-key, ssl-cipher, socket (unix socket path),
+//   ssl-capath, ssl-cert, ssl-key, ssl-cipher, ssl-session-reuse
+//   (true|false|1|0), socket (unix socket path),
 //   connect-timeout, read-timeout, write-timeout (seconds, fractions allowed,
 //   0 = none), compress (true|false|1|0), compress-threshold (bytes),
 //   allow-cleartext (true|false), long-data-threshold (bytes),

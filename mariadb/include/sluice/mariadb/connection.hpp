@@ -56,6 +56,9 @@ public:
     std::string_view server_version() const noexcept;
     std::uint64_t capabilities() const noexcept;  // as negotiated
     std::string tls_version() const;
+    // True when the TLS handshake resumed a session kept from an earlier
+    // connection (ConnectOptions::tls_session_reuse).
+    bool tls_session_reused() const noexcept;
 
 private:
     friend struct detail::Access;  // the speed features (src/client/access.hpp)

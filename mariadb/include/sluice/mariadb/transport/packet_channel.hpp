@@ -111,6 +111,8 @@ public:
     // TLS details for diagnostics; empty strings when plain.
     std::string tls_version() const;
     std::string tls_cipher() const;
+    // True when the TLS handshake resumed a kept session (TlsSession).
+    bool tls_session_reused() const noexcept;
 
 private:
     struct Compression;  // zlib state, compressed sequence, raw frame buffer

@@ -36,6 +36,12 @@ struct TlsOptions {
     std::string cert_file{};    // client certificate (PEM), optional
     std::string key_file{};     // client private key (PEM), optional
     std::string cipher_list{};  // OpenSSL cipher list for TLS 1.2, optional
+    // Offer a session kept from an earlier connection (TLS session
+    // resumption: the server skips its certificate, the handshake its
+    // signature), and keep the ones this connection receives. A session is
+    // offered only to a connection with the same context (the options
+    // above), peer address, expected host and mode; see tls.cpp.
+    bool session_reuse = true;
 };
 
 // Client contexts (the OpenSSL SSL_CTX: CA store, client certificate, cipher
@@ -43,11 +49,16 @@ struct TlsOptions {
 // using it, in any thread; a CA, certificate or key file that changes on
 // disk is read again by the next connection. Verification (the mode and the
 // expected host) is still decided per connection. These counters say how
-// often a context was built and reused, for tests and diagnostics.
+// often a context was built and reused, and how often a kept TLS session
+// was offered and accepted (resumption), for tests and diagnostics.
 struct TlsContextStats {
     std::uint64_t builds = 0;  // contexts built (first use of a configuration, or its files changed)
     std::uint64_t reuses = 0;  // handshakes that found their context built
     std::size_t cached = 0;    // contexts kept now
+    std::uint64_t sessions_stored = 0;   // resumable sessions (tickets) received and kept
+    std::uint64_t sessions_offered = 0;  // handshakes that offered a kept session
+    std::uint64_t sessions_resumed = 0;  // handshakes the server resumed (no certificate exchange)
+    std::size_t sessions_cached = 0;     // sessions kept now, in the cached contexts
 };
 TlsContextStats tls_context_stats();
 
@@ -58,9 +69,10 @@ TlsContextStats tls_context_stats();
 class TlsSession {
 public:
     // Runs the client handshake. `host` is sent as SNI (unless it is an IP
-    // literal) and checked under verify_full. Error{tls} with OpenSSL's reason
-    // and the verification result on failure; Error{usage} when the mode is
-    // disable or no CA is given for verify_ca / verify_full.
+    // literal) and checked under verify_full (on a resumed session too).
+    // Error{tls} with OpenSSL's reason and the verification result on
+    // failure; Error{usage} when the mode is disable or no CA is given for
+    // verify_ca / verify_full.
     static TlsSession handshake(Socket& socket, const TlsOptions& options,
                                 std::string_view host, Deadline deadline);
 
@@ -76,6 +88,9 @@ public:
 
     std::string protocol_version() const;  // e.g. "TLSv1.3"
     std::string cipher() const;
+    // True when the handshake resumed a kept session (abbreviated: no
+    // certificate was sent; its verification is the original handshake's).
+    bool session_reused() const noexcept;
 
 private:
     struct Impl;
