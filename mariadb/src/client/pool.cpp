@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <map>
 #include <optional>
@@ -67,6 +68,18 @@ bool closed_while_idle(Connection& c) noexcept {
     } while (ready < 0 && errno == EINTR);
     return ready != 0;  // readable, hung up, or an error
 }
+
+// The most recent idle connections the ready check looks at (one poll(2)
+// for all of them): enough for a loop alternating between a few connections,
+// few enough that the check stays a microsecond under the pool's mutex.
+constexpr std::size_t ready_window = 4;
+
+// An idle connection is closed and forgotten (its statements without
+// COM_STMT_CLOSE: the server dropped them).
+void drop(PoolSlot& slot) noexcept {
+    slot.forget_statements();
+    slot.conn.reset();
+}
 }  // namespace
 
 // ---- PooledConnection ----
@@ -112,6 +125,20 @@ void PooledConnection::release() noexcept {
 
 Pool::Pool(PoolOptions options) : options_(std::move(options)) {
     if (options_.max_size == 0) throw Error(ErrorKind::usage, "pool max_size must be at least 1");
+    if (options_.min_idle > options_.max_size) {
+        throw Error(ErrorKind::usage, "pool min_idle (" + std::to_string(options_.min_idle) +
+                                          ") must not exceed max_size (" + std::to_string(options_.max_size) + ")");
+    }
+    // Opened here rather than by the first borrow: the pool is warm before
+    // the first request, and a connect error (wrong password, server down)
+    // reaches the code that builds the pool instead of a request's latency.
+    for (std::size_t i = 0; i < options_.min_idle; ++i) {
+        std::unique_ptr<PoolSlot> slot = connect_slot();
+        slot->idle_since = Clock::now();
+        std::lock_guard lock(mutex_);
+        idle_.push_back(std::move(slot));
+        ++open_;
+    }
 }
 
 Pool::~Pool() {
@@ -137,8 +164,72 @@ std::unique_ptr<PoolSlot> Pool::connect_slot() {
     return slot;
 }
 
+std::unique_ptr<PoolSlot> Pool::take_idle(std::vector<std::unique_ptr<PoolSlot>>& closed) {
+    if (idle_.empty()) return nullptr;
+    // Zero-timeout poll(2) under the mutex: it never blocks and costs about
+    // a microsecond for the whole window, against a borrow's round trip.
+    // Taking the candidates out to poll them unlocked would hide them from
+    // concurrent borrowers (who would connect new ones or wait) and reorder
+    // them when put back.
+    //
+    // A returned connection's replies can only be in the socket: the return
+    // read every earlier reply before writing its pipeline, and nothing reads
+    // between that write and the borrow's settle(), so neither the channel's
+    // buffer nor OpenSSL's holds any of them; a readable socket is exact for
+    // "some reply arrived" on TLS too. (Usually all of them: the first reply
+    // is the reset's OK and the rest follow in the same few microseconds.)
+    const std::size_t n = std::min(idle_.size(), ready_window);
+    std::array<pollfd, ready_window> fds{};
+    for (std::size_t i = 0; i < n; ++i) {
+        Connection& c = *idle_[idle_.size() - 1 - i]->conn;
+        fds[i] = pollfd{c.broken() ? -1 : detail::Access::session(c).chan().socket().fd(), POLLIN, 0};
+    }
+    int polled = 0;
+    do {
+        polled = ::poll(fds.data(), n, 0);
+    } while (polled < 0 && errno == EINTR);
+    // A poll error leaves every candidate "not ready": the most recent is
+    // taken and waited for, as before the ready check existed.
+    std::unique_ptr<PoolSlot> chosen;
+    bool ready = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::unique_ptr<PoolSlot>& entry = idle_[idle_.size() - 1 - i];
+        const bool readable = polled > 0 && fds[i].revents != 0;
+        if (entry->pending) {
+            // Readable: its replies arrived (or the server closed it, which
+            // settle() finds at once): nothing to wait for either way.
+            if (readable && !chosen) {
+                chosen = std::move(entry);
+                ready = true;
+            }
+        } else if (readable || entry->conn->broken()) {
+            // Nothing pending, yet something to read: the server closed it.
+            closed.push_back(std::move(entry));
+        } else if (!chosen) {
+            chosen = std::move(entry);
+            ready = true;
+        }
+    }
+    if (!chosen) {
+        // None ready: the most recent left (warmest), replies awaited.
+        for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
+            if (*it) {
+                chosen = std::move(*it);
+                ready = !chosen->pending;
+                break;
+            }
+        }
+    }
+    std::erase(idle_, nullptr);  // the taken and the closed, order kept
+    open_ -= closed.size();
+    stats_.replaced += closed.size();
+    if (chosen) ++(ready ? stats_.ready_borrows : stats_.waited_borrows);
+    return chosen;
+}
+
 PooledConnection Pool::borrow() {
     std::unique_ptr<PoolSlot> slot;
+    std::vector<std::unique_ptr<PoolSlot>> closed;
     {
         std::unique_lock lock(mutex_);
         const bool ready = returned_.wait_for(lock, options_.borrow_timeout,
@@ -148,13 +239,13 @@ PooledConnection Pool::borrow() {
                                                 std::to_string(options_.borrow_timeout.count()) + " ms (max_size " +
                                                 std::to_string(options_.max_size) + ")");
         }
-        if (!idle_.empty()) {
-            slot = std::move(idle_.back());  // most recently used: warmest
-            idle_.pop_back();
-        } else {
-            ++open_;  // reserved before connecting, outside the lock
-        }
+        slot = take_idle(closed);
+        // None idle (or only closed ones, no longer counted): a new one.
+        if (!slot) ++open_;  // reserved before connecting, outside the lock
+        if (!closed.empty()) returned_.notify_all();  // their places are free
     }
+    for (auto& gone : closed) drop(*gone);  // outside the lock; min_idle refills at a return
+    closed.clear();
     try {
         if (!slot) return PooledConnection(this, connect_slot());
         // The return's replies first: a connection whose reset or restore
@@ -183,8 +274,7 @@ PooledConnection Pool::borrow() {
 }
 
 std::unique_ptr<PoolSlot> Pool::replace(std::unique_ptr<PoolSlot> slot) {
-    slot->forget_statements();
-    slot->conn.reset();
+    drop(*slot);
     slot = nullptr;
     {
         std::lock_guard lock(mutex_);
@@ -308,7 +398,37 @@ bool Pool::settle(PoolSlot& slot) noexcept {
     }
 }
 
+void Pool::top_up() noexcept {
+    if (options_.min_idle == 0) return;
+    for (;;) {
+        {
+            std::lock_guard lock(mutex_);
+            if (open_ >= options_.min_idle) return;
+            ++open_;  // reserved, as a borrow does
+        }
+        try {
+            std::unique_ptr<PoolSlot> slot = connect_slot();
+            slot->idle_since = Clock::now();
+            std::lock_guard lock(mutex_);
+            idle_.push_back(std::move(slot));
+            returned_.notify_one();
+        } catch (...) {
+            // Nobody waits on this connect: the error is dropped, and the
+            // next borrow that has to connect meets (and reports) it.
+            std::lock_guard lock(mutex_);
+            --open_;
+            returned_.notify_one();
+            return;
+        }
+    }
+}
+
 void Pool::give_back(std::unique_ptr<PoolSlot> slot) noexcept {
+    give_back_slot(std::move(slot));
+    top_up();  // only connects when a connection was lost below min_idle
+}
+
+void Pool::give_back_slot(std::unique_ptr<PoolSlot> slot) noexcept {
     if (send_reset(*slot)) {
         slot->idle_since = Clock::now();
         std::lock_guard lock(mutex_);

@@ -1,6 +1,6 @@
 // The pool against MariaDB: what a return resets and restores, statements
 // after a reset, bounded waits, many threads, a connection killed while
-// lent, and a server restart.
+// lent, a server restart, the ready-first borrow and min_idle.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -26,6 +28,83 @@ namespace sluice::mariadb {
 namespace {
 
 using namespace std::chrono_literals;
+
+// A private MariaDB (scripts/servers/start --only mariadb), stopped and
+// removed when the test ends, for tests that kill or pause the server.
+class PrivateServer {
+public:
+    explicit PrivateServer(const std::string& name)
+        : dir_((own_servers_dir() / (name + "-" + std::to_string(::getpid()))).string()) {
+        const std::string start = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start --dir " + dir_ +
+                                  " --only mariadb > " + dir_ + ".log 2>&1";
+        started_ = std::system(start.c_str()) == 0;
+    }
+    PrivateServer(const PrivateServer&) = delete;
+    PrivateServer& operator=(const PrivateServer&) = delete;
+    ~PrivateServer() { stop(); }
+
+    bool started() const { return started_; }
+    const std::string& dir() const { return dir_; }
+    std::string log() const { return dir_ + ".log"; }
+    ConnectOptions options() const {
+        return parse_url(EnvFile::load(dir_ + "/env").require("SLUICE_MARIADB_URL"));
+    }
+    pid_t pid() const {
+        long pid = 0;
+        std::ifstream(dir_ + "/mariadb.pid") >> pid;
+        return static_cast<pid_t>(pid);
+    }
+    // Stops the server and removes its files; true when the stop succeeded.
+    bool stop() {
+        if (stopped_) return true;
+        stopped_ = true;
+        const std::string stop =
+            std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/stop --dir " + dir_ + " > /dev/null 2>&1";
+        const bool ok = std::system(stop.c_str()) == 0;
+        std::error_code ignored;
+        std::filesystem::remove_all(dir_, ignored);
+        std::filesystem::remove(dir_ + ".log", ignored);
+        return ok;
+    }
+
+private:
+    std::string dir_;
+    bool started_ = false;
+    bool stopped_ = false;
+};
+
+// SIGSTOP to a server until the end of the scope: once every thread shows
+// state T, nothing the client writes is answered before SIGCONT.
+class Paused {
+public:
+    explicit Paused(pid_t pid) : pid_(pid) {
+        if (pid_ <= 1 || ::kill(pid_, SIGSTOP) != 0) return;
+        for (int i = 0; i < 1000 && !all_stopped(); ++i) std::this_thread::sleep_for(1ms);
+        stopped_ = all_stopped();
+    }
+    Paused(const Paused&) = delete;
+    Paused& operator=(const Paused&) = delete;
+    ~Paused() {
+        if (pid_ > 1) ::kill(pid_, SIGCONT);
+    }
+    bool stopped() const { return stopped_; }
+
+private:
+    bool all_stopped() const {
+        const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+        std::error_code ec;
+        for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+            std::ifstream in(task.path() / "stat");
+            std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            // pid (comm) STATE ...: the comm may hold spaces, the state follows its last ')'.
+            const std::size_t close = stat.rfind(')');
+            if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'T') return false;
+        }
+        return !ec;
+    }
+    pid_t pid_;
+    bool stopped_ = false;
+};
 
 PoolOptions pool_options(std::size_t max_size) {
     PoolOptions o;
@@ -354,14 +433,11 @@ TEST(Pool, AConnectionKilledWhileLentIsReplacedBeforeTheNextLease) {
 
 // A private server, killed and started again on the same port and data.
 TEST(Pool, SurvivesAServerRestart) {
-    namespace fs = std::filesystem;
-    const std::string dir = (own_servers_dir() / ("sluice-pool-" + std::to_string(::getpid()))).string();
-    const std::string start = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start --dir " + dir +
-                              " --only mariadb > " + dir + ".log 2>&1";
-    ASSERT_EQ(std::system(start.c_str()), 0) << "could not start a private server: see " << dir << ".log";
-    EnvFile private_env = EnvFile::load(dir + "/env");
+    PrivateServer server("sluice-pool");
+    ASSERT_TRUE(server.started()) << "could not start a private server: see " << server.log();
+    const std::string& dir = server.dir();
     PoolOptions o;
-    o.connect = parse_url(private_env.require("SLUICE_MARIADB_URL"));
+    o.connect = server.options();
     o.connect.timeouts.connect = 5s;
     o.connect.timeouts.read = 10s;
     o.max_size = 2;
@@ -371,11 +447,10 @@ TEST(Pool, SurvivesAServerRestart) {
         PooledConnection c = pool.borrow();
         EXPECT_EQ(scalar(*c, "SELECT 1"), "1");
     }
-    long pid = 0;
-    std::ifstream(dir + "/mariadb.pid") >> pid;
+    const pid_t pid = server.pid();
     ASSERT_GT(pid, 1);
-    ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
-    while (::kill(static_cast<pid_t>(pid), 0) == 0) std::this_thread::sleep_for(50ms);
+    ASSERT_EQ(::kill(pid, SIGKILL), 0);
+    while (::kill(pid, 0) == 0) std::this_thread::sleep_for(50ms);
     // Same config file, so the same port and data directory.
     const std::string restart = "cd " + dir + " && (setsid /usr/sbin/mariadbd --defaults-file=" + dir +
                                 "/my.cnf </dev/null >>" + dir + ".log 2>&1 & echo $! > " + dir + "/mariadb.pid)";
@@ -396,11 +471,194 @@ TEST(Pool, SurvivesAServerRestart) {
         EXPECT_NE(c->connection_id(), 0u);
         EXPECT_EQ(scalar(*c, "SELECT @@group_concat_max_len > 0"), "1");
     }
-    const std::string stop = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/stop --dir " + dir + " > /dev/null 2>&1";
-    EXPECT_EQ(std::system(stop.c_str()), 0);
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-    fs::remove(dir + ".log", ignored);
+    EXPECT_TRUE(server.stop());
+}
+
+// ---- ready first, min_idle ----
+
+TEST(Pool, MinIdleLargerThanMaxSizeIsRefused) {
+    PoolOptions o = pool_options(2);
+    o.min_idle = 3;
+    try {
+        Pool pool(o);
+        FAIL() << "expected Error{usage}";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
+        EXPECT_NE(std::string(e.what()).find("min_idle (3)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("max_size (2)"), std::string::npos) << e.what();
+    }
+    o.min_idle = 2;
+    Pool pool(o);  // equal is fine
+    EXPECT_EQ(pool.stats().open, 2u);
+}
+
+TEST(Pool, MinIdleConnectionsAreOpenedByTheConstructorAndLentWithoutWaiting) {
+    PoolOptions o = pool_options(3);
+    o.min_idle = 2;
+    Pool pool(o);
+    PoolStats s = pool.stats();
+    EXPECT_EQ(s.open, 2u);
+    EXPECT_EQ(s.idle, 2u);
+    EXPECT_EQ(s.connects, 2u);
+    // Nothing pending on either: both borrows are ready, no new connection.
+    PooledConnection a = pool.borrow();
+    PooledConnection b = pool.borrow();
+    EXPECT_NE(a->connection_id(), b->connection_id());
+    EXPECT_EQ(scalar(*a, "SELECT @restored"), "yes");
+    EXPECT_EQ(scalar(*b, "SELECT @@group_concat_max_len"), "12345");
+    s = pool.stats();
+    EXPECT_EQ(s.connects, 2u);
+    EXPECT_EQ(s.ready_borrows, 2u);
+    EXPECT_EQ(s.waited_borrows, 0u);
+    PooledConnection c = pool.borrow();  // none idle: a third one
+    EXPECT_EQ(pool.stats().connects, 3u);
+    EXPECT_EQ(pool.stats().ready_borrows + pool.stats().waited_borrows, 2u) << "a new connection is neither";
+}
+
+// Whichever connection the ready check picks, it was reset: over a tight
+// single-thread loop on two connections, every lease starts clean, on a
+// plain, a compressed and a TLS connection (whose replies may only be in
+// the socket, never in OpenSSL's buffer, when the check polls it).
+class PoolReadyFirst : public testing::TestWithParam<std::string> {
+protected:
+    PoolOptions options() const {
+        PoolOptions o = pool_options(2);
+        o.min_idle = 2;
+        o.connect.compress = GetParam() == "Compressed";
+        if (GetParam() == "Tls") {
+            o.connect.ssl_ca = test::env().require("SLUICE_CA");  // verify_full
+        } else {
+            o.connect.ssl_mode = SslMode::disable;
+        }
+        return o;
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Pool, PoolReadyFirst, testing::Values("Plain", "Compressed", "Tls"),
+                         [](const testing::TestParamInfo<std::string>& param) { return param.param; });
+
+TEST_P(PoolReadyFirst, EveryLeaseStartsResetWhicheverConnectionIsReady) {
+    Pool pool(options());
+    constexpr int leases = 40;
+    for (int i = 0; i < leases; ++i) {
+        PooledConnection c = pool.borrow();
+        ASSERT_EQ(c->is_tls(), GetParam() == "Tls");
+        ASSERT_EQ(c->is_compressed(), GetParam() == "Compressed");
+        EXPECT_EQ(scalar(*c, "SELECT CONCAT(COALESCE(@lease, 'none'), ' ', @restored, ' ', @@group_concat_max_len)"),
+                  "none yes 12345")
+            << "lease " << i << " on connection " << c->connection_id();
+        c->execute("SET @lease = " + std::to_string(i));
+        ResultSet rs = c.prepare("SELECT ? + 1").execute(i);  // re-prepared by each return
+        EXPECT_EQ(rs.next()->get<int>(0), i + 1);
+        rs.discard();
+    }
+    // One returned, then two borrowed without returning: both connections,
+    // both reset (each had a @lease set in an earlier lease).
+    PooledConnection a = pool.borrow();
+    PooledConnection b = pool.borrow();
+    EXPECT_NE(a->connection_id(), b->connection_id());
+    EXPECT_EQ(scalar(*a, "SELECT COALESCE(@lease, 'none')"), "none");
+    EXPECT_EQ(scalar(*b, "SELECT COALESCE(@lease, 'none')"), "none");
+    PoolStats s = pool.stats();
+    EXPECT_EQ(s.connects, 2u) << "only the two min_idle connections are ever lent";
+    EXPECT_EQ(s.replaced, 0u);
+    EXPECT_EQ(s.resets, static_cast<std::size_t>(leases));
+    EXPECT_EQ(s.ready_borrows + s.waited_borrows, static_cast<std::size_t>(leases + 2));
+    // The first two borrows find a connection with nothing pending (both
+    // fresh, then the one not lent yet): ready whatever the timing.
+    EXPECT_GE(s.ready_borrows, 2u);
+}
+
+// The server is paused while a connection is returned, so that connection's
+// replies cannot have arrived: the borrow right after must take the other
+// idle connection (nothing pending) instead of waiting for the most recent
+// one, which the borrow before the ready check did (and here it would have
+// waited for a paused server until its read timeout).
+TEST(Pool, ABorrowTakesAReadyConnectionOverTheMostRecentOneStillAwaitingItsReplies) {
+    PrivateServer server("sluice-pool-ready");
+    ASSERT_TRUE(server.started()) << "could not start a private server: see " << server.log();
+    PoolOptions o;
+    o.connect = server.options();
+    o.connect.init_commands = {"SET SESSION group_concat_max_len = 12345"};
+    o.connect.timeouts.connect = 5s;
+    o.connect.timeouts.read = 5s;
+    o.max_size = 2;
+    o.min_idle = 2;
+    o.ping_after_idle = 1h;  // no round trip in the borrow below
+    Pool pool(o);
+    PooledConnection a = pool.borrow();
+    const std::uint32_t a_id = a->connection_id();
+    a->execute("SET @left_behind = 1");
+    std::optional<PooledConnection> b;
+    {
+        Paused paused(server.pid());
+        ASSERT_TRUE(paused.stopped());
+        a.release();  // its reset is written; no reply can come while paused
+        b.emplace(pool.borrow());
+    }
+    EXPECT_NE((*b)->connection_id(), a_id) << "took the connection whose replies had not arrived";
+    PoolStats s = pool.stats();
+    EXPECT_EQ(s.ready_borrows, 2u);
+    EXPECT_EQ(s.waited_borrows, 0u);
+    EXPECT_EQ(scalar(**b, "SELECT @@group_concat_max_len"), "12345");
+    // The returned one is lent next, reset (read from its replies).
+    PooledConnection again = pool.borrow();
+    EXPECT_EQ(again->connection_id(), a_id);
+    EXPECT_EQ(scalar(*again, "SELECT COALESCE(@left_behind, 'none')"), "none");
+    EXPECT_EQ(scalar(*again, "SELECT @@group_concat_max_len"), "12345");
+    s = pool.stats();
+    EXPECT_EQ(s.ready_borrows + s.waited_borrows, 3u);
+    EXPECT_EQ(s.connects, 2u);
+    EXPECT_EQ(s.replaced, 0u);
+}
+
+// Three idle connections opened by min_idle; the server closes one (KILL).
+// The ready check sees it readable with nothing pending, drops it and lends
+// another; the next return connects a replacement, back to min_idle.
+TEST(Pool, AClosedIdleConnectionAmongSeveralIsDroppedAndReplacedUpToMinIdle) {
+    Connection admin = Connection::connect(test::admin_options());
+    const std::string db = "sluice_pool_min_idle";  // tells this pool's connections apart
+    admin.execute("CREATE DATABASE IF NOT EXISTS " + db);
+    PoolOptions o = pool_options(3);
+    o.connect.database = db;
+    o.min_idle = 3;
+    o.ping_after_idle = 1h;
+    std::set<std::string> before;
+    {
+        Pool pool(o);
+        ResultSet rs = admin.query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" + db + "'");
+        while (const Row* r = rs.next()) before.insert(r->get<std::string>(0));
+        ASSERT_EQ(before.size(), 3u);
+        const std::string killed = *before.begin();
+        admin.execute("KILL CONNECTION " + killed);
+        const std::string gone = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + killed;
+        for (int i = 0; i < 500 && scalar(admin, gone) != "0"; ++i) std::this_thread::sleep_for(10ms);
+        ASSERT_EQ(scalar(admin, gone), "0");
+
+        {
+            PooledConnection c = pool.borrow();
+            EXPECT_NE(std::to_string(c->connection_id()), killed);
+            EXPECT_EQ(scalar(*c, "SELECT 'alive'"), "alive");
+            PoolStats s = pool.stats();
+            EXPECT_EQ(s.replaced, 1u);
+            EXPECT_EQ(s.open, 2u) << "dropped, not yet replaced";
+            EXPECT_EQ(s.ready_borrows, 1u);
+        }
+        PoolStats s = pool.stats();
+        EXPECT_EQ(s.open, 3u) << "the return refilled min_idle";
+        EXPECT_EQ(s.connects, 4u);
+        std::set<std::uint32_t> ids;
+        std::vector<PooledConnection> held;
+        for (int i = 0; i < 3; ++i) {
+            held.push_back(pool.borrow());
+            EXPECT_EQ(scalar(*held.back(), "SELECT 'alive'"), "alive");
+            ids.insert(held.back()->connection_id());
+        }
+        EXPECT_EQ(ids.size(), 3u);
+        EXPECT_EQ(ids.count(static_cast<std::uint32_t>(std::stoul(killed))), 0u);
+        EXPECT_EQ(pool.stats().connects, 4u);
+    }
+    admin.execute("DROP DATABASE " + db);
 }
 
 }  // namespace

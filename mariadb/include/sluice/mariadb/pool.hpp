@@ -32,10 +32,27 @@
 // statement to that first use, which reports the error. A Statement& is
 // valid until the lease ends.
 //
+// Ready first. A borrow takes the most recently used idle connection whose
+// return's replies have already arrived (or that has none pending), looking
+// at the few most recent ones with one zero-timeout poll(2); only when none
+// of them is ready does it take the most recent one and wait for its
+// replies, as a borrow on a one-connection pool always does. So with two
+// connections or more, a tight borrow/return loop alternates between them
+// and rarely waits. PoolStats::ready_borrows / waited_borrows count which.
+//
 // Before lending, a connection whose socket has something to read (every
 // reply was read, so the server closed it: KILL, restart, wait_timeout) is
-// replaced; that costs one poll(2). A connection idle for longer than
-// ping_after_idle is also pinged, and replaced if the ping fails.
+// replaced; that costs one poll(2). An idle connection with no replies
+// pending that the ready check finds readable is closed the same way: it is
+// dropped there (PoolOptions::min_idle refills). A connection idle for
+// longer than ping_after_idle is also pinged, and replaced if the ping fails.
+//
+// PoolOptions::min_idle connections are opened by the constructor (a connect
+// error is thrown from it), and the pool keeps at least that many open: when
+// a broken one could not be replaced at once (the server was unreachable) or
+// a closed idle one was dropped, the next return connects the missing ones,
+// best effort (an error there is swallowed; the next borrow that has to
+// connect reports it). No background thread.
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -54,6 +71,8 @@ namespace sluice::mariadb {
 struct PoolOptions {
     ConnectOptions connect;
     std::size_t max_size = 8;
+    // Connections opened by the constructor and kept open (at most max_size).
+    std::size_t min_idle = 0;
     // How long borrow() waits for a free connection: Error{timeout} after.
     std::chrono::milliseconds borrow_timeout{5000};
     // Idle longer than this: pinged before being lent. 0 = always.
@@ -69,9 +88,14 @@ struct PoolStats {
     std::size_t idle = 0;
     std::size_t connects = 0;    // new connections made (first ones and replacements)
     std::size_t resets = 0;      // returns answered by a reset (sent; a failed one also counts in replaced)
-    std::size_t replaced = 0;    // connections replaced after a failed reset or ping, or a break
+    std::size_t replaced = 0;    // connections dropped after a failed reset or ping, a break or a close
     std::size_t pings = 0;
     std::size_t prepares = 0;    // statements prepared (first time, again after a reset, or by a return)
+    // Borrows that took an idle connection: with nothing left to wait for
+    // (its return's replies had arrived, or none were pending), or with
+    // replies still on their way (the borrow waited for them).
+    std::size_t ready_borrows = 0;
+    std::size_t waited_borrows = 0;
 };
 
 class Pool;
@@ -113,8 +137,9 @@ public:
     // Closes the idle connections. Every lease must have ended.
     ~Pool();
 
-    // A connection: an idle one (pinged if it idled too long), else a new
-    // one while fewer than max_size are open, else waits for a return.
+    // A connection: an idle one (ready first, pinged if it idled too long),
+    // else a new one while fewer than max_size are open, else waits for a
+    // return.
     // Error{timeout} after borrow_timeout; connect errors propagate.
     PooledConnection borrow();
     PoolStats stats() const;
@@ -122,7 +147,9 @@ public:
 
 private:
     friend class PooledConnection;
+    // Returns the slot (give_back_slot), then refills up to min_idle.
     void give_back(std::unique_ptr<detail::PoolSlot> slot) noexcept;
+    void give_back_slot(std::unique_ptr<detail::PoolSlot> slot) noexcept;
     // Writes the return's pipeline (reset, restore, re-prepares) without
     // reading; false when the connection is broken or the write failed.
     bool send_reset(detail::PoolSlot& slot) noexcept;
@@ -132,6 +159,12 @@ private:
     // Drops the slot's connection and connects a new one in its place.
     std::unique_ptr<detail::PoolSlot> replace(std::unique_ptr<detail::PoolSlot> slot);
     std::unique_ptr<detail::PoolSlot> connect_slot();
+    // Under the mutex: takes the idle connection to lend (ready first, see
+    // the top comment), or null when none is idle; closed idle ones are
+    // moved to `closed` and no longer counted as open.
+    std::unique_ptr<detail::PoolSlot> take_idle(std::vector<std::unique_ptr<detail::PoolSlot>>& closed);
+    // Connects while fewer than min_idle are open; errors are swallowed.
+    void top_up() noexcept;
 
     PoolOptions options_;
     mutable std::mutex mutex_;
