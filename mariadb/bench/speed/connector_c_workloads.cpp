@@ -140,6 +140,7 @@ public:
         }
         mysql_close(m_);
         if (tls_) mysql_close(tls_);
+        if (tls2_) mysql_close(tls2_);
         if (z_) mysql_close(z_);
         if (multi_) mysql_close(multi_);
     }
@@ -156,6 +157,7 @@ public:
         if (w == "text_batch_statements") return text_batch_statements();
         if (w == "meta_cached") return meta();
         if (w == "pool_reset") return pool(true);
+        if (w == "pool_reset_2") return pool(true, 2);
         if (w == "pool_reconnect") return pool(false);
         if (w == "upload_streamed") return upload(false, upload_small, upload_line, false);
         if (w == "upload_buffered") return upload(true, upload_small, upload_line, false);
@@ -370,20 +372,28 @@ private:
         return static_cast<std::uint64_t>(v);
     }
 
-    Outcome pool(bool reset) {
+    // reset: requests on `connections` TLS connections taken in turn, each
+    // reset and restored (synchronously: Connector/C has no pipelined
+    // reset) before its statement is prepared and run.
+    Outcome pool(bool reset, int connections = 1) {
         Outcome o;
         if (reset && !tls_) {
             tls_ = open(t_, {true, false});
             exec(tls_, restore);
+        }
+        if (reset && connections == 2 && !tls2_) {
+            tls2_ = open(t_, {true, false});
+            exec(tls2_, restore);
         }
         const std::uint64_t a0 = allocations();
         const auto t0 = Clock::now();
         for (int i = 0; i < pool_requests; ++i) {
             const auto t = Clock::now();
             if (reset) {
-                if (mysql_reset_connection(tls_) != 0) fail(tls_, "reset");
-                exec(tls_, restore);
-                o.checksum += point_query(tls_, 1 + i * 97);
+                MYSQL* m = connections == 2 && i % 2 == 1 ? tls2_ : tls_;
+                if (mysql_reset_connection(m) != 0) fail(m, "reset");
+                exec(m, restore);
+                o.checksum += point_query(m, 1 + i * 97);
             } else {
                 MYSQL* m = open(t_, {true, false});
                 exec(m, restore);
@@ -508,6 +518,7 @@ private:
     std::string suffix_;
     MYSQL* m_ = nullptr;
     MYSQL* tls_ = nullptr;
+    MYSQL* tls2_ = nullptr;  // pool_reset_2's second connection
     MYSQL* z_ = nullptr;
     MYSQL* multi_ = nullptr;  // CLIENT_MULTI_STATEMENTS, for the multi-statement text batch
     MYSQL_STMT* insert_ = nullptr;

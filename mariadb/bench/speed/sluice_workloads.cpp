@@ -70,7 +70,8 @@ public:
         if (w == "text_batch_statements") return text_batch_statements();
         if (w == "meta_cached") return meta(true);
         if (w == "meta_uncached") return meta(false);
-        if (w == "pool_reset") return pool_reset();
+        if (w == "pool_reset") return pool_reset(pool_, 1);
+        if (w == "pool_reset_2") return pool_reset(pool2_, 2);
         if (w == "pool_reconnect") return pool_reconnect();
         if (w == "upload_streamed") return upload_small_run(false);
         if (w == "upload_buffered") return upload_small_run(true);
@@ -181,12 +182,16 @@ private:
 
     static constexpr const char* point_query = "SELECT v FROM speed_narrow WHERE id = ?";
 
-    Outcome pool_reset() {
-        if (!pool_) {
+    // `connections` = max_size = min_idle: with 1 every borrow waits for the
+    // reset replies of the return just before it; with 2 the ready-first
+    // borrow alternates and takes the connection whose replies have arrived.
+    Outcome pool_reset(std::optional<Pool>& pool, std::size_t connections) {
+        if (!pool) {
             PoolOptions po;
             po.connect = tls_;
-            po.max_size = 1;
-            pool_.emplace(po);
+            po.max_size = connections;
+            po.min_idle = connections == 1 ? 0 : connections;  // the row keeps its one lazy connection
+            pool.emplace(po);
         }
         Outcome o;
         const std::uint64_t a0 = allocations();
@@ -194,7 +199,7 @@ private:
         for (int i = 0; i < pool_requests; ++i) {
             const auto t = Clock::now();
             {
-                PooledConnection c = pool_->borrow();
+                PooledConnection c = pool->borrow();
                 ResultSet rs = c.prepare(point_query).execute(1 + i * 97);
                 o.checksum += rs.next()->get<std::uint64_t>(0);
                 rs.discard();
@@ -352,7 +357,8 @@ private:
     std::optional<Connection> conn_;
     std::optional<Connection> nocache_;
     std::optional<Connection> zconn_;
-    std::optional<Pool> pool_;
+    std::optional<Pool> pool_;   // pool_reset: max_size 1
+    std::optional<Pool> pool2_;  // pool_reset_2: max_size 2, min_idle 2
     std::optional<Statement> insert_;
     std::optional<Statement> wide_stmt_;
     std::optional<Statement> wide_stmt_nocache_;

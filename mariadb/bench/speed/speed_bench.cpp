@@ -76,6 +76,11 @@ const std::vector<TableRow> table_rows{
     {"metadata_cache", "wide (50 columns) prepared: metadata cache vs none", "meta_cached", "meta_uncached"},
     {"pool_reset", "TLS pool reset (reset, restore, re-prepare) vs reconnect (TCP+TLS+auth+prepare)", "pool_reset",
      "pool_reconnect"},
+    // The same requests on a pool of two (min_idle 2): the ready-first borrow
+    // alternates and rarely waits for a reset. No goal: the row is
+    // the one above (one connection).
+    {"pool_reset_2", "TLS pool of 2 (min_idle 2, ready-first borrow) vs reconnect", "pool_reset_2",
+     "pool_reconnect"},
     {"upload_1mib", "upload of 1 MiB: streamed vs buffered", "upload_streamed", "upload_buffered"},
     {"upload_64mib_memory", "upload of 64 MiB: retained memory, streamed vs buffered", "upload_streamed_64m",
      "upload_buffered_64m"},
