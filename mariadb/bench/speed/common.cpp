@@ -83,7 +83,7 @@ Expected expected(const std::string& w) {
             for (int k = 1; k <= wide_ints; ++k) e.checksum += static_cast<std::uint64_t>(wide_int(id, k));
             for (int k = wide_ints + 1; k <= wide_ints + wide_texts; ++k) e.checksum += wide_text(id, k).size();
         }
-    } else if (w == "pool_reset" || w == "pool_reset_2" || w == "pool_reconnect") {
+    } else if (w == "pool_reset" || w == "pool_reset_2" || w == "pool_held" || w == "pool_reconnect") {
         e.count = pool_requests;
         for (int i = 0; i < pool_requests; ++i) e.checksum += static_cast<std::uint64_t>(narrow_v(1 + i * 97));
     } else if (w == "upload_streamed" || w == "upload_buffered") {

@@ -141,6 +141,8 @@ public:
         mysql_close(m_);
         if (tls_) mysql_close(tls_);
         if (tls2_) mysql_close(tls2_);
+        if (held_stmt_) mysql_stmt_close(held_stmt_);
+        if (held_) mysql_close(held_);
         if (z_) mysql_close(z_);
         if (multi_) mysql_close(multi_);
     }
@@ -159,6 +161,7 @@ public:
         if (w == "pool_reset") return pool(true);
         if (w == "pool_reset_2") return pool(true, 2);
         if (w == "pool_reconnect") return pool(false);
+        if (w == "pool_held") return pool_held();
         if (w == "upload_streamed") return upload(false, upload_small, upload_line, false);
         if (w == "upload_buffered") return upload(true, upload_small, upload_line, false);
         if (w == "upload_streamed_64m") return upload(false, upload_large, large_line, true);
@@ -409,6 +412,43 @@ private:
         return o;
     }
 
+    // One TLS connection held open, its statement prepared once: the floor
+    // under every pool row.
+    Outcome pool_held() {
+        if (!held_) {
+            held_ = open(t_, {true, false});
+            exec(held_, restore);
+            held_stmt_ = prepare(held_, "SELECT v FROM speed_narrow WHERE id = ?");
+        }
+        long long id = 0, v = 0;
+        MYSQL_BIND param, result;
+        std::memset(&param, 0, sizeof param);
+        std::memset(&result, 0, sizeof result);
+        param.buffer_type = MYSQL_TYPE_LONGLONG;
+        param.buffer = &id;
+        result.buffer_type = MYSQL_TYPE_LONGLONG;
+        result.buffer = &v;
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < pool_requests; ++i) {
+            const auto t = Clock::now();
+            id = 1 + i * 97;
+            if (mysql_stmt_bind_param(held_stmt_, &param) != 0 || mysql_stmt_execute(held_stmt_) != 0 ||
+                mysql_stmt_bind_result(held_stmt_, &result) != 0 || mysql_stmt_fetch(held_stmt_) != 0) {
+                fail(held_stmt_, "point query");
+            }
+            check(mysql_stmt_fetch(held_stmt_) == MYSQL_NO_DATA, "one row");
+            o.checksum += static_cast<std::uint64_t>(v);
+            ++o.count;
+            o.latencies_ns.push_back(ns_since(t));
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = pool_requests;
+        return o;
+    }
+
     Outcome upload(bool buffered, std::size_t total, std::size_t line, bool memory) {
         const std::string sql =
             memory ? "LOAD DATA LOCAL INFILE 'big.csv' IGNORE INTO TABLE " + upload_table_ +
@@ -519,6 +559,8 @@ private:
     MYSQL* m_ = nullptr;
     MYSQL* tls_ = nullptr;
     MYSQL* tls2_ = nullptr;  // pool_reset_2's second connection
+    MYSQL* held_ = nullptr;  // pool_held
+    MYSQL_STMT* held_stmt_ = nullptr;
     MYSQL* z_ = nullptr;
     MYSQL* multi_ = nullptr;  // CLIENT_MULTI_STATEMENTS, for the multi-statement text batch
     MYSQL_STMT* insert_ = nullptr;

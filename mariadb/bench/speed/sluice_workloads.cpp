@@ -73,6 +73,7 @@ public:
         if (w == "pool_reset") return pool_reset(pool_, 1);
         if (w == "pool_reset_2") return pool_reset(pool2_, 2);
         if (w == "pool_reconnect") return pool_reconnect();
+        if (w == "pool_held") return pool_held();
         if (w == "upload_streamed") return upload_small_run(false);
         if (w == "upload_buffered") return upload_small_run(true);
         if (w == "upload_streamed_64m") return upload_large_run(false);
@@ -204,6 +205,32 @@ private:
                 o.checksum += rs.next()->get<std::uint64_t>(0);
                 rs.discard();
             }  // returned: reset, restore and re-prepare written in one go, read by the next borrow
+            ++o.count;
+            o.latencies_ns.push_back(ns_since(t));
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = pool_requests;
+        return o;
+    }
+
+    // The floor under every pool row: the same request on one TLS connection
+    // held open, its statement prepared once, nothing reset. What a pooled
+    // request costs above this is the reset's.
+    Outcome pool_held() {
+        if (!held_) {
+            held_.emplace(Connection::connect(tls_));
+            check(held_->is_tls(), "TLS");
+            held_stmt_.emplace(held_->prepare(point_query));
+        }
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < pool_requests; ++i) {
+            const auto t = Clock::now();
+            ResultSet rs = held_stmt_->execute(1 + i * 97);
+            o.checksum += rs.next()->get<std::uint64_t>(0);
+            rs.discard();
             ++o.count;
             o.latencies_ns.push_back(ns_since(t));
         }
@@ -359,10 +386,12 @@ private:
     std::optional<Connection> zconn_;
     std::optional<Pool> pool_;   // pool_reset: max_size 1
     std::optional<Pool> pool2_;  // pool_reset_2: max_size 2, min_idle 2
+    std::optional<Connection> held_;  // pool_held
     std::optional<Statement> insert_;
     std::optional<Statement> wide_stmt_;
     std::optional<Statement> wide_stmt_nocache_;
     std::optional<Statement> narrow_stmt_;
+    std::optional<Statement> held_stmt_;
 };
 
 }  // namespace

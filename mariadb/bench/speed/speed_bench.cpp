@@ -81,6 +81,10 @@ const std::vector<TableRow> table_rows{
     // the one above (one connection).
     {"pool_reset_2", "TLS pool of 2 (min_idle 2, ready-first borrow) vs reconnect", "pool_reset_2",
      "pool_reconnect"},
+    // The floor: the same request with no pool at all (one connection held,
+    // nothing reset). No goal; it bounds what any reset can reach.
+    {"pool_held", "TLS request on a held connection, nothing reset (the floor of any pool) vs reconnect", "pool_held",
+     "pool_reconnect"},
     {"upload_1mib", "upload of 1 MiB: streamed vs buffered", "upload_streamed", "upload_buffered"},
     {"upload_64mib_memory", "upload of 64 MiB: retained memory, streamed vs buffered", "upload_streamed_64m",
      "upload_buffered_64m"},

@@ -99,7 +99,7 @@ inline const std::vector<Workload>& workloads() {
         {"text_batch", "ns/row", false},         {"text_batch_statements", "ns/row", false},
         {"meta_cached", "ns/execution", false},
         {"meta_uncached", "ns/execution", false}, {"pool_reset", "ns/request", false},
-        {"pool_reset_2", "ns/request", false},
+        {"pool_reset_2", "ns/request", false},   {"pool_held", "ns/request", false},
         {"pool_reconnect", "ns/request", false}, {"upload_streamed", "ns/byte", false},
         {"upload_buffered", "ns/byte", false},   {"upload_streamed_64m", "bytes retained", true},
         {"upload_buffered_64m", "bytes retained", true}, {"cursor_512", "ns/row", false},
