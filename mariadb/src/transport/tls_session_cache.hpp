@@ -11,9 +11,9 @@
 // observer link the connections): take() hands a TLS 1.3 session out and
 // forgets it; the connection that used it gets fresh tickets from the server.
 // A TLS 1.2 session stays (it is reusable, and a resumed TLS 1.2 handshake
-// need not issue a new one). The server sends two tickets per handshake
-// (OpenSSL's default), so a key keeps a few, newest first: that many
-// concurrent reconnects can resume.
+// need not issue a new one). The server sends two tickets after a full
+// handshake and one after a resumed one (MariaDB 10.11 with OpenSSL), so a
+// key keeps a few, newest first: that many concurrent reconnects can resume.
 //
 // Bounded: at most max_keys keys (least recently used dropped) of at most
 // max_sessions_per_key sessions. Thread-safe.
