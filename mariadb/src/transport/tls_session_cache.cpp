@@ -39,7 +39,11 @@ void TlsSessionCache::put(const std::string& key, SslSessionPtr session) {
     // A TLS 1.2 session replaces what the key had: it can be offered any
     // number of times, so one is enough.
     if (!is_tls13(session.get())) slot->sessions.clear();
-    slot->sessions.insert(slot->sessions.begin(), std::move(session));
+    // Appended then rotated to the front rather than insert(begin()): GCC 12
+    // at -O2 reports a false -Wnull-dereference inside vector::insert of a
+    // unique_ptr, which breaks the release build under -Werror.
+    slot->sessions.push_back(std::move(session));
+    std::rotate(slot->sessions.begin(), slot->sessions.end() - 1, slot->sessions.end());
     if (slot->sessions.size() > max_sessions_per_key) slot->sessions.pop_back();
 }
 
