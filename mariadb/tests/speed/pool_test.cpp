@@ -95,7 +95,8 @@ private:
         std::error_code ec;
         for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
             std::ifstream in(task.path() / "stat");
-            std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::string stat;  // one line; getline because GCC 12 -O2 warns falsely in istreambuf_iterator
+            std::getline(in, stat);
             // pid (comm) STATE ...: the comm may hold spaces, the state follows its last ')'.
             const std::size_t close = stat.rfind(')');
             if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'T') return false;
