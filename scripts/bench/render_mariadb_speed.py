@@ -133,6 +133,12 @@ def main():
           "one-connection row, where every borrow waits for the reset replies of the return just before it; with "
           "two, the borrow takes the connection whose replies have already arrived. Connector/C's control resets "
           "synchronously, so two connections change nothing for it.")
+    if any(row["id"] == "pool_reset" for row in cap["rows"]):
+        w("")
+        w("The reconnect baseline uses each client's defaults: sluice resumes the TLS session from a ticket kept "
+          "from an earlier connection (`ConnectOptions::tls_session_reuse`, on by default; no certificate "
+          "exchange), Connector/C makes a full handshake every time (libmariadb keeps no sessions). A faster "
+          "reconnect shrinks what a reset saves against it.")
     if any(row["id"] == "pool_held" for row in cap["rows"]):
         w("")
         w("The held-connection row is the floor under both pool rows: the same request (an execute of a prepared "
