@@ -121,14 +121,7 @@ std::map<std::string, double> spawn_child(const std::string& self, const std::st
 
 void prepare_tables(const EnvFile& env) {
     using namespace sluice::mariadb;
-    ConnectOptions o;
-    o.host = env.require("SLUICE_HOST");
-    o.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
-    o.user = env.require("SLUICE_MARIADB_ADMIN_USER");
-    o.password = env.require("SLUICE_MARIADB_ADMIN_PASSWORD");
-    o.database = env.require("SLUICE_MARIADB_DATABASE");
-    o.ssl_mode = SslMode::disable;
-    Connection c = Connection::connect(o);
+    Connection c = Connection::connect(bench::admin_options_from(env));
     c.execute("DROP TABLE IF EXISTS bench_narrow, bench_wide, bench_insert");
     c.execute("CREATE TABLE bench_narrow (id INT PRIMARY KEY, v BIGINT NOT NULL)");
     c.execute("INSERT INTO bench_narrow SELECT seq, seq * 37 % 1000003 FROM seq_1_to_" +

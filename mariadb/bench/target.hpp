@@ -1,9 +1,11 @@
 #pragma once
 // Where the benchmarks' server is and whom to log in as, read from the
-// servers' env file (scripts/servers/start). Shared by mariadb_core_bench
-// and mariadb_speed_bench.
+// servers' env file (scripts/servers/start). Shared by mariadb_core_bench,
+// mariadb_speed_bench and mariadb_metadata_cpu_bench.
 #include <cstdint>
 #include <string>
+
+#include "sluice/mariadb/connect_options.hpp"
 
 namespace sluice::mariadb::bench {
 
@@ -27,6 +29,20 @@ Target target_from(const Env& env) {
     t.database = env.require("SLUICE_MARIADB_DATABASE");
     t.ca = env.require("SLUICE_CA");
     return t;
+}
+
+// The admin account over plain TCP: table setup, and the workloads that
+// measure the protocol without TLS.
+template <typename Env>
+ConnectOptions admin_options_from(const Env& env) {
+    ConnectOptions o;
+    o.host = env.require("SLUICE_HOST");
+    o.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
+    o.user = env.require("SLUICE_MARIADB_ADMIN_USER");
+    o.password = env.require("SLUICE_MARIADB_ADMIN_PASSWORD");
+    o.database = env.require("SLUICE_MARIADB_DATABASE");
+    o.ssl_mode = SslMode::disable;
+    return o;
 }
 
 }  // namespace sluice::mariadb::bench

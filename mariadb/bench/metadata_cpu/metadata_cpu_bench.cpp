@@ -26,6 +26,7 @@
 
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/mariadb.hpp"
+#include "../target.hpp"
 
 namespace {
 
@@ -69,17 +70,6 @@ long server_pid(const EnvFile& env) {
     long pid = -1;
     if (!(in >> pid)) throw std::runtime_error("no mariadb.pid in SLUICE_SERVERS_DIR: is the server running?");
     return pid;
-}
-
-ConnectOptions admin_options(const EnvFile& env) {
-    ConnectOptions o;
-    o.host = env.require("SLUICE_HOST");
-    o.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
-    o.user = env.require("SLUICE_MARIADB_ADMIN_USER");
-    o.password = env.require("SLUICE_MARIADB_ADMIN_PASSWORD");
-    o.database = env.require("SLUICE_MARIADB_DATABASE");
-    o.ssl_mode = SslMode::disable;
-    return o;
 }
 
 std::string table_name(int width) { return "metadata_cpu_" + std::to_string(width); }
@@ -173,7 +163,7 @@ int main(int argc, char** argv) {
             if (::sched_setaffinity(0, sizeof set, &set) != 0) throw std::runtime_error("cannot pin to the CPU");
         }
         const EnvFile env = EnvFile::load(env_path);
-        const ConnectOptions o = admin_options(env);
+        const ConnectOptions o = sluice::mariadb::bench::admin_options_from(env);
         const long pid = server_pid(env);
         std::printf("per execution, microseconds; median of %d alternated runs of %d executions; client pinned to CPU %d\n",
                     reps, executions, client_cpu);

@@ -15,11 +15,6 @@
 namespace sluice::mariadb::speed_bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ns_since(Clock::time_point t0) {
-    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
-}
-
 [[noreturn]] void fail(MYSQL* m, const std::string& what) {
     throw std::runtime_error("Connector/C: " + what + ": " + mysql_error(m));
 }
@@ -328,31 +323,22 @@ private:
 
     Outcome meta() {
         if (!wide_) wide_ = prepare(m_, "SELECT * FROM speed_wide WHERE id = ?");
-        Outcome o;
         long long id = 0;
         MYSQL_BIND param;
         std::memset(&param, 0, sizeof param);
         param.buffer_type = MYSQL_TYPE_LONGLONG;
         param.buffer = &id;
         auto binds = std::make_unique<WideBinds>();
-        const std::uint64_t a0 = allocations();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < meta_executions; ++i) {
-            const auto t = Clock::now();
+        return timed_operations(meta_executions, [&](int i) {
             id = 1 + (i * 7919) % wide_rows;
             if (mysql_stmt_bind_param(wide_, &param) != 0) fail(wide_, "bind");
             if (mysql_stmt_execute(wide_) != 0) fail(wide_, "execute");
             if (mysql_stmt_bind_result(wide_, binds->bind) != 0) fail(wide_, "bind result");
             check(mysql_stmt_fetch(wide_) == 0, "wide row");
-            o.checksum += binds->checksum();
+            const std::uint64_t sum = binds->checksum();
             check(mysql_stmt_fetch(wide_) == MYSQL_NO_DATA, "one row");
-            ++o.count;
-            o.latencies_ns.push_back(ns_since(t));
-        }
-        o.elapsed_ns = ns_since(t0);
-        o.allocations = allocations() - a0;
-        o.units = meta_executions;
-        return o;
+            return sum;
+        });
     }
 
     static constexpr const char* restore = "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'";
@@ -379,7 +365,6 @@ private:
     // reset and restored (synchronously: Connector/C has no pipelined
     // reset) before its statement is prepared and run.
     Outcome pool(bool reset, int connections = 1) {
-        Outcome o;
         if (reset && !tls_) {
             tls_ = open(t_, {true, false});
             exec(tls_, restore);
@@ -388,28 +373,19 @@ private:
             tls2_ = open(t_, {true, false});
             exec(tls2_, restore);
         }
-        const std::uint64_t a0 = allocations();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < pool_requests; ++i) {
-            const auto t = Clock::now();
+        return timed_operations(pool_requests, [&](int i) {
             if (reset) {
                 MYSQL* m = connections == 2 && i % 2 == 1 ? tls2_ : tls_;
                 if (mysql_reset_connection(m) != 0) fail(m, "reset");
                 exec(m, restore);
-                o.checksum += point_query(m, 1 + i * 97);
-            } else {
-                MYSQL* m = open(t_, {true, false});
-                exec(m, restore);
-                o.checksum += point_query(m, 1 + i * 97);
-                mysql_close(m);
+                return point_query(m, 1 + i * 97);
             }
-            ++o.count;
-            o.latencies_ns.push_back(ns_since(t));
-        }
-        o.elapsed_ns = ns_since(t0);
-        o.allocations = allocations() - a0;
-        o.units = pool_requests;
-        return o;
+            MYSQL* m = open(t_, {true, false});
+            exec(m, restore);
+            const std::uint64_t v = point_query(m, 1 + i * 97);
+            mysql_close(m);
+            return v;
+        });
     }
 
     // One TLS connection held open, its statement prepared once: the floor
@@ -428,25 +404,15 @@ private:
         param.buffer = &id;
         result.buffer_type = MYSQL_TYPE_LONGLONG;
         result.buffer = &v;
-        Outcome o;
-        const std::uint64_t a0 = allocations();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < pool_requests; ++i) {
-            const auto t = Clock::now();
+        return timed_operations(pool_requests, [&](int i) {
             id = 1 + i * 97;
             if (mysql_stmt_bind_param(held_stmt_, &param) != 0 || mysql_stmt_execute(held_stmt_) != 0 ||
                 mysql_stmt_bind_result(held_stmt_, &result) != 0 || mysql_stmt_fetch(held_stmt_) != 0) {
                 fail(held_stmt_, "point query");
             }
             check(mysql_stmt_fetch(held_stmt_) == MYSQL_NO_DATA, "one row");
-            o.checksum += static_cast<std::uint64_t>(v);
-            ++o.count;
-            o.latencies_ns.push_back(ns_since(t));
-        }
-        o.elapsed_ns = ns_since(t0);
-        o.allocations = allocations() - a0;
-        o.units = pool_requests;
-        return o;
+            return static_cast<std::uint64_t>(v);
+        });
     }
 
     Outcome upload(bool buffered, std::size_t total, std::size_t line, bool memory) {

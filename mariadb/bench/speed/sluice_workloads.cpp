@@ -18,11 +18,6 @@
 namespace sluice::mariadb::speed_bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ns_since(Clock::time_point t0) {
-    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
-}
-
 std::uint64_t scalar_u64(Connection& c, const std::string& sql, std::size_t column = 0) {
     ResultSet rs = c.query(sql);
     const Row* r = rs.next();
@@ -158,30 +153,31 @@ private:
             c.emplace(Connection::connect(o));
         }
         if (!stmt) stmt.emplace(c->prepare("SELECT * FROM speed_wide WHERE id = ?"));
-        Outcome o;
-        o.latencies_ns.reserve(meta_executions);
-        const std::uint64_t a0 = allocations();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < meta_executions; ++i) {
-            const auto t = Clock::now();
+        return timed_operations(meta_executions, [&](int i) {
             ResultSet rs = stmt->execute(1 + (i * 7919) % wide_rows);
             const Row* r = rs.next();
             check(r != nullptr && r->size() == 1 + wide_ints + wide_texts, "wide row");
-            for (int k = 0; k <= wide_ints; ++k) o.checksum += r->get<std::uint64_t>(static_cast<std::size_t>(k));
+            std::uint64_t sum = 0;
+            for (int k = 0; k <= wide_ints; ++k) sum += r->get<std::uint64_t>(static_cast<std::size_t>(k));
             for (int k = wide_ints + 1; k <= wide_ints + wide_texts; ++k) {
-                o.checksum += r->get<std::string_view>(static_cast<std::size_t>(k)).size();
+                sum += r->get<std::string_view>(static_cast<std::size_t>(k)).size();
             }
             check(rs.next() == nullptr, "one row");
-            ++o.count;
-            o.latencies_ns.push_back(ns_since(t));
-        }
-        o.elapsed_ns = ns_since(t0);
-        o.allocations = allocations() - a0;
-        o.units = meta_executions;
-        return o;
+            return sum;
+        });
     }
 
     static constexpr const char* point_query = "SELECT v FROM speed_narrow WHERE id = ?";
+
+    // Request i of the pool rows: the point query's value for id 1 + 97 i.
+    static std::uint64_t point_value(Statement& stmt, int i) {
+        ResultSet rs = stmt.execute(1 + i * 97);
+        const Row* r = rs.next();
+        check(r != nullptr, "point row");
+        const std::uint64_t v = r->get<std::uint64_t>(0);
+        rs.discard();
+        return v;
+    }
 
     // `connections` = max_size = min_idle: with 1 every borrow waits for the
     // reset replies of the return just before it; with 2 the ready-first
@@ -194,24 +190,11 @@ private:
             po.min_idle = connections == 1 ? 0 : connections;  // the row keeps its one lazy connection
             pool.emplace(po);
         }
-        Outcome o;
-        const std::uint64_t a0 = allocations();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < pool_requests; ++i) {
-            const auto t = Clock::now();
-            {
-                PooledConnection c = pool->borrow();
-                ResultSet rs = c.prepare(point_query).execute(1 + i * 97);
-                o.checksum += rs.next()->get<std::uint64_t>(0);
-                rs.discard();
-            }  // returned: reset, restore and re-prepare written in one go, read by the next borrow
-            ++o.count;
-            o.latencies_ns.push_back(ns_since(t));
-        }
-        o.elapsed_ns = ns_since(t0);
-        o.allocations = allocations() - a0;
-        o.units = pool_requests;
-        return o;
+        return timed_operations(pool_requests, [&](int i) {
+            PooledConnection c = pool->borrow();
+            return point_value(c.prepare(point_query), i);
+        });  // each lease returned at the end of its request: reset, restore and re-prepare
+             // written in one go, read by the next borrow
     }
 
     // The floor under every pool row: the same request on one TLS connection
@@ -223,44 +206,16 @@ private:
             check(held_->is_tls(), "TLS");
             held_stmt_.emplace(held_->prepare(point_query));
         }
-        Outcome o;
-        const std::uint64_t a0 = allocations();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < pool_requests; ++i) {
-            const auto t = Clock::now();
-            ResultSet rs = held_stmt_->execute(1 + i * 97);
-            o.checksum += rs.next()->get<std::uint64_t>(0);
-            rs.discard();
-            ++o.count;
-            o.latencies_ns.push_back(ns_since(t));
-        }
-        o.elapsed_ns = ns_since(t0);
-        o.allocations = allocations() - a0;
-        o.units = pool_requests;
-        return o;
+        return timed_operations(pool_requests, [&](int i) { return point_value(*held_stmt_, i); });
     }
 
     Outcome pool_reconnect() {
-        Outcome o;
-        const std::uint64_t a0 = allocations();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < pool_requests; ++i) {
-            const auto t = Clock::now();
-            {
-                Connection c = Connection::connect(tls_);  // TCP + TLS + auth + restore
-                check(c.is_tls(), "TLS");
-                Statement stmt = c.prepare(point_query);
-                ResultSet rs = stmt.execute(1 + i * 97);
-                o.checksum += rs.next()->get<std::uint64_t>(0);
-                rs.discard();
-            }
-            ++o.count;
-            o.latencies_ns.push_back(ns_since(t));
-        }
-        o.elapsed_ns = ns_since(t0);
-        o.allocations = allocations() - a0;
-        o.units = pool_requests;
-        return o;
+        return timed_operations(pool_requests, [&](int i) {
+            Connection c = Connection::connect(tls_);  // TCP + TLS + auth + restore
+            check(c.is_tls(), "TLS");
+            Statement stmt = c.prepare(point_query);
+            return point_value(stmt, i);
+        });
     }
 
     // Uploads `total` bytes of generated lines as source `name`: buffered =

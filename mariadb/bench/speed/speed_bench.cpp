@@ -99,17 +99,6 @@ bool has_profile(const std::string& client, const std::string& workload) {
     return !(client == "connector-c" && workload == "meta_uncached");
 }
 
-ConnectOptions admin_options(const EnvFile& env) {
-    ConnectOptions o;
-    o.host = env.require("SLUICE_HOST");
-    o.port = static_cast<std::uint16_t>(std::stoi(env.require("SLUICE_MARIADB_PORT")));
-    o.user = env.require("SLUICE_MARIADB_ADMIN_USER");
-    o.password = env.require("SLUICE_MARIADB_ADMIN_PASSWORD");
-    o.database = env.require("SLUICE_MARIADB_DATABASE");
-    o.ssl_mode = sluice::mariadb::SslMode::disable;
-    return o;
-}
-
 // ---- child ----
 
 void pin_to_cpu(int cpu) {
@@ -302,7 +291,7 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
                int client_cpu, const std::string& out_path, const std::vector<std::string>& only, const std::string& command) {
     const std::string load_at_start = read_first_line("/proc/loadavg", "");
     // Data, made once (and checked by every run's checksum).
-    Connection admin = Connection::connect(admin_options(env));
+    Connection admin = Connection::connect(sluice::mariadb::bench::admin_options_from(env));
     auto count_of = [&](const std::string& table) -> std::uint64_t {
         try {
             auto rs = admin.query("SELECT COUNT(*) FROM " + table);

@@ -6,6 +6,7 @@
 // Shared by the two clients: the target, the deterministic data and the
 // values every run must reproduce, and the outcome of one run.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,6 +74,33 @@ std::uint64_t allocations() noexcept;
 // Resident and peak resident bytes of this process.
 std::size_t resident_bytes();
 std::size_t peak_resident_bytes();
+
+using Clock = std::chrono::steady_clock;
+inline double ns_since(Clock::time_point t0) {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+}
+
+// Times `operations` calls of op(i) (a request, an execution), each
+// returning what it adds to the checksum: per-operation latencies, the
+// elapsed time and the allocations of the timed part. The latency vector
+// is reserved before the timed part, so its growth is not counted.
+template <class Op>
+Outcome timed_operations(int operations, Op&& op) {
+    Outcome o;
+    o.latencies_ns.reserve(static_cast<std::size_t>(operations));
+    const std::uint64_t a0 = allocations();
+    const auto t0 = Clock::now();
+    for (int i = 0; i < operations; ++i) {
+        const auto t = Clock::now();
+        o.checksum += op(i);
+        ++o.count;
+        o.latencies_ns.push_back(ns_since(t));
+    }
+    o.elapsed_ns = ns_since(t0);
+    o.allocations = allocations() - a0;
+    o.units = operations;
+    return o;
+}
 
 // A client's workloads by key; each call is one run.
 class Client {
