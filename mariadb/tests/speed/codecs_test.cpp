@@ -7,11 +7,14 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/protocol/bulk.hpp"
+#include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/result_head.hpp"
 #include "sluice/mariadb/protocol/rows.hpp"
 #include "sluice/mariadb/row.hpp"
@@ -78,6 +81,87 @@ TEST(BulkPacket, ATypeChangeOrAnOverflowLeavesThePacketUntouched) {
     EXPECT_EQ(p.append(number, out.size() + 8), BulkPacket::Append::too_large);  // needs 9
     EXPECT_EQ(p.rows(), 2u);
     EXPECT_EQ(p.append(number, out.size() + 9), BulkPacket::Append::added);
+}
+
+// append() sizes rows of numbers, text, blobs and decimals first and
+// stores them through a pointer; temporal values go through the Writer.
+// Both must give the bytes write_param_value gives, and the same verdicts.
+TEST(BulkPacket, TheSizedFastPathWritesWhatTheWriterWrites) {
+    std::mt19937 rng(20261130);  // 32-bit results: the casts below are exact
+    const std::string long_text(70000, 'z');  // a 4-byte length (0xFD)
+    const std::string mid_text(300, 'y');     // a 3-byte length (0xFC)
+    const std::vector<std::uint8_t> blob{0, 0xFB, 0xFF, 7};
+    const Decimal decimal = Decimal::from_string("-12345.678");
+    // Values point at their bytes: every text and blob outlives the rows.
+    const std::string shorts[] = {"", "a", "abc", "0123456789abcdefghi"};
+    auto random_param = [&](std::size_t column) -> BulkParam {
+        switch ((rng() + column) % 13) {
+            case 0: return value_of(bind::value(static_cast<std::int64_t>(rng()) - (1ll << 31)));
+            case 1: return value_of(bind::value(std::uint64_t{rng()} << 32 | std::uint64_t{rng()}));
+            case 2: return value_of(bind::value(static_cast<double>(rng()) / 7.0));
+            case 3: return value_of(bind::value(static_cast<float>(rng() % 1000) / 3.0f));
+            case 4: return value_of(bind::value(shorts[rng() % 4]));
+            case 5: return value_of(bind::value(rng() % 2 ? mid_text : long_text));
+            case 6: return value_of(bind::value(std::span<const std::uint8_t>(blob)));
+            case 7: return value_of(bind::value(decimal));
+            case 8: return value_of(bind::null());
+            case 9: return value_of(bind::null(), static_cast<Indicator>(1 + rng() % 3));
+            case 10: return value_of(bind::value(DateTime{2026, 11, 30, 20, 15, 1, rng() % 2 ? 0u : 123456u}));
+            case 11: return value_of(bind::value(Date{1999, 12, 31}));
+            default: return value_of(bind::value(Time{rng() % 2 == 0, static_cast<std::uint32_t>(rng() % 900), 59, 58, rng() % 2 ? 0u : 7u}));
+        }
+    };
+    for (int trial = 0; trial < 5000; ++trial) {
+        const std::size_t width = 1 + rng() % 4;
+        std::vector<BulkParam> row;
+        for (std::size_t c = 0; c < width; ++c) row.push_back(random_param(c));
+        // The reference: indicator byte, then the value as COM_STMT_EXECUTE writes it.
+        Bytes expected;
+        protocol::Writer w(expected);
+        for (const BulkParam& p : row) {
+            const bool value = p.indicator == Indicator::none && p.value.kind != protocol::ParamValue::Kind::null;
+            w.u8(static_cast<std::uint8_t>(!value && p.indicator == Indicator::none ? Indicator::null : p.indicator));
+            if (value) protocol::write_param_value(w, p.value);
+        }
+        Bytes out;
+        BulkPacket packet(out, 9, width);
+        const std::size_t header = out.size();
+        // One byte short of room: refused and untouched; exactly enough: added.
+        const Bytes empty = out;
+        ASSERT_EQ(packet.append(row, header + expected.size() - 1), BulkPacket::Append::too_large) << trial;
+        ASSERT_EQ(out, empty) << trial;
+        ASSERT_EQ(packet.append(row, header + expected.size()), BulkPacket::Append::added) << trial;
+        ASSERT_EQ(Bytes(out.begin() + static_cast<std::ptrdiff_t>(header), out.end()), expected) << trial;
+    }
+}
+
+// A packet fixes each parameter's type with the first value bound to it;
+// a later value of another kind is a type change exactly when its announced
+// (type, unsigned flag) differs, which for the value kinds is one to one.
+TEST(BulkPacket, ATypeChangeIsExactlyAChangeOfAnnouncedType) {
+    const std::string text = "t";
+    const std::vector<std::uint8_t> blob{1, 2};
+    const Decimal decimal = Decimal::from_string("1.5");
+    const protocol::ParamValue kinds[] = {
+        bind::value(std::int64_t{-1}), bind::value(std::uint64_t{1}), bind::value(1.5f), bind::value(2.5),
+        bind::value(text), bind::value(std::span<const std::uint8_t>(blob)), bind::value(decimal),
+        bind::value(Date{2026, 1, 2}), bind::value(Time{false, 1, 2, 3, 0}),
+        bind::value(DateTime{2026, 1, 2, 3, 4, 5, 0}),
+    };
+    for (const protocol::ParamValue& first : kinds) {
+        for (const protocol::ParamValue& second : kinds) {
+            Bytes out;
+            BulkPacket packet(out, 1, 1);
+            const BulkParam a[] = {value_of(first)};
+            const BulkParam b[] = {value_of(second)};
+            ASSERT_EQ(packet.append(a, 1000), BulkPacket::Append::added);
+            const bool same_announcement = first.wire_type() == second.wire_type() &&
+                                           (first.kind == protocol::ParamValue::Kind::uint64) ==
+                                               (second.kind == protocol::ParamValue::Kind::uint64);
+            EXPECT_EQ(packet.append(b, 1000),
+                      same_announcement ? BulkPacket::Append::added : BulkPacket::Append::type_change);
+        }
+    }
 }
 
 TEST(ResultHead, MetadataFollowsByte) {

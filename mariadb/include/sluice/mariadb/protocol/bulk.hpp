@@ -63,10 +63,16 @@ public:
     std::size_t size() const noexcept { return out_.size(); }
 
 private:
+    // Fixes the announced type of every parameter this row is the first to
+    // bind with a value.
+    void mark_types(std::span<const BulkParam> row);
+
     std::vector<std::uint8_t>& out_;
     std::size_t params_;
     std::size_t types_at_;
-    std::vector<bool> typed_;  // parameter i's type has been fixed
+    // The kind that fixed parameter i's announced type (null: none yet).
+    std::vector<ParamValue::Kind> typed_kinds_;
+    std::size_t untyped_;  // parameters whose type no row has fixed yet
     std::size_t rows_ = 0;
 };
 
