@@ -3,6 +3,8 @@
 // servers' env file (scripts/servers/start). Shared by mariadb_core_bench,
 // mariadb_speed_bench and mariadb_metadata_cpu_bench.
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "sluice/mariadb/connect_options.hpp"
@@ -29,6 +31,14 @@ Target target_from(const Env& env) {
     t.database = env.require("SLUICE_MARIADB_DATABASE");
     t.ca = env.require("SLUICE_CA");
     return t;
+}
+
+// The servers' env file: the --env option, else $SLUICE_ENV_FILE.
+inline std::string env_file_path(const std::string& from_option) {
+    if (!from_option.empty()) return from_option;
+    const char* e = std::getenv("SLUICE_ENV_FILE");
+    if (!e) throw std::runtime_error("no --env and no SLUICE_ENV_FILE: start servers with scripts/servers/start");
+    return e;
 }
 
 // The admin account over plain TCP: table setup, and the workloads that

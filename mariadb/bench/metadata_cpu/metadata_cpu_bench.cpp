@@ -151,11 +151,7 @@ int main(int argc, char** argv) {
     app.add_option("--client-cpu", client_cpu, "pin this process to a CPU (-1: no pinning)")->check(CLI::Range(-1, 1023));
     CLI11_PARSE(app, argc, argv);
     try {
-        if (env_path.empty()) {
-            const char* e = std::getenv("SLUICE_ENV_FILE");
-            if (!e) throw std::runtime_error("no --env and no SLUICE_ENV_FILE: start servers with scripts/servers/start");
-            env_path = e;
-        }
+        env_path = sluice::mariadb::bench::env_file_path(env_path);
         if (client_cpu >= 0) {
             cpu_set_t set;
             CPU_ZERO(&set);

@@ -517,11 +517,7 @@ int main(int argc, char** argv) {
     app.add_option("--child-workload", child_workload, "internal")->group("");
     CLI11_PARSE(app, argc, argv);
     try {
-        if (env_path.empty()) {
-            const char* e = std::getenv("SLUICE_ENV_FILE");
-            if (!e) throw std::runtime_error("no --env and no SLUICE_ENV_FILE: start servers with scripts/servers/start");
-            env_path = e;
-        }
+        env_path = sluice::mariadb::bench::env_file_path(env_path);
         const EnvFile env = EnvFile::load(env_path);
         if (!child_client.empty()) return run_child(env, child_client, child_workload, warmups, reps, client_cpu);
         std::string command;
