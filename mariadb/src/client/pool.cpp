@@ -407,17 +407,11 @@ void Pool::top_up() noexcept {
             ++open_;  // reserved, as a borrow does
         }
         try {
-            std::unique_ptr<PoolSlot> slot = connect_slot();
-            slot->idle_since = Clock::now();
-            std::lock_guard lock(mutex_);
-            idle_.push_back(std::move(slot));
-            returned_.notify_one();
+            park(connect_slot());
         } catch (...) {
             // Nobody waits on this connect: the error is dropped, and the
             // next borrow that has to connect meets (and reports) it.
-            std::lock_guard lock(mutex_);
-            --open_;
-            returned_.notify_one();
+            unreserve();
             return;
         }
     }
@@ -440,18 +434,25 @@ void Pool::give_back_slot(std::unique_ptr<PoolSlot> slot) noexcept {
     // The connection broke (while lent, or writing the reset): a fresh
     // connection takes its place.
     try {
-        std::unique_ptr<PoolSlot> fresh = replace(std::move(slot));
-        fresh->idle_since = Clock::now();
-        std::lock_guard lock(mutex_);
-        idle_.push_back(std::move(fresh));
-        returned_.notify_one();
+        park(replace(std::move(slot)));
     } catch (...) {
         // The server is unreachable now: the slot frees up, the next borrow
         // connects (and reports the error to a caller who can act on it).
-        std::lock_guard lock(mutex_);
-        --open_;
-        returned_.notify_one();
+        unreserve();
     }
+}
+
+void Pool::park(std::unique_ptr<PoolSlot> slot) {
+    slot->idle_since = Clock::now();
+    std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(slot));
+    returned_.notify_one();
+}
+
+void Pool::unreserve() noexcept {
+    std::lock_guard lock(mutex_);
+    --open_;
+    returned_.notify_one();
 }
 
 PoolStats Pool::stats() const {

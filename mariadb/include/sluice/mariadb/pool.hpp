@@ -165,6 +165,12 @@ private:
     std::unique_ptr<detail::PoolSlot> take_idle(std::vector<std::unique_ptr<detail::PoolSlot>>& closed);
     // Connects while fewer than min_idle are open; errors are swallowed.
     void top_up() noexcept;
+    // Not under the mutex: puts a ready connection in the idle list and
+    // wakes one waiting borrower.
+    void park(std::unique_ptr<detail::PoolSlot> slot);
+    // Not under the mutex: a place reserved in open_ got no connection;
+    // frees it for the next borrow.
+    void unreserve() noexcept;
 
     PoolOptions options_;
     mutable std::mutex mutex_;
