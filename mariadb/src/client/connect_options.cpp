@@ -7,9 +7,14 @@
 
 namespace sluice::mariadb {
 
-SslMode ConnectOptions::effective_ssl_mode() const noexcept {
+// Secure by default, as Connector/C 3.4: without a mode, a connection that
+// crosses a network verifies the server (else anyone on the path can stand
+// in for it and read the login and the data); local transports keep prefer,
+// which nobody off the machine can intercept.
+SslMode ConnectOptions::effective_ssl_mode(PeerLocality peer) const noexcept {
     if (ssl_mode) return *ssl_mode;
-    return (!ssl_ca.empty() || !ssl_capath.empty()) ? SslMode::verify_full : SslMode::prefer;
+    if (!ssl_ca.empty() || !ssl_capath.empty()) return SslMode::verify_full;
+    return peer == PeerLocality::network ? SslMode::verify_full : SslMode::prefer;
 }
 
 namespace {
