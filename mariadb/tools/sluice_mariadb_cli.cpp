@@ -153,7 +153,9 @@ int main(int argc, char** argv) {
         "The server comes from URL, --url or $SLUICE_MARIADB_URL\n"
         "(mariadb://user:password@host:port/database?ssl-mode=verify-full&ssl-ca=...);\n"
         "the SQL from QUERY or, when absent, standard input. Several statements\n"
-        "separated by ';' print one result after the other."};
+        "separated by ';' print one result after the other.\n"
+        "Without ssl-mode, TCP to a host that is not loopback is verify-full (against\n"
+        "ssl-ca, else the system trust store); loopback and unix sockets use prefer."};
     std::vector<std::string> args;
     std::string url;
     std::string format = "table";

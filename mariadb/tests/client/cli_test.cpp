@@ -72,6 +72,10 @@ TEST(Cli, HelpDescribesTheInterface) {
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("--format"), std::string::npos);
     EXPECT_NE(r.out.find("SLUICE_MARIADB_URL"), std::string::npos);
+    // The secure default (issue 19) is stated where a user looks first.
+    EXPECT_NE(r.out.find("Without ssl-mode, TCP to a host that is not loopback is verify-full"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("loopback and unix sockets use prefer"), std::string::npos) << r.out;
 }
 
 }  // namespace
