@@ -152,6 +152,23 @@ TEST_F(DefaultTls, RefusesAnExpiredCertificate) {
     EXPECT_EQ(front.logins(), 0);
 }
 
+// An IPv6 peer that is not ::1 is verified the same way (a bracketed
+// literal in the URL, checked against the certificate's IPv6 SAN).
+TEST_F(DefaultTls, AnIpv6PeerIsVerifiedToo) {
+    const CertificateFiles v6_cert = ca.issue("server-v6", std::string("IP:") + TestNetwork::server_address_v6);
+    ServerFront front(&network, TestNetwork::server_address_v6, admin.port, ServerFront::Mode::tls, v6_cert);
+    const std::string url = "mariadb://" + admin.user + ":" + admin.password + "@[" +
+                            TestNetwork::server_address_v6 + "]:" + std::to_string(front.port()) + "/" +
+                            admin.database;
+    const std::optional<Error> e = connect_error(parse_url(url));
+    ASSERT_TRUE(e.has_value()) << "connected over IPv6 without verifying the server";
+    EXPECT_TRUE(contains(e->what(), "unable to get local issuer certificate")) << e->what();
+    EXPECT_TRUE(contains(e->what(), "give ssl-ca")) << e->what();
+    EXPECT_EQ(front.logins(), 0);
+    EXPECT_TRUE(connect_and_query(parse_url(url + "?ssl-ca=" + ca.ca_file())));
+    EXPECT_EQ(front.logins(), 1);
+}
+
 // Explicit modes behave as before the default changed.
 TEST_F(DefaultTls, RequireChosenKnowinglyAcceptsAnUntrustedServer) {
     ServerFront front = tls_front(server_cert);
@@ -208,12 +225,15 @@ TEST_F(DefaultTls, LoopbackAndUnixSocketKeepWorkingWithoutOptions) {
     Connection over_socket = Connection::connect(socket);
     EXPECT_FALSE(over_socket.is_tls()) << "prefer over a unix socket stays plain";
 
-    ServerFront plain(nullptr, "127.0.0.1", admin.port, ServerFront::Mode::no_tls);
-    ConnectOptions o = admin;
-    o.port = plain.port();
-    Connection c = Connection::connect(o);
-    EXPECT_FALSE(c.is_tls());
-    EXPECT_EQ(plain.logins(), 1);
+    for (const char* loopback : {"127.0.0.1", "127.0.0.2", "::1"}) {
+        ServerFront plain(nullptr, loopback, admin.port, ServerFront::Mode::no_tls);
+        ConnectOptions o = admin;
+        o.host = loopback;
+        o.port = plain.port();
+        Connection c = Connection::connect(o);
+        EXPECT_FALSE(c.is_tls()) << loopback;
+        EXPECT_EQ(plain.logins(), 1) << loopback;
+    }
 }
 
 // The rule lives in Connection, so the pool follows it.

@@ -25,6 +25,8 @@
 
 #include <array>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -90,18 +92,30 @@ private:
     static constexpr std::uint32_t client_ssl = 0x0800;
     static constexpr int wait_ms = 20000;  // a stuck peer cannot hang the test
 
+    // IPv4 or IPv6 `address`, by its form.
     static int listen_on(const char* address, std::uint16_t& port) {
-        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        socklen_t length = sizeof addr;
-        if (fd < 0 || ::inet_pton(AF_INET, address, &addr.sin_addr) != 1 ||
-            ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 16) != 0 ||
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
-            if (fd >= 0) ::close(fd);
-            throw std::runtime_error(std::string("front: cannot listen on ") + address);
+        sockaddr_storage storage{};
+        socklen_t length = 0;
+        auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+        auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+        if (::inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+            v4->sin_family = AF_INET;
+            length = sizeof *v4;
+        } else if (::inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+            v6->sin6_family = AF_INET6;
+            length = sizeof *v6;
+        } else {
+            throw std::runtime_error(std::string("front: not an address: ") + address);
         }
-        port = ntohs(addr.sin_port);
+        auto* addr = reinterpret_cast<sockaddr*>(&storage);
+        const int fd = ::socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || ::bind(fd, addr, length) != 0 || ::listen(fd, 16) != 0 ||
+            ::getsockname(fd, addr, &length) != 0) {
+            const std::string reason = std::strerror(errno);
+            if (fd >= 0) ::close(fd);
+            throw std::runtime_error(std::string("front: cannot listen on ") + address + ": " + reason);
+        }
+        port = ntohs(storage.ss_family == AF_INET ? v4->sin_port : v6->sin6_port);
         return fd;
     }
 

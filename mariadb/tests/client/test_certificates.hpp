@@ -2,12 +2,16 @@
 // A CA of the test's own, made in-process with OpenSSL (P-256, SHA-256), and
 // server certificates it signs for chosen IP addresses and validity windows
 // (an expired one included, which the openssl 3.0 command line cannot
-// backdate). Files live in a temporary directory removed with the object.
+// backdate). Files live in a temporary directory removed with the object;
+// one left by a process that died (killed mid-test) is removed by the next.
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <filesystem>
@@ -26,9 +30,10 @@ struct CertificateFiles {
 class TestCa {
 public:
     TestCa()
-        : dir_(std::filesystem::temp_directory_path() / ("sluice-test-ca-" + std::to_string(::getpid()))),
+        : dir_(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))),
           key_(new_key()),
           cert_(new_cert()) {
+        remove_orphans();
         std::filesystem::create_directories(dir_);
         X509* ca = cert_.get();
         set_names(ca, "sluice netns test CA", nullptr);
@@ -74,6 +79,24 @@ public:
     }
 
 private:
+    static constexpr const char* prefix = "sluice-test-ca-";
+
+    // Directories of processes that no longer exist.
+    static void remove_orphans() {
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.rfind(prefix, 0) != 0) continue;
+            const std::string digits = name.substr(std::string(prefix).size());
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+            const long pid = std::stol(digits);
+            if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+                std::error_code ignored;
+                std::filesystem::remove_all(entry.path(), ignored);
+            }
+        }
+    }
+
     struct KeyDeleter {
         void operator()(EVP_PKEY* k) const noexcept { EVP_PKEY_free(k); }
     };

@@ -2,34 +2,37 @@
 // A private two-host network for tests that need an address that is not
 // loopback: two network namespaces joined by a veth pair,
 //
-//   client namespace   sluice-c  10.231.19.1/29
-//   server namespace   sluice-s  10.231.19.2/29 and 10.231.19.3/29
+//   client namespace   sluice-c  10.231.19.1/29, fd00:231:19::1/64
+//   server namespace   sluice-s  10.231.19.2/29 and 10.231.19.3/29,
+//                                 fd00:231:19::2/64
+//   (IPv6 without duplicate address detection, so usable at once)
 //
-// Both namespaces are this process's own (named sluice-h19-<pid>-c/-s while
-// they are set up), so concurrent runs cannot collide and nothing is routed
-// anywhere: neither namespace has a route off the /29, and the root
-// namespace (with the real network) never sees these addresses.
-//
-// Clean-up cannot be forgotten: once both are configured, the process holds
-// each namespace by an open descriptor and deletes the names at once
-// (`ip netns del`); the kernel frees the namespaces and the veth pair when
-// the descriptors close, at the end of the test or when the process dies,
-// however it dies. A failed step deletes whatever it had made and throws
-// with the command and its output (e.g. "Operation not permitted" when not
-// root).
+// Both namespaces are this process's own and have no name: each is made by
+// a thread's unshare(CLONE_NEWNET) and held only by a descriptor
+// (/proc/thread-self/ns/net), so concurrent runs cannot collide, nothing is
+// routed anywhere (neither namespace has a route off its subnets, and the
+// root namespace, with the real network, never sees these addresses), and
+// nothing can be left behind: the kernel frees both namespaces and the
+// veth pair when the descriptors close, at the end of the test or when the
+// process dies, however it dies (a named namespace, `ip netns add`, would
+// outlive a SIGKILL between its add and its del). A failed step throws with
+// the command and its output, or the system call and errno (e.g.
+// "Operation not permitted" when not root).
 //
 // Code runs "on" a host in a thread of its own that joins that namespace
-// (setns(2) changes only the calling thread): a socket keeps the namespace
-// it was created in, so a listener made in the server namespace can be
-// served from any thread.
+// (setns(2) changes only the calling thread, and a command it starts runs
+// there too): a socket keeps the namespace it was created in, so a listener
+// made in the server namespace can be served from any thread.
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -45,34 +48,58 @@ public:
     // The same server host under a second address, which its certificate
     // does not name.
     static constexpr const char* other_server_address = "10.231.19.3";
+    static constexpr const char* server_address_v6 = "fd00:231:19::2";
 
     TestNetwork() {
-        const std::string base = "sluice-h19-" + std::to_string(::getpid());
-        client_name_ = base + "-c";
-        server_name_ = base + "-s";
-        // A name left by an earlier process of the same pid that died within
-        // the microseconds between add and del below.
-        run_quietly("ip netns del " + client_name_);
-        run_quietly("ip netns del " + server_name_);
         try {
-            run("ip netns add " + client_name_);
-            run("ip netns add " + server_name_);
-            run("ip -n " + client_name_ + " link add sluice-c type veth peer name sluice-s netns " + server_name_);
-            run("ip -n " + client_name_ + " addr add " + client_address + "/29 dev sluice-c");
-            run("ip -n " + server_name_ + " addr add " + server_address + "/29 dev sluice-s");
-            run("ip -n " + server_name_ + " addr add " + other_server_address + "/29 dev sluice-s");
-            for (const std::string* ns : {&client_name_, &server_name_}) {
-                run("ip -n " + *ns + " link set lo up");
-                run("ip -n " + *ns + " link set " + (ns == &client_name_ ? "sluice-c" : "sluice-s") + " up");
+            client_fd_ = new_namespace();
+            server_fd_ = new_namespace();
+            // ip's "netns" takes a process id, and a thread's id is one: the
+            // pair is made in the server namespace, its client end sent to a
+            // thread parked in the client namespace meanwhile.
+            std::promise<pid_t> parked;
+            std::promise<void> release;
+            std::exception_ptr park_error;
+            std::thread parker([&] {
+                try {
+                    join(client_fd_);
+                    parked.set_value(static_cast<pid_t>(::syscall(SYS_gettid)));
+                } catch (...) {
+                    park_error = std::current_exception();
+                    parked.set_value(-1);
+                }
+                release.get_future().wait();
+            });
+            const pid_t client_thread = parked.get_future().get();
+            try {
+                if (park_error) std::rethrow_exception(park_error);
+                on_server([&] {
+                    run("ip link add sluice-s type veth peer name sluice-c netns " + std::to_string(client_thread));
+                });
+            } catch (...) {
+                release.set_value();
+                parker.join();
+                throw;
             }
-            client_fd_ = open_namespace(client_name_);
-            server_fd_ = open_namespace(server_name_);
+            release.set_value();
+            parker.join();
+            on_server([&] {
+                run(std::string("ip addr add ") + server_address + "/29 dev sluice-s");
+                run(std::string("ip addr add ") + other_server_address + "/29 dev sluice-s");
+                run(std::string("ip addr add ") + server_address_v6 + "/64 dev sluice-s nodad");
+                run("ip link set lo up");
+                run("ip link set sluice-s up");
+            });
+            on_client([&] {
+                run(std::string("ip addr add ") + client_address + "/29 dev sluice-c");
+                run("ip addr add fd00:231:19::1/64 dev sluice-c nodad");
+                run("ip link set lo up");
+                run("ip link set sluice-c up");
+            });
         } catch (...) {
             close_descriptors();
-            delete_names();
             throw;
         }
-        delete_names();  // the descriptors keep both alive until the destructor
     }
     ~TestNetwork() { close_descriptors(); }
     TestNetwork(const TestNetwork&) = delete;
@@ -95,9 +122,7 @@ private:
         std::exception_ptr error;
         std::thread host([&] {
             try {
-                if (::setns(ns_fd, CLONE_NEWNET) != 0) {
-                    throw std::runtime_error(std::string("setns(CLONE_NEWNET) failed: ") + std::strerror(errno));
-                }
+                join(ns_fd);
                 f();
             } catch (...) {
                 error = std::current_exception();
@@ -107,8 +132,8 @@ private:
         if (error) std::rethrow_exception(error);
     }
 
-    // Runs a command line (fixed words and this process's pid only); throws
-    // with its output unless it exits 0.
+    // Runs a command line (fixed words and numbers only) in the calling
+    // thread's namespace; throws with its output unless it exits 0.
     static void run(const std::string& command) {
         std::string output;
         const int status = capture(command, output);
@@ -116,10 +141,6 @@ private:
             throw std::runtime_error("test network: '" + command + "' failed (status " + std::to_string(status) +
                                      "): " + output);
         }
-    }
-    static void run_quietly(const std::string& command) {
-        std::string ignored;
-        capture(command, ignored);
     }
     static int capture(const std::string& command, std::string& output) {
         FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
@@ -132,15 +153,28 @@ private:
         while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
         return ::pclose(pipe);
     }
-    static int open_namespace(const std::string& name) {
-        const std::string path = "/run/netns/" + name;
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) throw std::runtime_error("test network: cannot open " + path + ": " + std::strerror(errno));
-        return fd;
+    // The calling thread enters the namespace `ns_fd`.
+    static void join(int ns_fd) {
+        if (::setns(ns_fd, CLONE_NEWNET) != 0) {
+            throw std::runtime_error(std::string("test network: setns(CLONE_NEWNET) failed: ") + std::strerror(errno));
+        }
     }
-    void delete_names() const {
-        run_quietly("ip netns del " + client_name_);
-        run_quietly("ip netns del " + server_name_);
+    // A new, empty network namespace (only a `lo`, down), made by a thread
+    // that leaves it at once; the descriptor returned is what keeps it.
+    static int new_namespace() {
+        int fd = -1;
+        std::string error;
+        std::thread maker([&] {
+            if (::unshare(CLONE_NEWNET) != 0) {
+                error = std::string("unshare(CLONE_NEWNET) failed: ") + std::strerror(errno);
+                return;
+            }
+            fd = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+            if (fd < 0) error = std::string("cannot open /proc/thread-self/ns/net: ") + std::strerror(errno);
+        });
+        maker.join();
+        if (fd < 0) throw std::runtime_error("test network: " + error);
+        return fd;
     }
     void close_descriptors() noexcept {
         for (int* fd : {&client_fd_, &server_fd_}) {
@@ -149,7 +183,6 @@ private:
         }
     }
 
-    std::string client_name_, server_name_;
     int client_fd_ = -1;
     int server_fd_ = -1;
 };
