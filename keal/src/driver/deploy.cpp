@@ -89,7 +89,8 @@ std::string install_library(const std::string& so_path, const std::string& lib_d
   std::vector<fs::path> missing;
   for (fs::path p = dir; !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path()) missing.push_back(p);
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (::mkdir(it->c_str(), 0755) != 0 && errno != EEXIST) {
+    if (::mkdir(it->c_str(), 0755) != 0) {
+      if (errno == EEXIST) continue;  // made meanwhile by someone else: not ours to chmod
       error = "cannot create " + it->string() + ": " + std::strerror(errno);
       return {};
     }

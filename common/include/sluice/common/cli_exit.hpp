@@ -21,12 +21,13 @@ inline constexpr int exit_usage = 2;    // the command line is wrong: nothing wa
 // the status to exit with: 0 after --help, exit_usage after an error (the
 // message and the "--help" hint are printed to standard error).
 //
-// A first argument that is no option and no subcommand of an app that has
-// subcommands is named ("unknown command 'x'"): CLI11 would only say that a
-// subcommand is required.
+// A first argument that is no option and no subcommand of an app that
+// requires a subcommand is named ("unknown command 'x'"): CLI11 would only
+// say that a subcommand is required. (An app whose subcommands are optional
+// may take positional arguments, such as sluice-mariadb's URL.)
 inline std::optional<int> parse_or_exit(CLI::App& app, const std::string& program, int argc, char** argv) {
     const std::vector<CLI::App*> commands = app.get_subcommands([](CLI::App*) { return true; });
-    if (!commands.empty() && argc > 1 && argv[1][0] != '-') {
+    if (app.get_require_subcommand_min() > 0 && !commands.empty() && argc > 1 && argv[1][0] != '-') {
         const std::string first = argv[1];
         std::string names;
         bool known = false;
