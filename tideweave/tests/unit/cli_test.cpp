@@ -110,6 +110,12 @@ TEST(Cli, RestoreContinuesByteForByte) {
             if (i > 2) after += l + "\n";
         }
         const std::string path = write_file("checkpoint.json", checkpoint + "\n");
+        // A --gap that contradicts the checkpoint's is a wrong command line.
+        const Result contradicted = run_cli("stream --gap 99 --restore " + path, rest);
+        EXPECT_EQ(contradicted.status, 2);
+        EXPECT_NE(contradicted.err.find("--gap/--lateness differ from the checkpoint's (gap 10, lateness 20)"),
+                  std::string::npos)
+            << contradicted.err;
         const Result resumed = run_cli(std::string("stream --keep-going --engine ") + engine + " --restore " + path, rest);
         EXPECT_EQ(resumed.status, 3);
         EXPECT_EQ(resumed.out, after);
