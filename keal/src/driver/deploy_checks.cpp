@@ -47,7 +47,11 @@ std::string c_language_problem(const std::string& url) {
                          "SELECT current_user, r.rolsuper OR (l.lanpltrusted AND has_language_privilege(l.oid, 'USAGE')) "
                          "FROM pg_roles AS r, pg_language AS l WHERE r.rolname = current_user AND l.lanname = 'c'",
                          error);
-  if (!rows) return "cannot check the database user's rights: " + error;
+  if (!rows) {
+    while (!error.empty() && error.back() == '\n') error.pop_back();
+    // A URL that does not connect is the first thing to fix; say only that.
+    return error.rfind("cannot connect", 0) == 0 ? error : "cannot check the database user's rights: " + error;
+  }
   if (rows->empty()) return {};  // no pg_language row for C: let the server say what is wrong
   const std::vector<std::string>& row = rows->front();
   if (row.at(1) == "t") return {};

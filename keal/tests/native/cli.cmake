@@ -81,3 +81,10 @@ expect_status(1 build ${src} --target pg -o ${WORK}/pg2)
 if(NOT last_err MATCHES "print is only available in native programs")
   message(FATAL_ERROR "unexpected output:\n${last_err}")
 endif()
+# A server that cannot be reached is said plainly, before anything is built
+# (loopback port 1: nothing listens there).
+expect_status(1 deploy ${pg_src} --db postgresql://postgres@127.0.0.1:1/x --lib-dir ${WORK}/lib)
+expect_err("^keal: error: cannot connect: connection to server at \"127.0.0.1\", port 1 failed")
+if(EXISTS ${WORK}/lib)
+  message(FATAL_ERROR "a deploy that could not connect created its library directory")
+endif()
