@@ -3,6 +3,7 @@
 // from a checkpoint line, usage errors (status 2, named), --help.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -21,9 +22,11 @@ struct Result {
 
 Result run_cli(const std::string& args, const std::string& stdin_text = "") {
     const std::string dir = ::testing::TempDir();
-    const std::string in_path = dir + "/tideweave_cli_stdin.ndjson";
+    // Per process: ctest runs each TEST as its own process, side by side.
+    const std::string pid = std::to_string(::getpid());
+    const std::string in_path = dir + "/tideweave_cli_stdin." + pid + ".ndjson";
     std::ofstream(in_path, std::ios::binary) << stdin_text;
-    const std::string err_path = dir + "/tideweave_cli_stderr.txt";
+    const std::string err_path = dir + "/tideweave_cli_stderr." + pid + ".txt";
     const std::string command = std::string(TIDEWEAVE_CLI) + " " + args + " < " + in_path + " 2>" + err_path;
     Result r;
     FILE* pipe = ::popen(command.c_str(), "r");
