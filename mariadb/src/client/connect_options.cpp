@@ -101,7 +101,8 @@ ConnectOptions parse_url(std::string_view url) {
     for (std::string_view scheme : {"mariadb://", "mysql://"}) {
         if (url.substr(0, scheme.size()) == scheme) rest = url.substr(scheme.size());
     }
-    if (rest.data() == nullptr) bad_url("expected mariadb://... (got '" + std::string(url.substr(0, 16)) + "')");
+    // The URL itself is not echoed: its start may hold a password.
+    if (rest.data() == nullptr) bad_url("the scheme must be mariadb:// or mysql://");
 
     // Split off ?query first, then /database, then user@host:port.
     std::string_view query;

@@ -105,6 +105,9 @@ TEST(Url, ErrorsNameTheOffendingPart) {
         return std::string("no error");
     };
     EXPECT_NE(message("postgres://x").find("mariadb://"), std::string::npos);
+    // A wrong scheme's message does not echo the start of the URL (it named
+    // up to 16 characters: a short password among them).
+    EXPECT_EQ(message("pg://u:secret@h/").find("secret"), std::string::npos) << message("pg://u:secret@h/");
     EXPECT_NE(message("mariadb://h:99999/").find("port"), std::string::npos);
     EXPECT_NE(message("mariadb://h:abc/").find("port"), std::string::npos);
     EXPECT_NE(message("mariadb://h/?bogus=1").find("bogus"), std::string::npos);
