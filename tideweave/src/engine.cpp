@@ -54,6 +54,14 @@ void Engine::Impl::publish(const std::vector<SessionRow>& from, std::vector<Row>
 
 namespace {
 
+// Ids and keys are JSON strings in every output and checkpoint, so they must
+// be UTF-8. Short ASCII strings (the usual ids) are settled without a call.
+bool valid_utf8(std::string_view s) {
+    for (const char c : s)
+        if (static_cast<unsigned char>(c) >= 0x80) return simdjson::validate_utf8(s);
+    return true;
+}
+
 // The contract's ranges for a typed mutation (the NDJSON codec has checked
 // them already, with the member names of the line).
 std::optional<Error> shape_error(const Mutation& m, std::size_t index) {
@@ -61,6 +69,8 @@ std::optional<Error> shape_error(const Mutation& m, std::size_t index) {
         return messages::bad_field(index, m.kind, "id", "expected a non-empty string of at most 256 bytes");
     if (m.key.size() > max_key_bytes)
         return messages::bad_field(index, m.kind, "key", "expected a string of at most 256 bytes");
+    if (!valid_utf8(m.id)) return messages::bad_field(index, m.kind, "id", "not valid UTF-8");
+    if (!valid_utf8(m.key)) return messages::bad_field(index, m.kind, "key", "not valid UTF-8");
     if (m.ts < -max_abs_ts || m.ts > max_abs_ts)
         return messages::bad_field(index, m.kind, "ts", "expected an integer in [-2^60, 2^60]");
     if ((m.kind == Mutation::Kind::insert || m.check_value) && !std::isfinite(m.value))
@@ -278,8 +288,12 @@ std::optional<Error> Engine::Impl::load(const Checkpoint& c) {
     using messages::checkpoint_error;
     const auto ts_ok = [](std::int64_t v) { return v >= -max_abs_ts && v <= max_abs_ts; };
     const std::string ts_problem = "expected an integer in [-2^60, 2^60]";
-    if (c.version < 0) return checkpoint_error("version", "expected a non-negative integer");
-    if (c.line < 0) return checkpoint_error("line", "expected a non-negative integer");
+    // (The JSON reader admits integers in [-2^60, 2^60] only; the binary one
+    // any 64-bit integer: both meet the same bounds here.)
+    if (c.version < 0 || c.version > max_abs_ts)
+        return checkpoint_error("version", c.version < 0 ? "expected a non-negative integer" : ts_problem);
+    if (c.line < 0 || c.line > max_abs_ts)
+        return checkpoint_error("line", c.line < 0 ? "expected a non-negative integer" : ts_problem);
     if (c.watermark && !ts_ok(*c.watermark)) return checkpoint_error("watermark", ts_problem);
     version_ = c.version;
     source_position_ = c.source_position;
@@ -294,6 +308,7 @@ std::optional<Error> Engine::Impl::load(const Checkpoint& c) {
         const CheckpointKey& ck = c.keys[k];
         const std::string at = "keys[" + std::to_string(k) + "]";
         if (ck.key.size() > max_key_bytes) return checkpoint_error(at + ".key", "expected a string of at most 256 bytes");
+        if (!valid_utf8(ck.key)) return checkpoint_error(at + ".key", "not valid UTF-8");
         if (k != 0 && c.keys[k - 1].key >= ck.key)
             return checkpoint_error(at + ".key", "keys must be unique and in byte order");
         const KeyId key = intern(ck.key);
@@ -340,6 +355,7 @@ std::optional<Error> Engine::Impl::load(const Checkpoint& c) {
             if (!ts_ok(ev.ts)) return checkpoint_error(eat + "[0]", ts_problem);
             if (ev.id.empty() || ev.id.size() > max_id_bytes)
                 return checkpoint_error(eat + "[1]", "expected a non-empty string of at most 256 bytes");
+            if (!valid_utf8(ev.id)) return checkpoint_error(eat + "[1]", "not valid UTF-8");
             if (!std::isfinite(ev.value)) return checkpoint_error(eat + "[2]", "expected a finite number");
             if (i != 0) {
                 const CheckpointEvent& prev = ck.events[i - 1];
