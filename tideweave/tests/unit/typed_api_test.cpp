@@ -80,7 +80,7 @@ TEST(TypedApi, ErrorsAreTypedAndChangeNothing) {
         {M::insert("x", bad_utf8, 0, 1), "tx[0].insert.key: not valid UTF-8"},
         {M::insert("x", "k", (std::int64_t{1} << 60) + 1, 1), "tx[0].insert.ts: expected an integer in [-2^60, 2^60]"},
         {M::insert("x", "k", 0, nan), "tx[0].insert.value: expected a finite number"},
-        {M::retract("a", "k", 0, INFINITY), "tx[0].retract.value: expected a finite number"},
+        {M::retract("a", "k", 0, std::numeric_limits<double>::infinity()), "tx[0].retract.value: expected a finite number"},
     };
     for (const auto& [m, message] : shapes) {
         auto r = e.apply({m});
