@@ -129,3 +129,61 @@ inline std::vector<std::uint8_t> format_description(std::uint8_t checksum = 1) {
 }
 
 }  // namespace sluice::mariadb::binlog::test
+
+namespace sluice::mariadb::binlog::test {
+
+// A column of a hand-built TABLE_MAP: type, its metadata bytes as the
+// server writes them, nullability.
+struct TestColumn {
+    ColumnType type;
+    std::vector<std::uint8_t> metadata;
+    bool nullable = true;
+};
+
+// TABLE_MAP for db.table with these columns and optional metadata blocks
+// ({type, value bytes}).
+inline std::vector<std::uint8_t> table_map_event(
+    std::uint64_t table_id, std::string_view db, std::string_view table, const std::vector<TestColumn>& cols,
+    const std::vector<std::pair<std::uint8_t, std::vector<std::uint8_t>>>& optional = {}) {
+    EventBuilder b(EventType::table_map);
+    b.u48(table_id).u16(1);
+    b.u8(static_cast<std::uint8_t>(db.size())).text(db).u8(0);
+    b.u8(static_cast<std::uint8_t>(table.size())).text(table).u8(0);
+    b.u8(static_cast<std::uint8_t>(cols.size()));
+    for (auto& c : cols) b.u8(static_cast<std::uint8_t>(c.type));
+    std::vector<std::uint8_t> meta;
+    for (auto& c : cols) meta.insert(meta.end(), c.metadata.begin(), c.metadata.end());
+    b.u8(static_cast<std::uint8_t>(meta.size())).bytes_of(meta);
+    std::vector<std::uint8_t> nulls((cols.size() + 7) / 8, 0);
+    for (std::size_t i = 0; i < cols.size(); ++i)
+        if (cols[i].nullable) nulls[i / 8] = static_cast<std::uint8_t>(nulls[i / 8] | (1u << (i % 8)));
+    b.bytes_of(nulls);
+    for (auto& [type, value] : optional) {
+        b.u8(type);
+        if (value.size() < 251) {
+            b.u8(static_cast<std::uint8_t>(value.size()));
+        } else {
+            b.u8(0xFC).u16(static_cast<std::uint16_t>(value.size()));
+        }
+        b.bytes_of(value);
+    }
+    return b.finish();
+}
+
+// A v1 rows event: table id, flags, width, bitmap(s), then `images`.
+inline std::vector<std::uint8_t> rows_event(EventType type, std::uint64_t table_id, std::uint8_t width,
+                                            const std::vector<std::uint8_t>& bitmaps,
+                                            const std::vector<std::uint8_t>& images) {
+    EventBuilder b(type);
+    b.u48(table_id).u16(1).u8(width).bytes_of(bitmaps).bytes_of(images);
+    return b.finish();
+}
+
+// All columns present: one bitmap of width bits set.
+inline std::vector<std::uint8_t> all_present(std::size_t width) {
+    std::vector<std::uint8_t> out((width + 7) / 8, 0);
+    for (std::size_t i = 0; i < width; ++i) out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (1u << (i % 8)));
+    return out;
+}
+
+}  // namespace sluice::mariadb::binlog::test
