@@ -318,11 +318,12 @@ Sample run(const Workload& w, bool text, bool verify) {
     double c0 = thread_cpu_seconds(), w0 = wall_seconds();
     Decoder dec(DecoderOptions{verify});
     RowChange ch;
+    RowReader reader;  // one for the stream: reset() per event keeps its cells
     for (const auto& bytes : w.events) {
         Event ev = dec.decode(bytes);
         auto* rows = std::get_if<Rows>(&ev.body);
         if (!rows) continue;
-        RowReader reader(*rows);
+        reader.reset(*rows);
         const auto& cols = rows->table->columns;
         while (reader.next(ch)) {
             ++s.changes;
