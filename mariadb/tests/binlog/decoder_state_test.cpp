@@ -112,3 +112,34 @@ TEST(BinlogDecoderState, RealRotateForgetsTableMapsArtificialDoesNot) {
 
 }  // namespace
 }  // namespace sluice::mariadb::binlog
+
+namespace sluice::mariadb::binlog {
+namespace {
+
+TEST(BinlogDecoderState, StreamWithoutChecksums) {
+    // binlog_checksum=NONE: the FORMAT_DESCRIPTION says OFF (and still
+    // carries its 4 checksum bytes); later events end without a CRC.
+    Decoder dec;
+    dec.decode(test::format_description(0));
+    EXPECT_EQ(dec.checksum(), Checksum::off);
+    auto xid = test::EventBuilder(EventType::xid, 900).u64(77).finish(false);
+    EXPECT_EQ(std::get<Xid>(dec.decode(xid).body).xid, 77u);
+    // Nothing is stripped: the last 4 bytes are the statement's.
+    auto q = test::EventBuilder(EventType::query, 950).u32(1).u32(0).u8(0).u16(0).u16(0).u8(0).text("COMMIT").finish(false);
+    Event qe = dec.decode(q);
+    EXPECT_EQ(std::get<Query>(qe.body).sql, "COMMIT");
+}
+
+TEST(BinlogDecoderState, GtidPositionText) {
+    auto ev = test::EventBuilder(EventType::gtid, 500, 0, 3).u64(42).u32(7).u8(gtid_flag::transactional).raw({0, 0, 0, 0, 0, 0}).finish();
+    Decoder dec;
+    dec.decode(test::format_description());
+    Gtid g = std::get<Gtid>(dec.decode(ev).body);
+    EXPECT_EQ(to_string(g.position()), "7-3-42");
+    EXPECT_TRUE(g.transactional());
+    EXPECT_FALSE(g.standalone());
+    EXPECT_FALSE(g.commit_id.has_value());
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::binlog
