@@ -143,3 +143,59 @@ TEST(BinlogDecoderState, GtidPositionText) {
 
 }  // namespace
 }  // namespace sluice::mariadb::binlog
+
+namespace sluice::mariadb::binlog {
+namespace {
+
+// A v2 rows event: post-header of 10 bytes (table id, flags, extra data
+// length counting itself), the extra data, then as v1.
+std::vector<std::uint8_t> rows_v2(EventType type, const std::vector<std::uint8_t>& extra,
+                                  const std::vector<std::uint8_t>& rest) {
+    test::EventBuilder b(type);
+    b.u48(7).u16(1).u16(static_cast<std::uint16_t>(extra.size() + 2)).bytes_of(extra).bytes_of(rest);
+    return b.finish();
+}
+
+TEST(BinlogDecoderState, RowsV2WithExtraDataAndCompressedV2) {
+    Decoder dec;
+    dec.decode(test::format_description());
+    dec.decode(test::table_map_event(7, "db", "t", {{ColumnType::long_, {}}, {ColumnType::varchar, {20, 0}}}));
+    // UPDATE v2: width 2, two bitmaps, before (1,'a') after (1,'bb').
+    auto upd = rows_v2(EventType::update_rows_v2, {0x00, 0x01, 0x02},
+                       {2, 0x03, 0x03, 0x00, 1, 0, 0, 0, 1, 'a', 0x00, 1, 0, 0, 0, 2, 'b', 'b'});
+    Event e = dec.decode(upd);
+    const Rows& r = std::get<Rows>(e.body);
+    EXPECT_EQ(r.version, 2);
+    EXPECT_EQ(r.kind, RowsKind::update);
+    EXPECT_EQ(r.extra_data.size(), 3u);
+    RowReader reader(r);
+    RowChange ch;
+    ASSERT_TRUE(reader.next(ch));
+    EXPECT_EQ(to_text(ch.before[1].value, r.table->columns[1]), "a");
+    EXPECT_EQ(to_text(ch.after[1].value, r.table->columns[1]), "bb");
+    EXPECT_FALSE(reader.next(ch));
+    // WRITE_ROWS_COMPRESSED (v2 layout): width and bitmap plain, images deflated.
+    std::vector<std::uint8_t> image = {0x00, 5, 0, 0, 0, 3, 'x', 'y', 'z'};
+    std::vector<std::uint8_t> z(compressBound(static_cast<uLong>(image.size())));
+    uLongf zlen = static_cast<uLongf>(z.size());
+    ASSERT_EQ(compress(z.data(), &zlen, image.data(), static_cast<uLong>(image.size())), Z_OK);
+    z.resize(zlen);
+    std::vector<std::uint8_t> rest = {2, 0x03, 0x81, static_cast<std::uint8_t>(image.size())};
+    rest.insert(rest.end(), z.begin(), z.end());
+    auto zipped = rows_v2(EventType::write_rows_compressed, {}, rest);
+    Event ze = dec.decode(zipped);
+    const Rows& zr = std::get<Rows>(ze.body);
+    EXPECT_TRUE(zr.compressed);
+    EXPECT_EQ(zr.version, 2);
+    RowReader zreader(zr);
+    ASSERT_TRUE(zreader.next(ch));
+    EXPECT_EQ(to_text(ch.after[0].value, zr.table->columns[0]), "5");
+    EXPECT_EQ(to_text(ch.after[1].value, zr.table->columns[1]), "xyz");
+    // An extra-data length shorter than itself.
+    test::EventBuilder bad(EventType::write_rows_v2);
+    bad.u48(7).u16(1).u16(1).u8(2).u8(0x03);
+    EXPECT_THROW(dec.decode(bad.finish()), Error);
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::binlog
