@@ -286,3 +286,24 @@ TEST(BinlogHostile, SplitterRejectsLyingLengths) {
 
 }  // namespace
 }  // namespace sluice::mariadb::binlog
+
+namespace sluice::mariadb::binlog {
+namespace {
+
+TEST(BinlogHostile, DummyRowsEventEndingAStatementHasNoRows) {
+    // Table id 0x00ffffff with nothing after the post-header: the server's
+    // statement-end marker when every row was filtered out.
+    Decoder dec;
+    dec.decode(test::format_description());
+    auto ev = test::EventBuilder(EventType::write_rows_v1).u48(0x00ffffff).u16(1).finish();
+    Event e = dec.decode(ev);
+    const Rows& r = std::get<Rows>(e.body);
+    EXPECT_EQ(r.table, nullptr);
+    EXPECT_TRUE(r.end_of_statement());
+    RowReader reader(r);
+    RowChange ch;
+    EXPECT_FALSE(reader.next(ch));
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::binlog
