@@ -155,6 +155,11 @@ TEST(BinlogHostile, BitmapShorterThanTheColumnCount) {
     Rows r = std::get<Rows>(ev.body);
     r.columns_after = {};
     expect_contains(error_of([&] { RowReader reader(r); }), "after-image bitmap is shorter than the column count");
+    // A reader reset() onto the bad event after a good one reads nothing more.
+    RowReader reused(std::get<Rows>(ev.body));
+    EXPECT_THROW(reused.reset(r), Error);
+    RowChange none;
+    EXPECT_FALSE(reused.next(none));
 }
 
 TEST(BinlogHostile, RowChangeOfNoColumnsDoesNotLoopForever) {
