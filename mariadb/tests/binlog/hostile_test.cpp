@@ -312,3 +312,26 @@ TEST(BinlogHostile, DummyRowsEventEndingAStatementHasNoRows) {
 
 }  // namespace
 }  // namespace sluice::mariadb::binlog
+
+namespace sluice::mariadb::binlog {
+namespace {
+
+TEST(BinlogHostile, FormatDescriptionOfAnOpenBinlogFile) {
+    // The file the server is writing has LOG_EVENT_BINLOG_IN_USE_F set in
+    // its FORMAT_DESCRIPTION's flags, under a CRC computed with the flag
+    // clear (found reading the private server's current binlog).
+    auto events = test::split_events(test::load_fixture("every_type"));
+    auto fd = events[0];
+    ASSERT_EQ(fd[17] & header_flag::binlog_in_use, 0);
+    fd[17] = static_cast<std::uint8_t>(fd[17] | header_flag::binlog_in_use);
+    Decoder dec;
+    Event e = dec.decode(fd);
+    EXPECT_TRUE(e.header.flags & header_flag::binlog_in_use);
+    EXPECT_EQ(dec.checksum(), Checksum::crc32);
+    // Any other damage still fails.
+    fd[30] ^= 1;
+    EXPECT_THROW(Decoder().decode(fd), Error);
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::binlog

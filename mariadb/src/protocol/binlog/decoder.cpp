@@ -198,7 +198,19 @@ Event Decoder::decode(std::span<const std::uint8_t> bytes) {
             throw Error(ErrorKind::protocol, "no room for the CRC32 (" + std::to_string(bytes.size()) + " bytes)");
         if (verify) {
             std::uint32_t want = detail::stored_crc32(bytes);
-            std::uint32_t got = detail::crc32(bytes.first(bytes.size() - 4));
+            std::uint32_t got = 0;
+            if (ev.header.type == EventType::format_description &&
+                (ev.header.flags & header_flag::binlog_in_use)) {
+                // The server sets LOG_EVENT_BINLOG_IN_USE_F in the
+                // FORMAT_DESCRIPTION of the file it is writing and clears
+                // it on close, without touching the CRC: the CRC is of the
+                // event with the flag clear.
+                std::vector<std::uint8_t> copy(bytes.begin(), bytes.end() - 4);
+                copy[17] = static_cast<std::uint8_t>(copy[17] & ~header_flag::binlog_in_use);
+                got = detail::crc32(copy);
+            } else {
+                got = detail::crc32(bytes.first(bytes.size() - 4));
+            }
             if (want != got)
                 throw Error(ErrorKind::protocol, "checksum mismatch: the event's CRC32 is " + hex32(want) +
                                                      ", its bytes give " + hex32(got));
