@@ -419,10 +419,23 @@ struct Pipeline::State final : detail::PendingReply {
         --sent;
         bytes_sent -= step.bytes;
         ring.pop();
+        bool handled = static_cast<bool>(handler);
         if (handler) {
             in_handler = true;
             try {
                 handler(r);
+            } catch (const Error& e) {
+                in_handler = false;
+                // The step's own server error (from next() or next_result())
+                // left the handler: it is that step's failure, recorded as
+                // unhandled, and the pipeline goes on. Anything else
+                // propagates after the step's reply is consumed.
+                const bool own_failure = e.kind() == ErrorKind::server && r.error_ && !s().is_broken;
+                if (!own_failure) {
+                    finish_step(r, false);
+                    throw;
+                }
+                handled = false;
             } catch (...) {
                 in_handler = false;
                 finish_step(r, false);
@@ -430,7 +443,7 @@ struct Pipeline::State final : detail::PendingReply {
             }
             in_handler = false;
         }
-        finish_step(r, static_cast<bool>(handler));
+        finish_step(r, handled);
     }
 
     void finish_step(StepResult& r, bool handled) {

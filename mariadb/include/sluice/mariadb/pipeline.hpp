@@ -103,7 +103,9 @@ public:
     const std::vector<Column>& columns() const;
     // The next row of the current result, streamed from the socket; nullptr
     // at its end. A server error in the middle of the rows (KILL QUERY, say)
-    // is thrown here and recorded as the step's error.
+    // is thrown here and recorded as the step's error; if the handler lets
+    // it escape, the pipeline catches it (the step failed, recorded in
+    // PipelineSummary::errors) and goes on with the next step.
     const Row* next();
     // Moves to the next result of a multi-statement query; false when none.
     bool next_result();
