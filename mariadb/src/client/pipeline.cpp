@@ -469,6 +469,13 @@ struct Pipeline::State final : detail::PendingReply {
         if (active) {
             flush();
             while (ring.size() > 0) read_oldest();
+            // Every reply was read and the server sends nothing unasked:
+            // bytes already here are replies to no step (a hostile or
+            // confused server), and the stream is out of step.
+            if (s().chan().has_buffered_input()) {
+                fail(Error(ErrorKind::protocol, "server sent more replies than the pipeline's " +
+                                                    std::to_string(next_index) + " steps (bytes left after the last reply)"));
+            }
         }
         end();
         PipelineSummary out = std::move(summary);
