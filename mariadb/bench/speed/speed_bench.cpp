@@ -100,9 +100,10 @@ const std::vector<TableRow> table_rows{
      "point_sequential"},
     {"pipeline_point_256", "20,000 prepared point SELECTs: pipelined (depth 256) vs sequential",
      "point_pipelined_256", "point_sequential"},
-    {"pipeline_insert_vs_bulk", "20,000 single-row INSERTs: pipelined (depth 256) vs native bulk",
+    {"pipeline_insert_vs_bulk", "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs native bulk",
      "insert_pipelined", "insert_bulk_20k"},
-    {"pipeline_insert_vs_sequential", "20,000 single-row INSERTs: pipelined (depth 256) vs sequential",
+    {"pipeline_insert_vs_sequential",
+     "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs sequential (autocommit)",
      "insert_pipelined", "insert_sequential_20k"},
 };
 const std::vector<std::string> client_names{"sluice", "connector-c"};
