@@ -128,7 +128,8 @@ def table(cap, w):
 
 
 def notes(cap, w):
-    ids = {row["id"] for row in cap["rows"]}
+    measured = {p["workload"] for p in cap["profiles"]}
+    ids = {row["id"] for row in cap["rows"] if row["current"] in measured and row["baseline"] in measured}
     if ids & {"bulk_vs_text", "bulk_vs_text_statements"}:
         w("")
         w("The two text-batch rows are the two forms the design brief names for the same-build alternative: "

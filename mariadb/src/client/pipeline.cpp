@@ -398,8 +398,18 @@ struct Pipeline::State final : detail::PendingReply {
     }
 
     // Discards what the handler left of the reply (rows, further results).
-    void drain_rest() {
-        io([&] { s().drain(); });
+    // A later result of a multi-statement query that fails is this step's
+    // failure (Session::drain would swallow it).
+    void drain_rest(StepResult& r) {
+        detail::Session& ss = s();
+        while (ss.phase != detail::Phase::idle) {
+            try {
+                io([&] { ss.next_result(); });
+            } catch (const Error& e) {
+                if (e.kind() != ErrorKind::server) throw;
+                if (!r.error_) r.error_ = e;
+            }
+        }
     }
 
     void read_oldest() {
@@ -447,11 +457,14 @@ struct Pipeline::State final : detail::PendingReply {
     }
 
     void finish_step(StepResult& r, bool handled) {
-        drain_rest();
+        const bool seen_by_handler = handled && r.error_.has_value();
+        drain_rest(r);
         ++completed;
         if (r.error_) {
             ++summary.failed;
-            if (!handled) summary.errors.emplace_back(r.index_, *r.error_);
+            // An error the handler did not see (none, or found while the
+            // rest of the reply was discarded) goes to the summary.
+            if (!seen_by_handler) summary.errors.emplace_back(r.index_, *r.error_);
             if (options.stop_on_error) stop = true;
         } else {
             ++summary.succeeded;

@@ -214,6 +214,26 @@ TEST(Pipeline, ResultSetsStreamInsideAPipelineAndLeftoverRowsAreDiscarded) {
     EXPECT_EQ(after, 127);
 }
 
+TEST(Pipeline, AFailingLaterStatementOfAMultiStatementStepFailsThatStep) {
+    Connection c = admin();
+    std::vector<std::string> seen;
+    Pipeline p(c);
+    // The handler reads the first result only; the second statement fails
+    // while the pipeline discards the rest for it.
+    p.query("SELECT 1; SELECT * FROM pl_no_such_table; SELECT 3", [&](StepResult& r) {
+        seen.push_back(std::to_string(r.next()->get<int>(0)));
+    });
+    p.query("SELECT 4", [&](StepResult& r) { seen.push_back(std::to_string(r.next()->get<int>(0))); });
+    PipelineSummary s = p.finish();
+    EXPECT_EQ(seen, (std::vector<std::string>{"1", "4"}));
+    EXPECT_EQ(s.failed, 1u);
+    EXPECT_EQ(s.succeeded, 1u);
+    ASSERT_EQ(s.errors.size(), 1u);  // the handler never saw it
+    EXPECT_EQ(s.errors[0].first, 0u);
+    EXPECT_EQ(s.errors[0].second.server_code(), 1146);  // ER_NO_SUCH_TABLE
+    EXPECT_FALSE(c.broken());
+}
+
 std::size_t resident_bytes() {
     std::ifstream statm("/proc/self/statm");
     std::size_t pages = 0, resident = 0;

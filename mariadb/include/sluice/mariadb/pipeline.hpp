@@ -21,8 +21,9 @@
 // a step's rows stream from the socket to its handler as a ResultSet's do.
 //
 // The error rule. A server error ends only its own step: the handler sees it
-// in StepResult::error() (a step without a handler has it recorded in
-// PipelineSummary::errors), the steps after it still run, and the
+// in StepResult::error() (the error of a step without a handler, or one its
+// handler did not see, is recorded in PipelineSummary::errors), the steps
+// after it still run, and the
 // connection stays usable. With PipelineOptions::stop_on_error, no step is
 // sent once a failed reply has been read; the steps already sent by then (at
 // most max_depth) still run on the server, which received them before the
@@ -108,6 +109,9 @@ public:
     // PipelineSummary::errors) and goes on with the next step.
     const Row* next();
     // Moves to the next result of a multi-statement query; false when none.
+    // A later statement's error is thrown here and is the step's error
+    // (results the handler does not visit are read for it, and such an
+    // error fails the step all the same).
     bool next_result();
     // OK details: of the statement, or of the rows' end once next() returned
     // nullptr.
@@ -154,10 +158,10 @@ struct PipelineSummary {
     std::size_t failed = 0;     // the server's error
     std::size_t skipped = 0;    // not sent (stop_on_error)
     std::uint64_t affected_rows = 0;  // summed over the OKs of every step
-    // The errors of the steps that had no handler, by step index.
+    // By step index, the errors no handler saw: of steps without one, and
+    // those found while discarding what a handler left unread.
     std::vector<std::pair<std::size_t, Error>> errors;
-    // Round trips paid: writes of queued steps (each followed, later, by
-    // reading their replies).
+    // Writes of queued steps to the socket (a batch of steps each).
     std::size_t writes = 0;
 };
 
