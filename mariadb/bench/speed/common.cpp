@@ -101,6 +101,14 @@ Expected expected(const std::string& w) {
             for (int k = 1; k <= wide_ints; ++k) e.checksum += static_cast<std::uint64_t>(wide_int(id, k));
             for (int k = wide_ints + 1; k <= wide_ints + wide_texts; ++k) e.checksum += wide_text(id, k).size();
         }
+    } else if (w.rfind("point_", 0) == 0) {
+        e.count = point_selects;
+        for (int i = 0; i < point_selects; ++i) e.checksum += static_cast<std::uint64_t>(narrow_v(point_id(i)));
+    } else if (w == "insert_pipelined" || w == "insert_bulk_20k" || w == "insert_sequential_20k") {
+        e.count = pipeline_inserts;
+        for (std::int64_t i = 0; i < pipeline_inserts; ++i) {
+            e.checksum += static_cast<std::uint64_t>(i + bulk_b(i)) + bulk_s(i).size();
+        }
     } else {
         throw std::runtime_error("unknown workload " + w);
     }

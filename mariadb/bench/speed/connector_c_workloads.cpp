@@ -4,6 +4,7 @@
 #include <mysql.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -115,7 +116,9 @@ public:
         upload_table_ = "speed_upload_cc_" + suffix_;
         exec(m_, "CREATE OR REPLACE TABLE " + bulk_table_ + " (a BIGINT, b BIGINT, s VARCHAR(40))");
         exec(m_, "CREATE OR REPLACE TABLE " + upload_table_ + " (id BIGINT PRIMARY KEY, pad VARCHAR(5000))");
-        for (std::int64_t i = 0; i < bulk_rows; ++i) {
+        // The first bulk_rows rows are the bulk rows; all pipeline_inserts
+        // of them the 20,000-row insert rows (the same formula).
+        for (std::int64_t i = 0; i < std::max(bulk_rows, pipeline_inserts); ++i) {
             a_.push_back(i);
             b_.push_back(bulk_b(i));
             s_.push_back(bulk_s(i));
@@ -126,7 +129,7 @@ public:
         }
     }
     ~ConnectorC() override {
-        for (MYSQL_STMT* s : {insert_, insert_array_, wide_, narrow_}) {
+        for (MYSQL_STMT* s : {insert_, insert_array_, wide_, narrow_, point_}) {
             if (s) mysql_stmt_close(s);
         }
         try {
@@ -143,12 +146,17 @@ public:
     }
 
     void prepare_run(const std::string& w) override {
-        if (w.rfind("bulk", 0) == 0 || w.rfind("text_batch", 0) == 0) exec(m_, "TRUNCATE TABLE " + bulk_table_);
+        if (w.rfind("bulk", 0) == 0 || w.rfind("text_batch", 0) == 0 || w.rfind("insert_", 0) == 0) {
+            exec(m_, "TRUNCATE TABLE " + bulk_table_);
+        }
         if (w.rfind("upload", 0) == 0) exec(m_, "TRUNCATE TABLE " + upload_table_);
     }
 
     Outcome run(const std::string& w) override {
         if (w == "bulk_native") return bulk_array();
+        if (w == "point_sequential") return point_sequential();
+        if (w == "insert_bulk_20k") return bulk_array(pipeline_inserts);
+        if (w == "insert_sequential_20k") return bulk_sequential(pipeline_inserts);
         if (w == "bulk_sequential") return bulk_sequential();
         if (w == "text_batch") return text_batch();
         if (w == "text_batch_statements") return text_batch_statements();
@@ -171,15 +179,15 @@ public:
     }
 
 private:
-    Outcome finish_bulk(Outcome o) {
+    Outcome finish_bulk(Outcome o, int rows = bulk_rows) {
         o.count = scalar(m_, "SELECT COUNT(*) FROM " + bulk_table_);
         o.checksum = scalar(m_, "SELECT SUM(a + b + LENGTH(s)) FROM " + bulk_table_);
-        o.units = bulk_rows;
+        o.units = rows;
         o.latencies_ns = {o.elapsed_ns};
         return o;
     }
 
-    Outcome bulk_array() {
+    Outcome bulk_array(int rows = bulk_rows) {
         const std::string sql = "INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (?, ?, ?)";
         if (!insert_array_) insert_array_ = prepare(m_, sql);
         Outcome o;
@@ -194,16 +202,16 @@ private:
         bind[2].buffer_type = MYSQL_TYPE_STRING;
         bind[2].buffer = s_ptr_.data();  // column-wise: an array of pointers
         bind[2].length = s_len_.data();
-        unsigned int size = bulk_rows;
+        unsigned int size = static_cast<unsigned int>(rows);
         if (mysql_stmt_attr_set(insert_array_, STMT_ATTR_ARRAY_SIZE, &size) != 0) fail(insert_array_, "array size");
         if (mysql_stmt_bind_param(insert_array_, bind) != 0) fail(insert_array_, "bind");
         if (mysql_stmt_execute(insert_array_) != 0) fail(insert_array_, "array execute");
         o.elapsed_ns = ns_since(t0);
         o.allocations = allocations() - a0;
-        return finish_bulk(o);
+        return finish_bulk(o, rows);
     }
 
-    Outcome bulk_sequential() {
+    Outcome bulk_sequential(int rows = bulk_rows) {
         const std::string sql = "INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (?, ?, ?)";
         if (!insert_) insert_ = prepare(m_, sql);
         Outcome o;
@@ -219,7 +227,7 @@ private:
         bind[2].length = &len;
         const std::uint64_t a0 = allocations();
         const auto t0 = Clock::now();
-        for (std::size_t i = 0; i < a_.size(); ++i) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
             a = a_[i];
             b = b_[i];
             bind[2].buffer = s_ptr_[i];
@@ -230,7 +238,7 @@ private:
         }
         o.elapsed_ns = ns_since(t0);
         o.allocations = allocations() - a0;
-        return finish_bulk(o);
+        return finish_bulk(o, rows);
     }
 
     // One INSERT per row, all in one COM_QUERY on a CLIENT_MULTI_STATEMENTS
@@ -243,7 +251,7 @@ private:
         const std::string prefix = "INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (";
         std::string sql;
         std::vector<char> escaped(2 * 64 + 1);
-        for (std::size_t i = 0; i < a_.size(); ++i) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(bulk_rows); ++i) {
             if (i) sql += ';';
             sql += prefix;
             sql += std::to_string(a_[i]);
@@ -275,7 +283,7 @@ private:
         const auto t0 = Clock::now();
         std::string sql = "INSERT INTO " + bulk_table_ + " (a, b, s) VALUES ";
         std::vector<char> escaped(2 * 64 + 1);
-        for (std::size_t i = 0; i < a_.size(); ++i) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(bulk_rows); ++i) {
             if (i) sql += ',';
             sql += '(';
             sql += std::to_string(a_[i]);
@@ -290,6 +298,29 @@ private:
         o.elapsed_ns = ns_since(t0);
         o.allocations = allocations() - a0;
         return finish_bulk(o);
+    }
+
+    // 20,000 point SELECTs, one prepared execute + fetch each: Connector/C
+    // has no pipelining, so sequential is its best.
+    Outcome point_sequential() {
+        if (!point_) point_ = prepare(m_, "SELECT v FROM speed_narrow WHERE id = ?");
+        long long id = 0, v = 0;
+        MYSQL_BIND param, result;
+        std::memset(&param, 0, sizeof param);
+        std::memset(&result, 0, sizeof result);
+        param.buffer_type = MYSQL_TYPE_LONGLONG;
+        param.buffer = &id;
+        result.buffer_type = MYSQL_TYPE_LONGLONG;
+        result.buffer = &v;
+        if (mysql_stmt_bind_param(point_, &param) != 0) fail(point_, "bind");
+        if (mysql_stmt_bind_result(point_, &result) != 0) fail(point_, "bind result");
+        return timed_operations(point_selects, [&](int i) {
+            id = point_id(i);
+            if (mysql_stmt_execute(point_) != 0) fail(point_, "execute");
+            check(mysql_stmt_fetch(point_) == 0, "point row");
+            check(mysql_stmt_fetch(point_) == MYSQL_NO_DATA, "one point row");
+            return static_cast<std::uint64_t>(v);
+        });
     }
 
     // The wide row's result bindings: 26 integers, 24 strings.
@@ -533,6 +564,7 @@ private:
     MYSQL_STMT* insert_array_ = nullptr;
     MYSQL_STMT* wide_ = nullptr;
     MYSQL_STMT* narrow_ = nullptr;
+    MYSQL_STMT* point_ = nullptr;
     std::string bulk_table_;
     std::string upload_table_;
     std::vector<long long> a_, b_;

@@ -10,6 +10,7 @@
 #include "sluice/mariadb/bulk.hpp"
 #include "sluice/mariadb/cursor.hpp"
 #include "sluice/mariadb/mariadb.hpp"
+#include "sluice/mariadb/pipeline.hpp"
 #include "sluice/mariadb/pool.hpp"
 #include "sluice/mariadb/text_batch.hpp"
 #include "sluice/mariadb/upload.hpp"
@@ -45,6 +46,7 @@ public:
         conn_->execute("CREATE OR REPLACE TABLE " + bulk_table_ + " (a BIGINT, b BIGINT, s VARCHAR(40))");
         conn_->execute("CREATE OR REPLACE TABLE " + upload_table_ + " (id BIGINT PRIMARY KEY, pad VARCHAR(5000))");
         for (std::int64_t i = 0; i < bulk_rows; ++i) rows_.emplace_back(i, bulk_b(i), bulk_s(i));
+        for (std::int64_t i = 0; i < pipeline_inserts; ++i) rows20k_.emplace_back(i, bulk_b(i), bulk_s(i));
     }
     ~Sluice() override {
         try {
@@ -54,7 +56,9 @@ public:
     }
 
     void prepare_run(const std::string& w) override {
-        if (w.rfind("bulk", 0) == 0 || w.rfind("text_batch", 0) == 0) conn_->execute("TRUNCATE TABLE " + bulk_table_);
+        if (w.rfind("bulk", 0) == 0 || w.rfind("text_batch", 0) == 0 || w.rfind("insert_", 0) == 0) {
+            conn_->execute("TRUNCATE TABLE " + bulk_table_);
+        }
         if (w.rfind("upload", 0) == 0) conn_->execute("TRUNCATE TABLE " + upload_table_);
     }
 
@@ -79,14 +83,21 @@ public:
         if (w == "narrow_plain") return text_select(false, false);
         if (w == "wide_zlib") return text_select(true, true);
         if (w == "wide_plain") return text_select(false, true);
+        if (w == "point_sequential") return point_sequential();
+        if (w == "point_pipelined_16") return point_pipelined(16);
+        if (w == "point_pipelined_64") return point_pipelined(64);
+        if (w == "point_pipelined_256") return point_pipelined(256);
+        if (w == "insert_pipelined") return insert_pipelined();
+        if (w == "insert_bulk_20k") return insert_bulk_20k(BulkOptions::Mode::native);
+        if (w == "insert_sequential_20k") return insert_bulk_20k(BulkOptions::Mode::sequential);
         throw std::runtime_error("unknown workload " + w);
     }
 
 private:
-    Outcome finish_bulk(Outcome o) {
+    Outcome finish_bulk(Outcome o, int rows = bulk_rows) {
         o.count = scalar_u64(*conn_, "SELECT COUNT(*) FROM " + bulk_table_);
         o.checksum = scalar_u64(*conn_, "SELECT SUM(a + b + LENGTH(s)) FROM " + bulk_table_);
-        o.units = bulk_rows;
+        o.units = rows;
         o.latencies_ns = {o.elapsed_ns};
         return o;
     }
@@ -165,6 +176,104 @@ private:
             check(rs.next() == nullptr, "one row");
             return sum;
         });
+    }
+
+    // ---- pipelines ----
+
+    Statement& point_statement() {
+        if (!point_stmt_) point_stmt_.emplace(conn_->prepare(point_query));
+        return *point_stmt_;
+    }
+
+    // One round trip per SELECT: the baseline.
+    Outcome point_sequential() {
+        Statement& stmt = point_statement();
+        return timed_operations(point_selects, [&](int i) {
+            ResultSet rs = stmt.execute(point_id(i));
+            const Row* r = rs.next();
+            check(r != nullptr, "point row");
+            const std::uint64_t v = r->get<std::uint64_t>(0);
+            check(rs.next() == nullptr, "one point row");
+            return v;
+        });
+    }
+
+    // The same SELECTs through a Pipeline of the given depth: one write per
+    // depth/2 steps. Per-operation latency is not defined for a step (its
+    // reply is read long after it was queued): the run's time is recorded.
+    Outcome point_pipelined(std::size_t depth) {
+        Statement& stmt = point_statement();
+        Outcome o;
+        PipelineOptions po;
+        po.max_depth = depth;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        {
+            Pipeline p(*conn_, po);
+            for (int i = 0; i < point_selects; ++i) {
+                p.execute_then(
+                    [out = &o](StepResult& r) {
+                        check(!r.failed(), "point step");
+                        const Row* row = r.next();
+                        check(row != nullptr, "point row");
+                        out->checksum += row->get<std::uint64_t>(0);
+                        ++out->count;
+                        check(r.next() == nullptr, "one point row");
+                    },
+                    stmt, point_id(i));
+            }
+            p.finish();
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        o.units = point_selects;
+        o.latencies_ns = {o.elapsed_ns};
+        return o;
+    }
+
+    Statement& insert_statement() {
+        if (!insert_) insert_.emplace(conn_->prepare("INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (?, ?, ?)"));
+        return *insert_;
+    }
+
+    // 20,000 single-row INSERT executes through a Pipeline (depth 256),
+    // in one transaction (START TRANSACTION and COMMIT are steps too): one
+    // commit, as native bulk's one statement has. Without it each row is
+    // its own commit and binlog group, and the row measures the server's
+    // commits rather than the round trips the pipeline removes.
+    Outcome insert_pipelined() {
+        Statement& insert = insert_statement();
+        Outcome o;
+        PipelineOptions po;
+        po.max_depth = 256;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        PipelineSummary s;
+        {
+            Pipeline p(*conn_, po);
+            p.query("START TRANSACTION");
+            for (const auto& [a, b, text] : rows20k_) p.execute(insert, a, b, text);
+            p.query("COMMIT");
+            s = p.finish();
+        }
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        check(s.failed == 0 && s.affected_rows == static_cast<std::uint64_t>(pipeline_inserts), "pipelined inserts");
+        return finish_bulk(o, pipeline_inserts);
+    }
+
+    // The same 20,000 rows by native bulk or by sequential executes.
+    Outcome insert_bulk_20k(BulkOptions::Mode mode) {
+        Statement& insert = insert_statement();
+        BulkOptions options;
+        options.mode = mode;
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const auto t0 = Clock::now();
+        execute_bulk(insert, rows20k_, options);
+        o.elapsed_ns = ns_since(t0);
+        o.allocations = allocations() - a0;
+        return finish_bulk(o, pipeline_inserts);
     }
 
     static constexpr const char* point_query = "SELECT v FROM speed_narrow WHERE id = ?";
@@ -335,6 +444,7 @@ private:
     std::string bulk_table_;
     std::string upload_table_;
     std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> rows_;
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> rows20k_;  // pipeline rows
     // Declared before the statements that refer to them.
     std::optional<Connection> conn_;
     std::optional<Connection> nocache_;
@@ -347,6 +457,7 @@ private:
     std::optional<Statement> wide_stmt_nocache_;
     std::optional<Statement> narrow_stmt_;
     std::optional<Statement> held_stmt_;
+    std::optional<Statement> point_stmt_;
 };
 
 }  // namespace

@@ -91,12 +91,28 @@ const std::vector<TableRow> table_rows{
     {"cursor", "100,000 rows: cursor (batches of 512) vs ordinary stream", "cursor_512", "stream_plain"},
     {"zlib_narrow", "100,000-row narrow SELECT: zlib vs plain", "narrow_zlib", "narrow_plain"},
     {"zlib_wide", "10,000-row 50-column SELECT: zlib vs plain", "wide_zlib", "wide_plain"},
+    // Pipelines (issue 17): the same 20,000 point SELECTs at three depths,
+    // each against one round trip per SELECT; Connector/C runs the
+    // sequential baseline only (it has no pipelining: that is its best).
+    {"pipeline_point_16", "20,000 prepared point SELECTs: pipelined (depth 16) vs sequential", "point_pipelined_16",
+     "point_sequential"},
+    {"pipeline_point_64", "20,000 prepared point SELECTs: pipelined (depth 64) vs sequential", "point_pipelined_64",
+     "point_sequential"},
+    {"pipeline_point_256", "20,000 prepared point SELECTs: pipelined (depth 256) vs sequential",
+     "point_pipelined_256", "point_sequential"},
+    {"pipeline_insert_vs_bulk", "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs native bulk",
+     "insert_pipelined", "insert_bulk_20k"},
+    {"pipeline_insert_vs_sequential",
+     "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs sequential (autocommit)",
+     "insert_pipelined", "insert_sequential_20k"},
 };
 const std::vector<std::string> client_names{"sluice", "connector-c"};
 
 // Connector/C cannot switch its metadata cache off: no control for that baseline.
+// Nor pipelines: sluice alone runs the pipelined profiles.
 bool has_profile(const std::string& client, const std::string& workload) {
-    return !(client == "connector-c" && workload == "meta_uncached");
+    if (client != "connector-c") return true;
+    return workload != "meta_uncached" && workload.rfind("point_pipelined", 0) != 0 && workload != "insert_pipelined";
 }
 
 // ---- child ----

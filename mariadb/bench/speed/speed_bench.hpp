@@ -51,6 +51,11 @@ inline constexpr std::size_t upload_small = 1u << 20;   // 1 MiB
 inline constexpr std::size_t upload_large = 64u << 20;  // 64 MiB (memory row)
 inline constexpr std::size_t large_line = 4096;
 inline constexpr std::uint32_t cursor_batch = 512;
+// Pipeline rows: point SELECTs by primary key on speed_narrow, and
+// single-row INSERTs (the bulk rows' formula, i < pipeline_inserts).
+inline constexpr int point_selects = 20'000;
+inline constexpr int pipeline_inserts = 20'000;
+inline std::int64_t point_id(int i) { return 1 + (static_cast<std::int64_t>(i) * 7919) % narrow_rows; }
 
 inline std::int64_t narrow_v(std::int64_t id) { return id * 37 % 1000003; }
 inline std::int64_t wide_int(std::int64_t id, int k) { return id * k % 100000; }
@@ -134,6 +139,10 @@ inline const std::vector<Workload>& workloads() {
         {"stream_plain", "ns/row", false},       {"narrow_zlib", "ns/row", false},
         {"narrow_plain", "ns/row", false},       {"wide_zlib", "ns/row", false},
         {"wide_plain", "ns/row", false},
+        {"point_sequential", "ns/select", false},    {"point_pipelined_16", "ns/select", false},
+        {"point_pipelined_64", "ns/select", false},  {"point_pipelined_256", "ns/select", false},
+        {"insert_pipelined", "ns/row", false},       {"insert_bulk_20k", "ns/row", false},
+        {"insert_sequential_20k", "ns/row", false},
     };
     return w;
 }

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include "access.hpp"
+#include "sluice/mariadb/pipeline.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
 #include "sluice/mariadb/protocol/wire.hpp"
@@ -29,15 +31,19 @@ struct PoolSlot {
 
     // Declared first, destroyed last: the statements refer to it.
     std::optional<Connection> conn;
-    // Pooled statements by SQL (map nodes never move: `pending_prepares`
-    // points into it).
+    // Pooled statements by SQL (map nodes never move: the return's prepare
+    // handlers point into it).
     Statements statements;
     std::chrono::steady_clock::time_point idle_since;
 
-    // The return's pipeline (reset, restore, re-prepares) is written and its
-    // replies not read yet: the next borrow reads them before lending.
-    bool pending = false;
-    std::vector<Statements::value_type*> pending_prepares;  // in the order sent
+    // The return's pipeline (reset, restore, re-prepares): sent by the
+    // return, its replies read by the next borrow before lending (Pipeline,
+    // the one pipelining mechanism; kept from return to return, so a return
+    // allocates nothing). Declared after `conn`: destroyed before it.
+    std::optional<Pipeline> returning;
+    bool pending = false;    // `returning` was sent and its replies are unread
+    bool return_ok = false;  // the reset and every restore command succeeded
+    std::size_t reprepared = 0;
 
     // The server forgot every statement (reset) or the connection is gone:
     // forget them without COM_STMT_CLOSE, keep their SQL.
@@ -77,6 +83,7 @@ constexpr std::size_t ready_window = 4;
 // An idle connection is closed and forgotten (its statements without
 // COM_STMT_CLOSE: the server dropped them).
 void drop(PoolSlot& slot) noexcept {
+    slot.returning.reset();  // before the connection it refers to
     slot.forget_statements();
     slot.conn.reset();
 }
@@ -289,33 +296,48 @@ bool Pool::send_reset(PoolSlot& slot) noexcept {
     slot.forget_statements();  // the reset drops them on the server
     const std::vector<std::string>& restore = options_.connect.init_commands;
     try {
-        // Compressed or not, one write: under compression every command
-        // goes into frames of its own, numbered from 0 as the server expects
-        // (PacketChannel::reset_sequence marks where each one begins).
-        detail::Session& s = detail::Access::session(c);
-        s.guarded([&] {
-            using namespace protocol;
-            s.begin_command();  // reads whatever the lease left unread
-            PacketChannel& ch = s.chan();
-            Writer w(s.out);
-            auto write = [&](Command command, std::string_view argument) {
-                ch.reset_sequence();
-                s.out.clear();
-                write_command(w, command, argument);
-                ch.write_packet(s.out);
-            };
-            write(Command::reset_connection, {});
-            for (const std::string& sql : restore) write(Command::query, sql);
-            slot.pending_prepares.clear();
-            if (options_.prepare_on_return) {
-                for (auto& entry : slot.statements) {
-                    if (!entry.second.used) continue;
-                    write(Command::stmt_prepare, entry.first);
-                    slot.pending_prepares.push_back(&entry);
-                }
+        // Every step fits the pipeline's depth and byte window, so queueing
+        // never waits for a reply: the return costs one write and no round
+        // trip (compressed too: each command gets frames of its own,
+        // numbered from 0). The replies wait in the socket for settle().
+        std::size_t steps = 1 + restore.size();
+        if (options_.prepare_on_return) {
+            for (const auto& entry : slot.statements) steps += entry.second.used ? 1 : 0;
+        }
+        if (!slot.returning || slot.returning->options().max_depth < steps) {
+            slot.returning.reset();
+            PipelineOptions o;
+            o.max_depth = std::max<std::size_t>(steps, 8);
+            // The whole return goes out at once, as it always has: a few
+            // short commands, far below the socket buffers.
+            o.max_bytes_in_flight = std::numeric_limits<std::size_t>::max();
+            slot.returning.emplace(c, o);
+        }
+        Pipeline& p = *slot.returning;
+        PoolSlot* s = &slot;
+        s->return_ok = true;
+        s->reprepared = 0;
+        // A server error ends its own step; the replies after it still
+        // come, and every one is read (Pipeline's error rule).
+        auto must_succeed = [s](StepResult& r) {
+            if (r.failed()) s->return_ok = false;
+        };
+        p.reset_session(must_succeed);
+        for (const std::string& sql : restore) p.query(sql, must_succeed);
+        if (options_.prepare_on_return) {
+            for (auto& entry : slot.statements) {
+                if (!entry.second.used) continue;
+                // A re-prepare the server refuses is left to the statement's
+                // next use, which prepares it again and reports the error to
+                // the borrower who uses it.
+                p.prepare(entry.first, [s, e = &entry](StepResult& r) {
+                    if (r.failed()) return;
+                    e->second.statement.emplace(r.take_statement());
+                    ++s->reprepared;
+                });
             }
-            ch.flush();  // one write for all of them
-        });
+        }
+        p.send();  // one write for all of them
         slot.pending = true;
         return true;
     } catch (const Error&) {
@@ -325,77 +347,16 @@ bool Pool::send_reset(PoolSlot& slot) noexcept {
 
 bool Pool::settle(PoolSlot& slot) noexcept {
     slot.pending = false;
-    detail::Session& s = detail::Access::session(*slot.conn);
     try {
-        return s.guarded([&] {
-            using namespace protocol;
-            PacketChannel& ch = s.chan();
-            // A server error ends its command, and the replies of the
-            // commands after it still come: every one is read, in order.
-            // Each reply starts at packet 1 and, under compression, at frame
-            // 1 whatever came before it (a command under 16 MiB is one frame;
-            // SQL longer than that would fail this check and the connection
-            // would be replaced, never lent out of step).
-            auto server_error = [&](const Error& e) {
-                if (e.kind() != ErrorKind::server) throw;
-                s.on_error(e);  // a fatal one (KILL, shutdown) breaks the session
-                s.check_usable();
-            };
-            bool ok = true;
-            ch.expect_sequence(1);
-            Bytes p = s.read();
-            if (is_err(p)) {
-                ok = false;
-                try {
-                    throw_server_error(p);
-                } catch (const Error& e) {
-                    server_error(e);
-                }
-            } else {
-                s.set_ok(parse_ok(p, s.capabilities));
-            }
-            for (std::size_t i = 0; i < options_.connect.init_commands.size(); ++i) {
-                ch.expect_sequence(1);
-                try {
-                    s.read_result_head(false);
-                    s.drain();
-                } catch (const Error& e) {
-                    server_error(e);
-                    ok = false;
-                }
-            }
-            std::size_t prepared = 0;
-            for (auto* entry : slot.pending_prepares) {
-                ch.expect_sequence(1);
-                p = s.read();
-                if (is_err(p)) {
-                    // Left unprepared: its next use prepares it again and
-                    // reports the error to the borrower who uses it.
-                    try {
-                        throw_server_error(p);
-                    } catch (const Error& e) {
-                        server_error(e);
-                    }
-                    continue;
-                }
-                PrepareOk head = parse_prepare_ok(p);
-                std::vector<Column> params;
-                std::vector<Column> columns;
-                s.read_column_definitions(head.params, params);
-                s.read_column_definitions(head.columns, columns);
-                entry->second.statement.emplace(&s, head.statement_id, std::move(params), std::move(columns));
-                ++prepared;
-            }
-            slot.pending_prepares.clear();  // keeps its capacity for the next return
-            if (prepared > 0) {
-                std::lock_guard lock(mutex_);
-                stats_.prepares += prepared;
-            }
-            return ok;
-        });
+        slot.returning->finish();
     } catch (const Error&) {
-        return false;
+        return false;  // the connection broke: replaced, never lent
     }
+    if (slot.reprepared > 0) {
+        std::lock_guard lock(mutex_);
+        stats_.prepares += slot.reprepared;
+    }
+    return slot.return_ok;
 }
 
 void Pool::top_up() noexcept {

@@ -357,6 +357,11 @@ void PacketChannel::expect_sequence(std::uint8_t next, std::uint8_t next_frame) 
     if (compression_) compression_->sequence = next_frame;
 }
 
+bool PacketChannel::has_buffered_input() const noexcept {
+    if (in_end_ != in_pos_) return true;
+    return compression_ && compression_->raw_end != compression_->raw_pos;
+}
+
 void PacketChannel::start_tls(const TlsOptions& options, std::string_view host) {
     flush();  // the SSLRequest, if the caller only buffered it
     guarded([&] {

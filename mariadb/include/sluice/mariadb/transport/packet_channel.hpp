@@ -93,6 +93,11 @@ public:
     // frames from 0, so the replies' frame numbers restart for every reply.
     void expect_sequence(std::uint8_t next, std::uint8_t next_frame = 1) noexcept;
 
+    // Bytes received and buffered but not read as packets yet (decoded or,
+    // under compression, still in frames). After the last expected reply,
+    // any is a reply nobody asked for.
+    bool has_buffered_input() const noexcept;
+
     bool is_tls() const noexcept { return tls_ != nullptr; }
     bool is_compressed() const noexcept { return compressed_; }
     bool broken() const noexcept { return broken_; }

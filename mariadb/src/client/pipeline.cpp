@@ -1,0 +1,683 @@
+// Pipelines (pipeline.hpp): steps encoded into a staging buffer, written to
+// the channel in batches, their replies read in order.
+//
+// What the pipeline needs from the session is narrow: the channel (write
+// packets, flush, expect_sequence before each reply), the result-reading
+// functions a ResultSet uses, and one hook, Session::pending_reply (the
+// cursor's PendingReply): while steps are outstanding it points at the
+// pipeline, so any other command's begin_command() refuses with
+// Error{usage} instead of reading replies that belong to the steps.
+//
+// Frame numbering under compression is PacketChannel's (reset_sequence()
+// before each command marks where it begins; expect_sequence() before each
+// reply), the same mechanism the cursor and the pool use. One rule keeps
+// it simple: replies are read only when nothing is buffered unsent (every
+// read is preceded by a flush), so the channel's single frame counter is
+// never needed for a write and a read at once.
+#include "sluice/mariadb/pipeline.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "access.hpp"
+#include "sluice/mariadb/protocol/commands.hpp"
+#include "sluice/mariadb/protocol/responses.hpp"
+
+namespace sluice::mariadb {
+
+using protocol::Bytes;
+using protocol::Command;
+using protocol::ParamValue;
+using protocol::Writer;
+
+std::string_view to_string(StepKind kind) noexcept {
+    switch (kind) {
+        case StepKind::execute: return "execute";
+        case StepKind::query: return "query";
+        case StepKind::prepare: return "prepare";
+        case StepKind::reset_statement: return "reset statement";
+        case StepKind::close_statement: return "close statement";
+        case StepKind::reset_session: return "reset session";
+        case StepKind::ping: return "ping";
+        case StepKind::select_database: return "select database";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// One step with a reply to come.
+struct Step {
+    std::size_t index = 0;
+    StepKind kind = StepKind::query;
+    Statement* statement = nullptr;  // execute: its cached columns
+    StepHandler handler;
+    std::size_t bytes = 0;  // request bytes on the wire (packet headers included)
+    // Where its reply starts: packet sequence, and frame sequence under
+    // compression (the number of frames the command took).
+    std::uint8_t reply_sequence = 1;
+    std::uint8_t reply_frame = 1;
+};
+
+// The outstanding steps, oldest first: a ring of max_depth slots, so a
+// pipeline of any length reuses the same few (handlers included).
+class StepRing {
+public:
+    explicit StepRing(std::size_t capacity) : slots_(capacity) {}
+    std::size_t size() const noexcept { return size_; }
+    bool full() const noexcept { return size_ == slots_.size(); }
+    Step& front() noexcept { return slots_[head_]; }
+    Step& at(std::size_t i) noexcept { return slots_[(head_ + i) % slots_.size()]; }
+    Step& push() noexcept { return slots_[(head_ + size_++) % slots_.size()]; }
+    void pop() noexcept {
+        slots_[head_].handler = nullptr;
+        head_ = (head_ + 1) % slots_.size();
+        --size_;
+    }
+    void clear() noexcept {
+        while (size_ > 0) pop();
+        head_ = 0;
+    }
+
+private:
+    std::vector<Step> slots_;
+    std::size_t head_ = 0;
+    std::size_t size_ = 0;
+};
+
+constexpr std::size_t header_size = 4;
+
+}  // namespace
+
+struct Pipeline::State final : detail::PendingReply {
+    Pipeline* owner;
+    detail::Session* session;
+    PipelineOptions options;
+    StepRing ring;
+    // ring.at(0 .. sent-1) are written and flushed; the rest are buffered
+    // in the channel, unsent.
+    std::size_t sent = 0;
+    std::size_t bytes_sent = 0;
+    std::size_t bytes_unsent = 0;
+    std::size_t next_index = 0;
+    std::size_t completed = 0;  // replies read (and no-reply steps sent)
+    bool active = false;        // begun: owns the connection until finish()
+    bool stop = false;          // stop_on_error saw a failure
+    bool in_handler = false;
+    PipelineSummary summary;
+    // The step being encoded: packets back to back, `packet_ends` their ends.
+    std::vector<std::uint8_t> staged;
+    std::vector<std::size_t> packet_ends;
+    // Deadline over the pipeline (options.deadline > 0): the connection's
+    // own timeouts are kept here and narrowed to what is left before each
+    // blocking step, restored after.
+    Deadline deadline = Deadline::max();
+    Timeouts connection_timeouts;
+
+    State(Pipeline* p, detail::Session& s, PipelineOptions o)
+        : owner(p), session(&s), options(o), ring(std::max<std::size_t>(o.max_depth, 1)) {
+        if (options.max_depth == 0) throw Error(ErrorKind::usage, "pipeline max_depth must be at least 1");
+    }
+
+    // Another command wants the connection while steps are outstanding.
+    void read(detail::Session& s) override {
+        s.pending_reply = this;  // still ours: refused, not taken over
+        throw Error(ErrorKind::usage, "the connection is running a pipeline with " + std::to_string(ring.size()) +
+                                          " steps outstanding: finish() it before other commands");
+    }
+
+    detail::Session& s() { return *session; }
+
+    // ---- begin / end ------------------------------------------------------
+
+    // Every queueing call and finish() starts here.
+    void enter() {
+        if (in_handler) {
+            throw Error(ErrorKind::usage,
+                        "a step handler cannot queue steps or finish its own pipeline: queue them after it returns");
+        }
+    }
+
+    void begin() {
+        enter();
+        if (active) return;
+        detail::Session& ss = s();
+        ss.guarded([&] { ss.begin_command(); });
+        active = true;
+        ss.pending_reply = this;
+        if (options.deadline.count() > 0) {
+            connection_timeouts = ss.chan().timeouts();
+            deadline = Clock::now() + options.deadline;
+        }
+    }
+
+    void end() noexcept {
+        if (!active) return;
+        active = false;
+        detail::Session& ss = s();
+        if (ss.pending_reply == this) ss.pending_reply = nullptr;
+        if (deadline != Deadline::max()) {
+            if (ss.channel) ss.chan().set_timeouts(connection_timeouts);
+            deadline = Deadline::max();
+        }
+        ring.clear();
+        sent = bytes_sent = bytes_unsent = 0;
+        stop = false;
+    }
+
+    // ---- failure ----------------------------------------------------------
+
+    // The stream position is lost: the connection is broken and the error
+    // says how far the pipeline got.
+    [[noreturn]] void fail(const Error& cause) {
+        const std::size_t unanswered = sent;
+        const std::size_t unsent = ring.size() - sent;
+        std::string message = "pipeline broken after " + std::to_string(completed) + " of " +
+                              std::to_string(next_index) + " steps completed (their results were delivered); " +
+                              std::to_string(unanswered) + " sent with no reply read (the server may have run them)";
+        if (unanswered > 0) message += ", from step " + std::to_string(ring.front().index);
+        message += "; " + std::to_string(unsent) + " queued but not sent: " + cause.what();
+        if (cause.kind() == ErrorKind::timeout && deadline != Deadline::max()) {
+            message += " (the pipeline's deadline is " + std::to_string(options.deadline.count()) + " ms)";
+        }
+        const ErrorKind kind = cause.kind() == ErrorKind::server ? ErrorKind::broken : cause.kind();
+        detail::Session& ss = s();
+        ss.mark_broken(message);
+        end();
+        throw Error(kind, message);
+    }
+
+    // Runs f; a failure other than a (non-fatal) server error fails the
+    // pipeline. Server errors propagate to the caller.
+    template <class F>
+    decltype(auto) io(F&& f) {
+        detail::Session& ss = s();
+        try {
+            return f();
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::server) {
+                ss.on_error(e);  // a fatal one (KILL, shutdown) breaks the session
+                if (!ss.is_broken) throw;
+            } else if (e.kind() == ErrorKind::usage || e.kind() == ErrorKind::conversion) {
+                throw;
+            } else if (!ss.is_broken) {
+                ss.on_error(e);
+            }
+            if (ss.lacks_peer(e)) fail(ss.naming_peer(e));
+            fail(e);
+        }
+    }
+
+    // Narrows the connection's timeouts to what is left of the deadline
+    // (no-op without one).
+    void arm() {
+        if (deadline == Deadline::max()) return;
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            fail(Error(ErrorKind::timeout, "the pipeline's deadline of " + std::to_string(options.deadline.count()) +
+                                               " ms passed"));
+        }
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
+        auto narrow = [&](std::chrono::milliseconds own) { return own.count() > 0 ? std::min(own, left) : left; };
+        Timeouts t = connection_timeouts;
+        t.read = narrow(t.read);
+        t.write = narrow(t.write);
+        s().chan().set_timeouts(t);
+    }
+
+    // ---- sending ----------------------------------------------------------
+
+    void stage_begin() {
+        staged.clear();
+        packet_ends.clear();
+    }
+    template <class F>
+    void stage_packet(F&& encode) {
+        Writer w(staged);
+        encode(w);
+        packet_ends.push_back(staged.size());
+    }
+    std::size_t staged_wire_bytes() const {
+        std::size_t n = 0, at = 0;
+        for (std::size_t end : packet_ends) {
+            const std::size_t payload = end - at;
+            n += payload + header_size * (payload / PacketChannel::max_packet_piece + 1);
+            at = end;
+        }
+        return n;
+    }
+
+    // Sends every buffered step (one write).
+    void flush() {
+        if (sent == ring.size() && bytes_unsent == 0) return;
+        arm();
+        io([&] { s().chan().flush(); });
+        ++summary.writes;
+        sent = ring.size();
+        bytes_sent += bytes_unsent;
+        bytes_unsent = 0;
+    }
+
+    // Makes room for a step of `bytes`: reads the oldest replies while the
+    // depth or the byte window is full.
+    void make_room(std::size_t bytes) {
+        if (ring.full()) {
+            flush();
+            const std::size_t low_water = options.max_depth / 2;
+            while (ring.size() > low_water) read_oldest();
+        }
+        while (ring.size() > 0 && bytes_sent + bytes_unsent + bytes > options.max_bytes_in_flight) {
+            flush();
+            read_oldest();
+        }
+    }
+
+    // Writes the staged packets, each its own command; the last one is the
+    // one with a reply (when has_reply).
+    void write_staged(std::size_t wire_bytes, Step* step) {
+        io([&] {
+            PacketChannel& ch = s().chan();
+            std::size_t at = 0;
+            std::size_t last_start = 0;
+            for (std::size_t end : packet_ends) {
+                ch.reset_sequence();
+                ch.write_packet(Bytes(staged.data() + at, end - at));
+                last_start = at;
+                at = end;
+            }
+            if (step) {
+                step->reply_sequence = ch.sequence();
+                const std::size_t payload = at - last_start;
+                const std::size_t stream = payload + header_size * (payload / PacketChannel::max_packet_piece + 1);
+                step->reply_frame = static_cast<std::uint8_t>((stream + PacketChannel::max_packet_piece - 1) /
+                                                              PacketChannel::max_packet_piece);
+            }
+        });
+        bytes_unsent += wire_bytes;
+    }
+
+    // Queues the staged step: back-pressure, then buffered (sent later).
+    std::size_t queue(StepKind kind, Statement* statement, StepHandler handler) {
+        const std::size_t index = next_index;
+        if (stop) {
+            deliver_skipped(index, kind, std::move(handler));
+            return index;
+        }
+        const std::size_t bytes = staged_wire_bytes();
+        make_room(bytes);
+        if (stop) {  // a reply read just now failed
+            deliver_skipped(index, kind, std::move(handler));
+            return index;
+        }
+        ++next_index;
+        ++summary.steps;
+        if (kind == StepKind::close_statement) {
+            write_staged(bytes, nullptr);
+            ++completed;
+            ++summary.succeeded;
+            return index;
+        }
+        Step& step = ring.push();
+        step.index = index;
+        step.kind = kind;
+        step.statement = statement;
+        step.handler = std::move(handler);
+        step.bytes = bytes;
+        write_staged(bytes, &step);
+        return index;
+    }
+
+    // stop_on_error: the step is not sent; earlier replies are delivered
+    // first, so handlers still run in queue order.
+    void deliver_skipped(std::size_t index, StepKind kind, StepHandler handler) {
+        flush();
+        while (ring.size() > 0) read_oldest();
+        ++next_index;
+        ++summary.steps;
+        ++summary.skipped;
+        Error why(ErrorKind::usage, "step " + std::to_string(index) +
+                                        " was not sent: an earlier step failed and the pipeline stops at the first error");
+        if (handler) {
+            StepResult r;
+            r.index_ = index;
+            r.kind_ = kind;
+            r.skipped_ = true;
+            r.error_ = std::move(why);
+            handler(r);
+        }
+    }
+
+    // ---- receiving --------------------------------------------------------
+
+    // Forgets the previous step's result state, so a reply without columns
+    // does not show the last ones.
+    void clear_result() {
+        detail::Session& ss = s();
+        ss.phase = detail::Phase::idle;
+        ss.columns.clear();
+        ss.cached_columns.reset();
+        ss.result_columns = &ss.columns;
+        ss.ok = OkInfo{};
+    }
+
+    // Reads the head of the oldest step's reply into the session (and `r`).
+    void read_head(Step& step, StepResult& r) {
+        using namespace protocol;
+        detail::Session& ss = s();
+        clear_result();
+        ss.chan().expect_sequence(step.reply_sequence, step.reply_frame);
+        switch (step.kind) {
+            case StepKind::execute:
+                ss.statement_columns = &detail::Access::columns(*step.statement);
+                ss.read_result_head(true);
+                return;
+            case StepKind::query: ss.read_result_head(false); return;
+            case StepKind::prepare: {
+                Bytes p = ss.read();
+                if (is_err(p)) throw_server_error(p);
+                PrepareOk ok = parse_prepare_ok(p);
+                std::vector<Column> params;
+                std::vector<Column> columns;
+                ss.read_column_definitions(ok.params, params);
+                ss.read_column_definitions(ok.columns, columns);
+                r.statement_.emplace(&ss, ok.statement_id, std::move(params), std::move(columns));
+                return;
+            }
+            case StepKind::reset_statement:
+            case StepKind::reset_session:
+            case StepKind::ping:
+            case StepKind::select_database:
+            case StepKind::close_statement: {
+                Bytes p = ss.read();
+                if (is_err(p)) throw_server_error(p);
+                ss.set_ok(parse_ok(p, ss.capabilities));
+                ss.phase = detail::Phase::idle;
+                return;
+            }
+        }
+    }
+
+    // Discards what the handler left of the reply (rows, further results).
+    // A later result of a multi-statement query that fails is this step's
+    // failure (Session::drain would swallow it).
+    void drain_rest(StepResult& r) {
+        detail::Session& ss = s();
+        while (ss.phase != detail::Phase::idle) {
+            try {
+                io([&] { ss.next_result(); });
+            } catch (const Error& e) {
+                if (e.kind() != ErrorKind::server) throw;
+                if (!r.error_) r.error_ = e;
+            }
+        }
+    }
+
+    void read_oldest() {
+        Step& step = ring.front();
+        StepResult r;
+        r.pipeline_ = owner;
+        r.index_ = step.index;
+        r.kind_ = step.kind;
+        arm();
+        try {
+            io([&] { read_head(step, r); });
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::server) throw;
+            r.error_ = e;
+        }
+        StepHandler handler = std::move(step.handler);
+        --sent;
+        bytes_sent -= step.bytes;
+        ring.pop();
+        bool handled = static_cast<bool>(handler);
+        if (handler) {
+            in_handler = true;
+            try {
+                handler(r);
+            } catch (const Error& e) {
+                in_handler = false;
+                // The step's own server error (from next() or next_result())
+                // left the handler: it is that step's failure, recorded as
+                // unhandled, and the pipeline goes on. Anything else
+                // propagates after the step's reply is consumed.
+                const bool own_failure = e.kind() == ErrorKind::server && r.error_ && !s().is_broken;
+                if (!own_failure) {
+                    finish_step(r, false);
+                    throw;
+                }
+                handled = false;
+            } catch (...) {
+                in_handler = false;
+                finish_step(r, false);
+                throw;
+            }
+            in_handler = false;
+        }
+        finish_step(r, handled);
+    }
+
+    void finish_step(StepResult& r, bool handled) {
+        const bool seen_by_handler = handled && r.error_.has_value();
+        drain_rest(r);
+        ++completed;
+        if (r.error_) {
+            ++summary.failed;
+            // An error the handler did not see (none, or found while the
+            // rest of the reply was discarded) goes to the summary.
+            if (!seen_by_handler) summary.errors.emplace_back(r.index_, *r.error_);
+            if (options.stop_on_error) stop = true;
+        } else {
+            ++summary.succeeded;
+            summary.affected_rows += s().ok.affected_rows;
+        }
+    }
+
+    void send() {
+        enter();
+        if (active) flush();
+    }
+
+    PipelineSummary finish() {
+        enter();
+        if (active) {
+            flush();
+            while (ring.size() > 0) read_oldest();
+            // Every reply was read and the server sends nothing unasked:
+            // bytes already here are replies to no step (a hostile or
+            // confused server), and the stream is out of step.
+            if (s().chan().has_buffered_input()) {
+                fail(Error(ErrorKind::protocol, "server sent more replies than the pipeline's " +
+                                                    std::to_string(next_index) + " steps (bytes left after the last reply)"));
+            }
+        }
+        end();
+        PipelineSummary out = std::move(summary);
+        summary = PipelineSummary{};
+        next_index = completed = 0;
+        return out;
+    }
+
+    // The destructor's finish: replies read and dropped, handlers skipped.
+    void abandon() noexcept {
+        if (!active) return;
+        try {
+            for (std::size_t i = 0; i < ring.size(); ++i) ring.at(i).handler = nullptr;
+            flush();
+            while (ring.size() > 0) read_oldest();
+        } catch (...) {
+            // fail() broke the connection already; nothing else to do here.
+        }
+        end();
+    }
+};
+
+// ---- StepResult ---------------------------------------------------------
+
+const std::vector<Column>& StepResult::columns() const {
+    static const std::vector<Column> none;
+    if (!pipeline_) return none;
+    return *pipeline_->state_->s().result_columns;
+}
+
+const Row* StepResult::next() {
+    if (!pipeline_) return nullptr;
+    Pipeline::State& st = *pipeline_->state_;
+    detail::Session& s = st.s();
+    if (s.phase != detail::Phase::rows) return nullptr;
+    st.arm();
+    try {
+        return st.io([&]() -> const Row* { return s.next_row() ? &s.row : nullptr; });
+    } catch (const Error& e) {
+        if (e.kind() == ErrorKind::server) error_ = e;
+        throw;
+    }
+}
+
+bool StepResult::next_result() {
+    if (!pipeline_) return false;
+    Pipeline::State& st = *pipeline_->state_;
+    detail::Session& s = st.s();
+    st.arm();
+    try {
+        return st.io([&] { return s.next_result(); });
+    } catch (const Error& e) {
+        if (e.kind() == ErrorKind::server) error_ = e;
+        throw;
+    }
+}
+
+const OkInfo& StepResult::ok() const {
+    static const OkInfo none;
+    if (!pipeline_) return none;
+    return pipeline_->state_->s().ok;
+}
+
+Statement StepResult::take_statement() {
+    if (!statement_) {
+        throw Error(ErrorKind::usage, "step " + std::to_string(index_) + " (" + std::string(to_string(kind_)) +
+                                          ") has no statement to take");
+    }
+    Statement out = std::move(*statement_);
+    statement_.reset();
+    return out;
+}
+
+// ---- Pipeline -----------------------------------------------------------
+
+Pipeline::Pipeline(Connection& conn, PipelineOptions options)
+    : state_(std::make_unique<State>(this, detail::Access::session(conn), options)) {}
+
+Pipeline::~Pipeline() { state_->abandon(); }
+
+std::size_t Pipeline::outstanding() const noexcept { return state_->ring.size(); }
+const PipelineOptions& Pipeline::options() const noexcept { return state_->options; }
+
+namespace {
+detail::Session& session_of(Statement& stmt, detail::Session& pipeline_session) {
+    detail::Session& s = detail::Access::session(stmt);  // Error{usage} when closed
+    if (&s != &pipeline_session) {
+        throw Error(ErrorKind::usage, "statement belongs to another connection than the pipeline's");
+    }
+    return s;
+}
+}  // namespace
+
+std::size_t Pipeline::execute_values(Statement& stmt, std::span<const ParamValue> values, StepHandler on_result) {
+    State& st = *state_;
+    detail::Session& s = session_of(stmt, st.s());
+    if (values.size() != stmt.param_count()) {
+        throw Error(ErrorKind::usage, "statement has " + std::to_string(stmt.param_count()) + " parameters, " +
+                                          std::to_string(values.size()) + " values given");
+    }
+    st.begin();
+    st.stage_begin();
+    // Long text/blob values go first as COM_STMT_SEND_LONG_DATA commands
+    // (no reply), as Statement::execute sends them.
+    const std::size_t threshold = std::max<std::size_t>(s.options.long_data_threshold, 1);
+    std::vector<ParamValue> bound;
+    std::span<const ParamValue> to_send = values;
+    const std::uint32_t id = detail::Access::id(stmt);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const ParamValue& v = values[i];
+        const bool is_long =
+            (v.kind == ParamValue::Kind::text || v.kind == ParamValue::Kind::blob) && v.bytes.size() > threshold;
+        if (!is_long) continue;
+        if (bound.empty()) bound.assign(values.begin(), values.end());
+        bound[i].long_data = true;
+        for (std::size_t at = 0; at < v.bytes.size(); at += threshold) {
+            Bytes chunk = v.bytes.subspan(at, std::min(threshold, v.bytes.size() - at));
+            st.stage_packet(
+                [&](Writer& w) { protocol::write_send_long_data(w, id, static_cast<std::uint16_t>(i), chunk); });
+        }
+    }
+    if (!bound.empty()) to_send = bound;
+    st.stage_packet([&](Writer& w) { protocol::write_stmt_execute(w, id, to_send); });
+    return st.queue(StepKind::execute, &stmt, std::move(on_result));
+}
+
+std::size_t Pipeline::query(std::string_view sql, StepHandler on_result) {
+    State& st = *state_;
+    st.begin();
+    st.stage_begin();
+    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::query, sql); });
+    return st.queue(StepKind::query, nullptr, std::move(on_result));
+}
+
+std::size_t Pipeline::prepare(std::string_view sql, StepHandler on_result) {
+    State& st = *state_;
+    st.begin();
+    st.stage_begin();
+    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::stmt_prepare, sql); });
+    return st.queue(StepKind::prepare, nullptr, std::move(on_result));
+}
+
+std::size_t Pipeline::reset_statement(Statement& stmt, StepHandler on_result) {
+    State& st = *state_;
+    session_of(stmt, st.s());
+    st.begin();
+    st.stage_begin();
+    st.stage_packet(
+        [&](Writer& w) { protocol::write_statement_command(w, Command::stmt_reset, detail::Access::id(stmt)); });
+    return st.queue(StepKind::reset_statement, nullptr, std::move(on_result));
+}
+
+std::size_t Pipeline::close_statement(Statement& stmt) {
+    State& st = *state_;
+    session_of(stmt, st.s());
+    st.begin();
+    st.stage_begin();
+    st.stage_packet(
+        [&](Writer& w) { protocol::write_statement_command(w, Command::stmt_close, detail::Access::id(stmt)); });
+    const std::size_t index = st.queue(StepKind::close_statement, nullptr, {});
+    detail::Access::detach(stmt);  // closed by this step: its destructor must not close it again
+    return index;
+}
+
+std::size_t Pipeline::reset_session(StepHandler on_result) {
+    State& st = *state_;
+    st.begin();
+    st.stage_begin();
+    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::reset_connection); });
+    return st.queue(StepKind::reset_session, nullptr, std::move(on_result));
+}
+
+std::size_t Pipeline::ping(StepHandler on_result) {
+    State& st = *state_;
+    st.begin();
+    st.stage_begin();
+    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::ping); });
+    return st.queue(StepKind::ping, nullptr, std::move(on_result));
+}
+
+std::size_t Pipeline::select_database(std::string_view db, StepHandler on_result) {
+    State& st = *state_;
+    st.begin();
+    st.stage_begin();
+    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::init_db, db); });
+    return st.queue(StepKind::select_database, nullptr, std::move(on_result));
+}
+
+void Pipeline::send() { state_->send(); }
+PipelineSummary Pipeline::finish() { return state_->finish(); }
+
+}  // namespace sluice::mariadb
