@@ -30,6 +30,7 @@ ServerDiagnostics diagnostics_of(const PGresult* r) {
     d.message = field(r, PG_DIAG_MESSAGE_PRIMARY);
     d.detail = field(r, PG_DIAG_MESSAGE_DETAIL);
     d.hint = field(r, PG_DIAG_MESSAGE_HINT);
+    d.context = field(r, PG_DIAG_CONTEXT);
     const std::string position = field(r, PG_DIAG_STATEMENT_POSITION);
     d.position = position.empty() ? 0 : std::atoi(position.c_str());
     return d;

@@ -20,7 +20,7 @@ void Transaction::commit() {
     // tag ROLLBACK: that is a failure for whoever wanted the rows kept.
     if (connection_.query("COMMIT").command_tag() == "ROLLBACK")
         throw Error(ServerDiagnostics{"25P02", "COMMIT rolled back: an earlier error aborted the transaction", "",
-                                      "", 0});
+                                      "", "", 0});
 }
 
 void Transaction::rollback() {

@@ -154,7 +154,7 @@ TEST(FieldDecoding, ByteaInBinaryHexAndEscapeForms) {
 
 TEST(Errors, ServerErrorTextCarriesSqlstateDetailAndHint) {
     Error e(ServerDiagnostics{"23505", "duplicate key value violates unique constraint \"t_pkey\"",
-                              "Key (id)=(1) already exists.", "", 0});
+                              "Key (id)=(1) already exists.", "", "", 0});
     EXPECT_EQ(e.kind(), ErrorKind::server);
     EXPECT_EQ(e.sqlstate(), "23505");
     EXPECT_EQ(std::string(e.what()),

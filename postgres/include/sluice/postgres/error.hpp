@@ -24,6 +24,7 @@ struct ServerDiagnostics {
     std::string message;   // the primary message
     std::string detail;
     std::string hint;
+    std::string context;   // where in server-side code (PL/pgSQL lines, SQL function calls)
     int position = 0;      // 1-based character offset into the statement, 0 when none
 };
 
