@@ -15,14 +15,14 @@ using ast::Stmt;
 using ir::Base;
 using ir::Type;
 
-constexpr Type kVoid{Base::Void, false};
-constexpr Type kInt{Base::Int, false};
-constexpr Type kFloat{Base::Float, false};
-constexpr Type kBool{Base::Bool, false};
-constexpr Type kText{Base::Text, false};
-constexpr Type kChar{Base::Char, false};
-constexpr Type kBytes{Base::Bytes, false};
-constexpr Type kNull{Base::Null, true};
+const Type kVoid{Base::Void, false};
+const Type kInt{Base::Int, false};
+const Type kFloat{Base::Float, false};
+const Type kBool{Base::Bool, false};
+const Type kText{Base::Text, false};
+const Type kChar{Base::Char, false};
+const Type kBytes{Base::Bytes, false};
+const Type kNull{Base::Null, true};
 
 Type from_ast(const ast::TypeRef& t) {
   Base b = Base::Int;
@@ -59,7 +59,7 @@ struct KnownSql {
   Type result;
   bool immutable;
 };
-constexpr KnownSql known_sql[] = {
+const KnownSql known_sql[] = {
     {"translate", kText, true}, {"md5", kText, true},     {"lower", kText, true},   {"upper", kText, true},
     {"initcap", kText, true},   {"btrim", kText, true},   {"ltrim", kText, true},   {"rtrim", kText, true},
     {"replace", kText, true},   {"reverse", kText, true}, {"length", kInt, true},   {"strpos", kInt, true},
