@@ -86,7 +86,7 @@ std::string c_string(const std::string& bytes) {
 }
 
 bool has_call(const Expr& e) {
-  if (e.kind == Expr::Kind::Call || e.kind == Expr::Kind::Sql ||
+  if (e.kind == Expr::Kind::Call || e.kind == Expr::Kind::Sql || e.kind == Expr::Kind::Query || e.kind == Expr::Kind::Exec ||
       (e.kind == Expr::Kind::Builtin && e.builtin == ir::Builtin::Print)) {
     return true;
   }
@@ -125,6 +125,7 @@ class Emitter {
     for (const ir::Function& f : m_.functions) out_ += signature(f) + ";\n";
     if (pg) {
       for (std::size_t i = 0; i < m_.sql_sites.size(); ++i) sql_site(i);
+      for (std::size_t i = 0; i < m_.query_sites.size(); ++i) query_site(i);
     }
     for (const ir::Function& f : m_.functions) function(f);
     if (pg) {
@@ -150,19 +151,24 @@ class Emitter {
   std::string fn_name(const ir::Function& f) const { return "kf_" + f.name; }
 
   // One struct per distinct record type of the module's locals.
+  // One struct per distinct record type of the module's locals and queries.
   void record_typedefs() {
     std::vector<std::string> done;
+    auto declare = [&](const ir::Record& r) {
+      const std::string name = record_c_name(r);
+      if (std::find(done.begin(), done.end(), name) != done.end()) return;
+      done.push_back(name);
+      out_ += "typedef struct {";
+      for (std::size_t i = 0; i < r.fields.size(); ++i) out_ += " " + c_type(r.fields[i].type) + " f" + std::to_string(i) + ";";
+      out_ += " } " + name + ";\n";
+    };
     for (const ir::Function& f : m_.functions) {
       for (const ir::Local& l : f.locals) {
-        if (l.type.base != Base::Record) continue;
-        const std::string name = record_c_name(*l.type.record);
-        if (std::find(done.begin(), done.end(), name) != done.end()) continue;
-        done.push_back(name);
-        out_ += "typedef struct {";
-        for (std::size_t i = 0; i < l.type.record->fields.size(); ++i)
-          out_ += " " + c_type(l.type.record->fields[i].type) + " f" + std::to_string(i) + ";";
-        out_ += " } " + name + ";\n";
+        if (l.type.base == Base::Record) declare(*l.type.record);
       }
+    }
+    for (const ir::QuerySite& q : m_.query_sites) {
+      if (q.form != ir::QuerySite::Form::Exec && !q.single_value) declare(ir::Record{q.columns});
     }
     if (!done.empty()) out_ += "\n";
   }
@@ -222,6 +228,128 @@ class Emitter {
       out_ += "  return " + value + ";\n";
     }
     out_ += "}\n";
+  }
+
+  static const char* sql_kind(Base b) {
+    switch (b) {
+      case Base::Int: return "KEAL_SQL_INT";
+      case Base::Float: return "KEAL_SQL_FLOAT";
+      case Base::Bool: return "KEAL_SQL_BOOL";
+      case Base::Char: return "KEAL_SQL_CHAR";
+      case Base::Bytes: return "KEAL_SQL_BYTES";
+      default: return "KEAL_SQL_TEXT";
+    }
+  }
+
+  static const char* param_oid(Base b) {
+    switch (b) {
+      case Base::Int: return "INT8OID";
+      case Base::Float: return "FLOAT8OID";
+      case Base::Bool: return "BOOLOID";
+      case Base::Bytes: return "BYTEAOID";
+      default: return "TEXTOID";
+    }
+  }
+
+  static std::string param_datum(Base b, const std::string& v) {
+    switch (b) {
+      case Base::Int: return "Int64GetDatum(" + v + ")";
+      case Base::Float: return "Float8GetDatum(" + v + ")";
+      case Base::Bool: return "BoolGetDatum(" + v + ")";
+      case Base::Char: return "keal_sql_char_arg(" + v + ")";
+      default: return "keal_sql_text_arg(" + v + ")";
+    }
+  }
+
+  static std::string column_read(const Type& t, const std::string& target, const std::string& col, const std::string& name,
+                                 const std::string& line) {
+    std::string read = std::string("keal_spi_") + (t.base == Base::Int     ? "int"
+                                                   : t.base == Base::Float ? "float"
+                                                   : t.base == Base::Bool  ? "bool"
+                                                   : t.base == Base::Char  ? "char"
+                                                                           : "text") +
+                       "(d, TupleDescAttr(td, " + col + ")->atttypid, " + line + ")";
+    std::string out = "  d = SPI_getbinval(tup, td, " + std::to_string(std::stoi(col) + 1) + ", &isnull);\n";
+    if (t.nullable) {
+      out += "  " + target + ".is_null = isnull;\n";
+      out += "  if (!isnull) " + target + ".v = " + read + ";\n";
+    } else {
+      out += "  if (isnull) keal_spi_null(" + line + ", " + c_string(name) + ", " + c_string(ir::to_string(t)) + ");\n";
+      out += "  " + target + " = " + read + ";\n";
+    }
+    return out;
+  }
+
+  // Embedded SQL statement i: its saved plan, and typed C functions that
+  // bind the parameters, run it, and read its rows straight from Datums.
+  void query_site(std::size_t i) {
+    const ir::QuerySite& q = m_.query_sites[i];
+    const std::string n = std::to_string(i);
+    const std::string line = std::to_string(q.line);
+    const std::size_t k = q.params.size();
+    const std::string arrays = std::to_string(k == 0 ? 1 : k);
+    out_ += "\n/* " + comment_safe(m_.source_name) + ":" + line + " */\n";
+    out_ += "static SPIPlanPtr keal_q_plan_" + n + ";\n";
+    out_ += "static SPIPlanPtr keal_q_prepare_" + n + "(void) {\n";
+    out_ += "  if (keal_q_plan_" + n + " == NULL) {\n";
+    out_ += "    Oid types[" + arrays + "] = {";
+    for (std::size_t p = 0; p < k; ++p) out_ += std::string(p ? ", " : "") + param_oid(q.params[p].base);
+    if (k == 0) out_ += "InvalidOid";
+    out_ += "};\n";
+    out_ += "    keal_q_plan_" + n + " = keal_spi_prepare(" + c_string(q.sql) + ", " + std::to_string(k) + ", types, " + line + ");\n";
+    out_ += "  }\n  return keal_q_plan_" + n + ";\n}\n";
+    // The parameters: one C argument per $n, bound as Datums (NULL as 'n').
+    std::string params;
+    std::string bind = "  Datum values[" + arrays + "];\n  char nulls[" + arrays + "];\n";
+    for (std::size_t p = 0; p < k; ++p) {
+      const std::string v = "p" + std::to_string(p);
+      const std::string at = "[" + std::to_string(p) + "]";
+      params += (p ? ", " : "") + c_type(q.params[p]) + " " + v;
+      if (q.params[p].nullable) {
+        bind += "  nulls" + at + " = " + v + ".is_null ? 'n' : ' ';\n";
+        bind += "  values" + at + " = " + v + ".is_null ? (Datum)0 : " + param_datum(q.params[p].base, v + ".v") + ";\n";
+      } else {
+        bind += "  nulls" + at + " = ' ';\n";
+        bind += "  values" + at + " = " + param_datum(q.params[p].base, v) + ";\n";
+      }
+    }
+    if (k == 0) bind += "  values[0] = (Datum)0;\n  nulls[0] = ' ';\n";
+    if (params.empty()) params = "void";
+    if (q.form == ir::QuerySite::Form::Exec) {
+      out_ += "static void keal_q_exec_" + n + "(" + params + ") {\n" + bind;
+      out_ += "  keal_spi_exec(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n}\n";
+      return;
+    }
+    // The declared columns, checked against each result's descriptor.
+    const std::string value_type = q.single_value ? c_type(q.columns[0].type) : record_c_name(ir::Record{q.columns});
+    out_ += "static const int keal_q_kinds_" + n + "[] = {";
+    for (std::size_t c = 0; c < q.columns.size(); ++c) out_ += std::string(c ? ", " : "") + sql_kind(q.columns[c].type.base);
+    out_ += "};\n";
+    out_ += "static const char *const keal_q_names_" + n + "[] = {";
+    for (std::size_t c = 0; c < q.columns.size(); ++c)
+      out_ += (c ? ", " : "") + c_string(q.single_value ? std::string("value") : q.columns[c].name);
+    out_ += "};\n";
+    out_ += "static void keal_q_check_" + n + "(TupleDesc td) {\n";
+    out_ += "  keal_spi_check_columns(td, " + std::to_string(q.columns.size()) + ", keal_q_kinds_" + n + ", keal_q_names_" + n +
+            ", " + line + ");\n}\n";
+    out_ += "static " + value_type + " keal_q_row_" + n + "(HeapTuple tup, TupleDesc td) {\n";
+    out_ += "  " + value_type + " r;\n  bool isnull;\n  Datum d;\n";
+    for (std::size_t c = 0; c < q.columns.size(); ++c) {
+      const std::string target = q.single_value ? "r" : "r.f" + std::to_string(c);
+      out_ += column_read(q.columns[c].type, target, std::to_string(c),
+                          q.single_value ? std::string("value") : q.columns[c].name, line);
+    }
+    out_ += "  return r;\n}\n";
+    if (q.form == ir::QuerySite::Form::One) {
+      out_ += "static " + value_type + " keal_q_one_" + n + "(" + params + ") {\n" + bind;
+      out_ += "  SPITupleTable *tt = keal_spi_one(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n";
+      out_ += "  keal_q_check_" + n + "(tt->tupdesc);\n";
+      out_ += "  " + value_type + " v = keal_q_row_" + n + "(tt->vals[0], tt->tupdesc);\n";
+      out_ += "  SPI_freetuptable(tt);\n  return v;\n}\n";
+    } else {
+      out_ += "static Portal keal_q_open_" + n + "(" + params + ") {\n" + bind;
+      out_ += "  return keal_spi_open(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n}\n";
+    }
   }
 
   void function(const ir::Function& f) {
@@ -289,10 +417,55 @@ class Emitter {
         out_ += "while (" + condition(*s.a) + ") {\n";
         indent(depth + 1);
         out_ += "KEAL_LOOP_CHECK();\n";
+        loops_.push_back({});
         block(s.body, depth + 1);
+        loops_.pop_back();
         indent(depth);
         out_ += "}\n";
         return;
+      case Stmt::Kind::ForQuery: {
+        // Rows stream through a cursor, fetched in batches: memory stays
+        // bounded, and the body may run other statements (each batch's
+        // table is kept in a local, not in SPI_tuptable).
+        const std::string n = std::to_string(s.a->query);
+        QueryLoop loop{fresh("portal"), fresh("tt"), fresh("done")};
+        const std::string row = fresh("i");
+        indent(depth);
+        out_ += "{\n";
+        indent(depth + 1);
+        out_ += "Portal " + loop.portal + " = " + with_args(s.a->args, "keal_q_open_" + n, "") + ";\n";
+        indent(depth + 1);
+        out_ += "for (;;) {\n";
+        indent(depth + 2);
+        out_ += "SPITupleTable *" + loop.table + " = keal_spi_fetch(" + loop.portal + ", " + std::to_string(s.line) + ");\n";
+        indent(depth + 2);
+        out_ += "if (" + loop.table + " == NULL) break;\n";
+        indent(depth + 2);
+        out_ += "keal_q_check_" + n + "(" + loop.table + "->tupdesc);\n";
+        indent(depth + 2);
+        out_ += "for (uint64 " + row + " = 0; " + row + " < " + loop.table + "->numvals; " + row + "++) {\n";
+        indent(depth + 3);
+        out_ += "KEAL_LOOP_CHECK();\n";
+        indent(depth + 3);
+        out_ += c_type(local(s.local).type) + " " + local(s.local).c_name + " = keal_q_row_" + n + "(" + loop.table + "->vals[" +
+                row + "], " + loop.table + "->tupdesc);\n";
+        loops_.push_back(loop);
+        block(s.body, depth + 3);
+        loops_.pop_back();
+        indent(depth + 2);
+        out_ += "}\n";
+        indent(depth + 2);
+        out_ += "SPI_freetuptable(" + loop.table + ");\n";
+        indent(depth + 1);
+        out_ += "}\n";
+        indent(depth);
+        out_ += loop.done + ":\n";
+        indent(depth + 1);
+        out_ += "SPI_cursor_close(" + loop.portal + ");\n";
+        indent(depth);
+        out_ += "}\n";
+        return;
+      }
       case Stmt::Kind::ForRange: {
         const std::string& v = local(s.local).c_name;
         std::string end = fresh("end");
@@ -308,7 +481,9 @@ class Emitter {
         }
         indent(depth + 1);
         out_ += "KEAL_LOOP_CHECK();\n";
+        loops_.push_back({});
         block(s.body, depth + 1);
+        loops_.pop_back();
         indent(depth);
         out_ += "}\n";
         return;
@@ -330,7 +505,9 @@ class Emitter {
         out_ += "keal_char " + v + ";\n";
         indent(depth + 2);
         out_ += pos + " = keal_next_char(" + text + ".ptr, " + text + ".len, " + pos + ", &" + v + ");\n";
+        loops_.push_back({});
         block(s.body, depth + 2);
+        loops_.pop_back();
         indent(depth + 1);
         out_ += "}\n";
         indent(depth);
@@ -339,16 +516,33 @@ class Emitter {
       }
       case Stmt::Kind::Break:
         indent(depth);
+        if (!loops_.empty() && !loops_.back().portal.empty()) {
+          // Out of a query loop: its batch is freed and its cursor closed.
+          out_ += "{ SPI_freetuptable(" + loops_.back().table + "); goto " + loops_.back().done + "; }\n";
+          return;
+        }
         out_ += "break;\n";
         return;
       case Stmt::Kind::Continue:
         indent(depth);
         out_ += "continue;\n";
         return;
-      case Stmt::Kind::Return:
+      case Stmt::Kind::Return: {
         indent(depth);
-        out_ += s.a ? "return " + expr(*s.a) + ";\n" : "return;\n";
+        std::string cleanup;
+        for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
+          if (!it->portal.empty()) cleanup += "SPI_freetuptable(" + it->table + "); SPI_cursor_close(" + it->portal + "); ";
+        }
+        if (cleanup.empty()) {
+          out_ += s.a ? "return " + expr(*s.a) + ";\n" : "return;\n";
+        } else if (s.a) {
+          // The value first (it may read the row), then the open cursors.
+          out_ += "{ " + c_type(s.a->type) + " keal_ret = " + expr(*s.a) + "; " + cleanup + "return keal_ret; }\n";
+        } else {
+          out_ += "{ " + cleanup + "return; }\n";
+        }
         return;
+      }
       case Stmt::Kind::Raise:
         indent(depth);
         out_ += "keal_raise(" + std::to_string(s.line) + ", " + c_string(s.code) + ", " + expr(*s.a) + ");\n";
@@ -523,6 +717,8 @@ class Emitter {
       case Expr::Kind::Sql: return with_args(e.args, "keal_sql_" + std::to_string(e.sql_site), line_of(e));
       case Expr::Kind::Convert: return convert(e);
       case Expr::Kind::Field: return expr(*e.args[0]) + ".f" + std::to_string(e.field);
+      case Expr::Kind::Query: return with_args(e.args, "keal_q_one_" + std::to_string(e.query), "");
+      case Expr::Kind::Exec: return with_args(e.args, "keal_q_exec_" + std::to_string(e.query), "");
     }
     return "0";
   }
@@ -680,11 +876,16 @@ class Emitter {
     std::string call = fn_name(f) + "(";
     for (std::size_t i = 0; i < names.size(); ++i) call += (i ? ", " : "") + names[i];
     call += ")";
+    // Embedded SQL runs inside one SPI connection per call; Keal's own
+    // values stay in the caller's memory context (SPI_connect would switch
+    // to a context SPI_finish deletes), and row values are copied into it.
+    const std::string spi_finish = f.uses_spi ? "  SPI_finish();\n" : "";
+    if (f.uses_spi) out_ += "  keal_spi_connect();\n";
     if (f.ret.base == Base::Void) {
-      out_ += "  " + call + ";\n  PG_RETURN_VOID();\n}\n";
+      out_ += "  " + call + ";\n" + spi_finish + "  PG_RETURN_VOID();\n}\n";
       return;
     }
-    out_ += "  " + c_type(f.ret) + " r = " + call + ";\n";
+    out_ += "  " + c_type(f.ret) + " r = " + call + ";\n" + spi_finish;
     std::string v = "r";
     if (f.ret.nullable) {
       out_ += "  if (r.is_null) PG_RETURN_NULL();\n";
@@ -715,6 +916,14 @@ class Emitter {
   const ir::Function* fn_ = nullptr;
   std::string out_;
   int temp_ = 0;
+  // The loops around the statement being emitted; a query loop names its
+  // cursor, current batch and exit label (all empty for other loops).
+  struct QueryLoop {
+    std::string portal;
+    std::string table;
+    std::string done;
+  };
+  std::vector<QueryLoop> loops_;
 };
 
 }  // namespace
