@@ -16,7 +16,11 @@
 #ifndef KEAL_PG_SQL_H
 #define KEAL_PG_SQL_H
 
+/* The executor's headers trip -Wunused-parameter in their inline functions. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "executor/spi.h"
+#pragma GCC diagnostic pop
 #include "utils/builtins.h"
 
 /* Rows fetched per round trip to the executor in a query loop. */
@@ -26,15 +30,22 @@ static __attribute__((unused)) void keal_spi_error_context(void *arg) {
   errcontext("%s:%d: embedded SQL statement", KEAL_SOURCE_FILE, *(const int *)arg);
 }
 
-/* Pushes the error context naming the Keal line around one SPI call. */
+/* Around one SPI call: the error context naming the Keal line, and the
+ * memory context (SPI leaves CurrentMemoryContext at its procedure context,
+ * which SPI_finish deletes; Keal's values must stay in the caller's). */
 #define KEAL_SPI_CONTEXT(line)                                  \
   int keal_ctx_line = (line);                                   \
+  MemoryContext keal_ctx_memory = CurrentMemoryContext;         \
   ErrorContextCallback keal_ctx;                                \
   keal_ctx.callback = keal_spi_error_context;                   \
   keal_ctx.arg = &keal_ctx_line;                                \
   keal_ctx.previous = error_context_stack;                      \
   error_context_stack = &keal_ctx
-#define KEAL_SPI_CONTEXT_END() error_context_stack = keal_ctx.previous
+#define KEAL_SPI_CONTEXT_END()              \
+  do {                                      \
+    error_context_stack = keal_ctx.previous; \
+    MemoryContextSwitchTo(keal_ctx_memory); \
+  } while (0)
 
 static __attribute__((unused)) void keal_spi_connect(void) {
   MemoryContext caller = CurrentMemoryContext;

@@ -459,8 +459,9 @@ class Checker {
       out->inclusive = s.inclusive;
     } else if (s.expr->kind == Expr::Kind::Query && !s.expr->query_one) {
       out->kind = ir::Stmt::Kind::ForQuery;
-      Checked c = check_embedded_sql(*s.expr);
-      if (!c.bad) var_type = c.type();
+      Type declared = kVoid;
+      Checked c = check_embedded_sql(*s.expr, &declared);
+      var_type = declared;
       out->a = std::move(c.e);
     } else {
       Checked c = check_expr(*s.expr);
@@ -472,7 +473,7 @@ class Checker {
       var_type = kChar;
     }
     push_scope();
-    if (out->kind == ir::Stmt::Kind::ForQuery && !out->a) var_type = kInt;  // an error was reported; keep checking the body
+    if (out->kind == ir::Stmt::Kind::ForQuery && var_type == kVoid) var_type = kInt;  // no row type: keep checking the body
     out->local = declare(s.name, var_type, s.name_span, LocalInfo::Role::LoopVar);
     ++loop_depth_;
     loop_has_break_.push_back(false);
@@ -1058,7 +1059,8 @@ class Checker {
     reading_field_ = false;
     if (row.bad) return bad();
     if (row.type().base != Base::Record) {
-      diags_.error(e.name_span, "only a query's row has fields ('." + e.text + "' on a value of type " + quoted(row.type()) + ")");
+      diags_.error(e.name_span, "only a query's row has fields ('." + e.text + "' on a value of type " + quoted(row.type()) + ")" +
+                                    (is_builtin_name(e.text) ? "; did you mean " + e.text + "(" + describe_expr(*e.args[0]) + ")?" : ""));
       return bad();
     }
     const ir::Record& record = *row.type().record;
@@ -1077,7 +1079,9 @@ class Checker {
 
   // query [one] "sql" (args) as ... / exec "sql" (args): parameters bound,
   // their number matching the placeholders; the declared row type.
-  Checked check_embedded_sql(const Expr& e) {
+  // `declared` (when given) receives the declared row type even when the
+  // statement has errors, so that a loop body is checked against it.
+  Checked check_embedded_sql(const Expr& e, Type* declared = nullptr) {
     const bool is_exec = e.kind == Expr::Kind::Exec;
     const std::string what = is_exec ? "exec" : e.query_one ? "query one" : "query";
     std::vector<Checked> args;
@@ -1095,6 +1099,29 @@ class Checker {
       }
       args.push_back(std::move(c));
     }
+    Type value = kVoid;
+    std::vector<ir::Field> columns;
+    bool columns_ok = true;
+    if (!is_exec) {
+      if (e.row.empty()) {
+        columns.push_back({"", from_ast(*e.sql_result)});
+        value = columns[0].type;
+      } else {
+        for (const auto& f : e.row) {
+          bool twice = false;
+          for (const ir::Field& earlier : columns) twice = twice || earlier.name == f.name;
+          if (twice) {
+            diags_.error(f.span, "column '" + f.name + "' is declared twice");
+            columns_ok = false;
+            continue;
+          }
+          columns.push_back({f.name, from_ast(f.type)});
+        }
+        value = ir::record_type(columns);
+      }
+    }
+    if (declared != nullptr) *declared = value;
+    if (!columns_ok) return bad();
     if (options_.target == Target::Native) {
       diags_.error(e.span, what + " runs SQL inside PostgreSQL functions (--target pg); native clients cannot use embedded SQL "
                                "in this version");
@@ -1118,25 +1145,8 @@ class Checker {
     site.sql = e.text;
     site.line = line(e.span);
     site.may_write = is_exec || facts.may_write;
-    Type value = kVoid;
-    if (!is_exec) {
-      if (e.row.empty()) {
-        site.single_value = true;
-        site.columns.push_back({"", from_ast(*e.sql_result)});
-        value = site.columns[0].type;
-      } else {
-        for (const auto& f : e.row) {
-          for (const ir::Field& earlier : site.columns) {
-            if (earlier.name == f.name) {
-              diags_.error(f.span, "column '" + f.name + "' is declared twice");
-              return bad();
-            }
-          }
-          site.columns.push_back({f.name, from_ast(f.type)});
-        }
-        value = ir::record_type(site.columns);
-      }
-    }
+    site.single_value = !is_exec && e.row.empty();
+    site.columns = std::move(columns);
     if (!all_ok) return bad();
     for (const Checked& a : args) site.params.push_back(a.type());
     if (site.may_write) fn_->writes_database = true;
