@@ -1144,6 +1144,8 @@ class Checker {
     site.form = is_exec ? ir::QuerySite::Form::Exec : e.query_one ? ir::QuerySite::Form::One : ir::QuerySite::Form::Rows;
     site.sql = e.text;
     site.line = line(e.span);
+    site.sql_begin = e.name_span.begin;
+    site.sql_end = e.name_span.end;
     site.may_write = is_exec || facts.may_write;
     site.single_value = !is_exec && e.row.empty();
     site.columns = std::move(columns);

@@ -1,7 +1,7 @@
 // keal: the Keal compiler's command line.
-//   keal check F [--target pg|native]
+//   keal check F [--target pg|native] [--db URL]
 //   keal emit-c F --target pg|native [-o FILE]
-//   keal build F --target pg -o DIR      (DIR/<stem>.so + DIR/install.sql)
+//   keal build F --target pg -o DIR [--db URL]  (DIR/<stem>.so + DIR/install.sql)
 //   keal build F --target native -o EXE
 //   keal deploy F --db URL [--lib-dir DIR]
 //   keal run F [--db URL]
@@ -20,6 +20,7 @@
 #include <iostream>
 
 #include "driver/compile.hpp"
+#include "driver/database_check.hpp"
 #include "driver/deploy.hpp"
 #include "driver/toolchain.hpp"
 
@@ -39,18 +40,28 @@ check::Target parse_target(const std::string& t) {
 }
 
 // Reads and compiles; prints diagnostics. nullopt when there were errors.
-std::optional<driver::Compiled> front_end(const std::string& file, check::Target target) {
+// With `db`, the embedded SQL statements are also described against that
+// database (driver/database_check.hpp).
+std::optional<driver::Compiled> front_end(const std::string& file, check::Target target, const std::string& db = "") {
   std::string error;
   std::optional<std::string> text = driver::read_source(file, error);
   if (!text) {
     std::cerr << "keal: error: " << error << "\n";
     return std::nullopt;
   }
-  driver::Compiled c = driver::compile_source(file, std::move(*text), target);
+  driver::Compiled c = driver::compile_source(file, *text, target);
   if (!c.ok) {
     std::cerr << c.diagnostics;
     std::cerr << c.error_count << (c.error_count == 1 ? " error" : " errors") << " generated.\n";
     return std::nullopt;
+  }
+  if (!db.empty()) {
+    const driver::DatabaseCheck checked = driver::check_against_database(file, *text, c.module, db);
+    std::cerr << checked.rendered;
+    if (checked.errors > 0) {
+      std::cerr << checked.errors << (checked.errors == 1 ? " error" : " errors") << " generated.\n";
+      return std::nullopt;
+    }
   }
   return c;
 }
@@ -99,8 +110,8 @@ int build_native(const driver::Compiled& c, const std::string& exe) {
   return kOk;
 }
 
-int cmd_check(const std::string& file, const std::string& target) {
-  return front_end(file, parse_target(target)) ? kOk : kFailed;
+int cmd_check(const std::string& file, const std::string& target, const std::string& db) {
+  return front_end(file, parse_target(target), db) ? kOk : kFailed;
 }
 
 int cmd_emit(const std::string& file, const std::string& target, const std::string& out) {
@@ -114,15 +125,15 @@ int cmd_emit(const std::string& file, const std::string& target, const std::stri
   return write_file(out, code) ? kOk : kFailed;
 }
 
-int cmd_build(const std::string& file, const std::string& target, const std::string& out) {
-  auto c = front_end(file, parse_target(target));
+int cmd_build(const std::string& file, const std::string& target, const std::string& out, const std::string& db) {
+  auto c = front_end(file, parse_target(target), db);
   if (!c) return kFailed;
   if (target == "pg") return build_pg(*c, file, out, nullptr);
   return build_native(*c, out);
 }
 
 int cmd_deploy(const std::string& file, const std::string& url, const std::string& lib_dir) {
-  auto c = front_end(file, check::Target::Pg);
+  auto c = front_end(file, check::Target::Pg, url);
   if (!c) return kFailed;
   std::string tmp = driver::make_temp_dir();
   if (tmp.empty()) {
@@ -205,6 +216,7 @@ int main(int argc, char** argv) {
   check->add_option("file", file, "Keal source file")->required();
   check->add_option("--target", target, "Also apply the rules of a target (pg: no print; native: needs main, no sql.*)")
       ->check(CLI::IsMember(targets));
+  check->add_option("--db", url, "Also describe every embedded SQL statement against this database");
 
   auto* emit_cmd = app.add_subcommand("emit-c", "Print (or write) the generated C");
   emit_cmd->add_option("file", file, "Keal source file")->required();
@@ -215,6 +227,7 @@ int main(int argc, char** argv) {
   build->add_option("file", file, "Keal source file")->required();
   build->add_option("--target", target, "pg or native")->required()->check(CLI::IsMember(targets));
   build->add_option("-o,--output", out, "pg: output directory; native: executable path")->required();
+  build->add_option("--db", url, "Also describe every embedded SQL statement against this database");
 
   auto* deploy = app.add_subcommand("deploy", "Build for PostgreSQL and install the exported functions into a database");
   deploy->add_option("file", file, "Keal source file")->required();
@@ -238,9 +251,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (check->parsed()) return cmd_check(file, target);
+    if (check->parsed()) return cmd_check(file, target, url);
     if (emit_cmd->parsed()) return cmd_emit(file, target, out);
-    if (build->parsed()) return cmd_build(file, target, out);
+    if (build->parsed()) return cmd_build(file, target, out, url);
     if (deploy->parsed()) return cmd_deploy(file, url, lib_dir);
     if (run->parsed()) return cmd_run(file, url);
   } catch (const std::exception& e) {
