@@ -289,15 +289,15 @@ int run(const std::string& db_url, int runs, long rows, bool keep) {
         exec(admin, "CREATE DATABASE " + db);
     }
     const std::string so_dir = make_temp_dir("keal-bench-so-");
-    std::cerr << "deploying " << KEAL_BENCH_PROGRAM << "\n";
-    run_command(shell_quote(KEAL_EXE) + " deploy " + shell_quote(KEAL_BENCH_PROGRAM) + " --db " +
-                shell_quote(bench_url));
-
     Connection c = connect(bench_url);
     create_c_functions(c, so_dir);
     std::cerr << "creating the PL/pgSQL functions and the words table\n";
     exec(c, read_file(KEAL_BENCH_REFERENCE_SQL));
     exec(c, "VACUUM ANALYZE words");
+    // After the table exists: deploy checks the embedded SQL against it.
+    std::cerr << "deploying " << KEAL_BENCH_PROGRAM << "\n";
+    run_command(shell_quote(KEAL_EXE) + " deploy " + shell_quote(KEAL_BENCH_PROGRAM) + " --db " +
+                shell_quote(bench_url));
     // One core per query, no JIT compilation inside the timings: each row
     // measures the function itself, not the planner's choices around it.
     exec(c, "SET jit = off");
