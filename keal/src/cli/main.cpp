@@ -1,7 +1,8 @@
 // keal: the Keal compiler's command line.
-//   keal check F [--target pg|native] [--db URL]
+//   keal check F [--target pg|native] [--db URL | --schema FILE]
+//   keal describe F --db URL -o FILE      (descriptions of the embedded SQL, for --schema)
 //   keal emit-c F --target pg|native [-o FILE]
-//   keal build F --target pg -o DIR [--db URL]  (DIR/<stem>.so + DIR/install.sql)
+//   keal build F --target pg -o DIR [--db URL | --schema FILE]  (DIR/<stem>.so + DIR/install.sql)
 //   keal build F --target native -o EXE
 //   keal deploy F --db URL [--lib-dir DIR]
 //   keal run F [--db URL]
@@ -42,7 +43,9 @@ check::Target parse_target(const std::string& t) {
 // Reads and compiles; prints diagnostics. nullopt when there were errors.
 // With `db`, the embedded SQL statements are also described against that
 // database (driver/database_check.hpp).
-std::optional<driver::Compiled> front_end(const std::string& file, check::Target target, const std::string& db = "") {
+// With `schema` (a file `keal describe` wrote), against those descriptions.
+std::optional<driver::Compiled> front_end(const std::string& file, check::Target target, const std::string& db = "",
+                                          const std::string& schema = "") {
   std::string error;
   std::optional<std::string> text = driver::read_source(file, error);
   if (!text) {
@@ -55,8 +58,19 @@ std::optional<driver::Compiled> front_end(const std::string& file, check::Target
     std::cerr << c.error_count << (c.error_count == 1 ? " error" : " errors") << " generated.\n";
     return std::nullopt;
   }
-  if (!db.empty()) {
-    const driver::DatabaseCheck checked = driver::check_against_database(file, *text, c.module, db);
+  if (!db.empty() || !schema.empty()) {
+    driver::DatabaseCheck checked;
+    if (!db.empty()) {
+      checked = driver::check_against_database(file, *text, c.module, db);
+    } else {
+      std::optional<std::string> saved_text = driver::read_source(schema, error);
+      std::vector<driver::Description> saved;
+      if (!saved_text || !driver::read_descriptions(*saved_text, saved, error)) {
+        std::cerr << "keal: error: " << (saved_text ? schema + ": " : "") << error << "\n";
+        return std::nullopt;
+      }
+      checked = driver::check_against_schema(file, *text, c.module, saved, schema);
+    }
     std::cerr << checked.rendered;
     if (checked.errors > 0) {
       std::cerr << checked.errors << (checked.errors == 1 ? " error" : " errors") << " generated.\n";
@@ -110,8 +124,20 @@ int build_native(const driver::Compiled& c, const std::string& exe) {
   return kOk;
 }
 
-int cmd_check(const std::string& file, const std::string& target, const std::string& db) {
-  return front_end(file, parse_target(target), db) ? kOk : kFailed;
+int cmd_check(const std::string& file, const std::string& target, const std::string& db, const std::string& schema) {
+  return front_end(file, parse_target(target), db, schema) ? kOk : kFailed;
+}
+
+// Saves what the database says about each embedded SQL statement, for
+// `--schema FILE` to check against without a database.
+int cmd_describe(const std::string& file, const std::string& url, const std::string& out) {
+  auto c = front_end(file, check::Target::Pg);
+  if (!c) return kFailed;
+  const std::vector<driver::Description> described = driver::describe_statements(c->module, url);
+  if (!write_file(out, driver::write_descriptions(described))) return kFailed;
+  std::cout << "described " << described.size() << (described.size() == 1 ? " statement" : " statements") << " into "
+            << out << "\n";
+  return kOk;
 }
 
 int cmd_emit(const std::string& file, const std::string& target, const std::string& out) {
@@ -125,8 +151,9 @@ int cmd_emit(const std::string& file, const std::string& target, const std::stri
   return write_file(out, code) ? kOk : kFailed;
 }
 
-int cmd_build(const std::string& file, const std::string& target, const std::string& out, const std::string& db) {
-  auto c = front_end(file, parse_target(target), db);
+int cmd_build(const std::string& file, const std::string& target, const std::string& out, const std::string& db,
+              const std::string& schema) {
+  auto c = front_end(file, parse_target(target), db, schema);
   if (!c) return kFailed;
   if (target == "pg") return build_pg(*c, file, out, nullptr);
   return build_native(*c, out);
@@ -210,13 +237,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<std::string> targets = {"pg", "native"};
 
-  std::string file, target, out, url, lib_dir;
+  std::string file, target, out, url, lib_dir, schema;
 
   auto* check = app.add_subcommand("check", "Check a program and report errors; generate nothing");
   check->add_option("file", file, "Keal source file")->required();
   check->add_option("--target", target, "Also apply the rules of a target (pg: no print; native: needs main, no sql.*)")
       ->check(CLI::IsMember(targets));
   check->add_option("--db", url, "Also describe every embedded SQL statement against this database");
+  check->add_option("--schema", schema, "Check the embedded SQL against descriptions saved by keal describe")
+      ->excludes("--db");
 
   auto* emit_cmd = app.add_subcommand("emit-c", "Print (or write) the generated C");
   emit_cmd->add_option("file", file, "Keal source file")->required();
@@ -228,6 +257,13 @@ int main(int argc, char** argv) {
   build->add_option("--target", target, "pg or native")->required()->check(CLI::IsMember(targets));
   build->add_option("-o,--output", out, "pg: output directory; native: executable path")->required();
   build->add_option("--db", url, "Also describe every embedded SQL statement against this database");
+  build->add_option("--schema", schema, "Check the embedded SQL against descriptions saved by keal describe")
+      ->excludes("--db");
+
+  auto* describe = app.add_subcommand("describe", "Save what a database says about each embedded SQL statement (for --schema)");
+  describe->add_option("file", file, "Keal source file")->required();
+  describe->add_option("--db", url, "The database to describe the statements on")->required();
+  describe->add_option("-o,--output", out, "The descriptions file to write")->required();
 
   auto* deploy = app.add_subcommand("deploy", "Build for PostgreSQL and install the exported functions into a database");
   deploy->add_option("file", file, "Keal source file")->required();
@@ -251,9 +287,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (check->parsed()) return cmd_check(file, target, url);
+    if (check->parsed()) return cmd_check(file, target, url, schema);
     if (emit_cmd->parsed()) return cmd_emit(file, target, out);
-    if (build->parsed()) return cmd_build(file, target, out, url);
+    if (build->parsed()) return cmd_build(file, target, out, url, schema);
+    if (describe->parsed()) return cmd_describe(file, url, out);
     if (deploy->parsed()) return cmd_deploy(file, url, lib_dir);
     if (run->parsed()) return cmd_run(file, url);
   } catch (const std::exception& e) {

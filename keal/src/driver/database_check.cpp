@@ -1,8 +1,6 @@
 #include "driver/database_check.hpp"
 
 #include "sluice/postgres/connection.hpp"
-#include "syntax/diagnostics.hpp"
-#include "syntax/source.hpp"
 
 namespace keal::driver {
 
@@ -20,135 +18,86 @@ pg::Oid param_oid(ir::Base b) {
   }
 }
 
-// The same rule as the run-time check (keal_pg_sql.h).
-bool column_fits(ir::Base declared, pg::Oid actual) {
+// The Keal type family that reads a column of this type (the run-time rule,
+// keal_pg_sql.h), "-" for none.
+std::string kind_of(pg::Oid t) {
   using namespace pg::type_oid;
-  switch (declared) {
-    case ir::Base::Int: return actual == int8 || actual == int4 || actual == int2;
-    case ir::Base::Float: return actual == float8 || actual == float4;
-    case ir::Base::Bool: return actual == boolean;
-    case ir::Base::Bytes: return actual == bytea;
-    case ir::Base::Text:
-    case ir::Base::Char: return actual == text || actual == varchar || actual == bpchar || actual == name;
-    default: return false;
-  }
+  if (t == int8 || t == int4 || t == int2) return "int";
+  if (t == float8 || t == float4) return "float";
+  if (t == boolean) return "bool";
+  if (t == bytea) return "bytes";
+  if (t == text || t == varchar || t == bpchar || t == name) return "text";
+  return "-";
 }
 
-class Checker {
- public:
-  Checker(const SourceFile& source, pg::Connection& conn) : source_(source), conn_(conn) {}
-
-  void site(const ir::QuerySite& q) {
-    const Span at{q.sql_begin, q.sql_end};
-    std::vector<pg::Oid> types;
-    for (const ir::Type& t : q.params) types.push_back(param_oid(t.base));
-    pg::Statement described = [&]() -> pg::Statement {
-      try {
-        return conn_.describe(q.sql, types);
-      } catch (const pg::Error& e) {
-        if (e.kind() != pg::ErrorKind::server) throw;
-        error(position_in_literal(q, at, e.diagnostics().position),
-              "the database rejects this statement: " + e.server_message() + " [" + e.sqlstate() + "]" +
-                  (e.diagnostics().hint.empty() ? "" : "; " + e.diagnostics().hint));
-        throw Skipped{};
-      }
-    }();
-    if (q.form == ir::QuerySite::Form::Exec) return;
-    const std::vector<pg::Column>& columns = described.columns();
-    if (columns.size() != q.columns.size()) {
-      error(at, "the statement returns " + std::to_string(columns.size()) + " column" + (columns.size() == 1 ? "" : "s") +
-                    " but " + std::to_string(q.columns.size()) + (q.columns.size() == 1 ? " is" : " are") + " declared");
-      return;
-    }
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      const ir::Field& want = q.columns[i];
-      const pg::Column& got = columns[i];
-      const std::string name = q.single_value ? "the value" : "column '" + want.name + "'";
-      if (!column_fits(want.type.base, got.type)) {
-        error(at, name + " is " + sql_type_name(got.type) + " in the database (\"" + got.name + "\"), but it is declared " +
-                      ir::to_string(want.type));
-        continue;
-      }
-      if (!want.type.nullable && got.table != 0 && may_be_null(got)) {
-        warning(at, name + " may be NULL in the database (" + table_column(got) + " has no NOT NULL), but it is declared " +
-                        ir::to_string(want.type) + "; a NULL fails at run time with SQLSTATE 22004 (declare it " +
-                        ir::to_string(want.type) + "? to accept NULL)");
-      }
+DescribedColumn describe_column(pg::Connection& conn, const pg::Column& c) {
+  DescribedColumn out;
+  out.name = c.name;
+  out.kind = kind_of(c.type);
+  out.sql_type = conn.query("select format_type($1::oid, null)", {static_cast<long long>(c.type)}).row(0).get<std::string>(0);
+  out.nullable = "trusted";
+  if (c.table != 0) {
+    const pg::Result r = conn.query(
+        "select not attnotnull, attrelid::regclass::text || '.' || quote_ident(attname) from pg_attribute "
+        "where attrelid = $1::oid and attnum = $2",
+        {static_cast<long long>(c.table), c.table_column});
+    if (!r.empty()) {
+      out.nullable = r.row(0).get<std::string>(0) == "t" ? "yes" : "no";
+      out.table_column = r.row(0).get<std::string>(1);
     }
   }
-
-  struct Skipped {};
-
-  DatabaseCheck result() const { return out_; }
-
- private:
-  void error(Span span, const std::string& message) {
-    ++out_.errors;
-    out_.rendered += render_located(source_, span, "error", message);
-  }
-  void warning(Span span, const std::string& message) {
-    ++out_.warnings;
-    out_.rendered += render_located(source_, span, "warning", message);
-  }
-
-  // The server's 1-based character position inside the statement, as a span
-  // inside the string literal when the literal spells the statement as is
-  // (no escapes); else the whole literal.
-  Span position_in_literal(const ir::QuerySite& q, Span literal, int position) const {
-    const std::string_view src = source_.text();
-    if (position <= 0 || literal.end < literal.begin + 2 || literal.end > src.size()) return literal;
-    const std::string_view inside = src.substr(literal.begin + 1, literal.end - literal.begin - 2);
-    if (inside != q.sql) return literal;
-    std::size_t byte = 0;
-    for (int chars = 1; chars < position && byte < inside.size(); ++chars) {
-      ++byte;
-      while (byte < inside.size() && (static_cast<unsigned char>(inside[byte]) & 0xC0) == 0x80) ++byte;
-    }
-    const auto begin = static_cast<std::uint32_t>(literal.begin + 1 + byte);
-    return {begin, begin + 1};
-  }
-
-  std::string sql_type_name(pg::Oid type) {
-    const pg::Result r = conn_.query("select format_type($1::oid, null)", {static_cast<long long>(type)});
-    return r.row(0).get<std::string>(0);
-  }
-
-  bool may_be_null(const pg::Column& c) {
-    const pg::Result r = conn_.query("select not attnotnull from pg_attribute where attrelid = $1::oid and attnum = $2",
-                                     {static_cast<long long>(c.table), c.table_column});
-    return r.empty() || r.row(0).get<std::string>(0) == "t";
-  }
-
-  std::string table_column(const pg::Column& c) {
-    const pg::Result r =
-        conn_.query("select attrelid::regclass::text || '.' || quote_ident(attname) from pg_attribute "
-                    "where attrelid = $1::oid and attnum = $2",
-                    {static_cast<long long>(c.table), c.table_column});
-    return r.empty() ? "the column" : r.row(0).get<std::string>(0);
-  }
-
-  const SourceFile& source_;
-  pg::Connection& conn_;
-  DatabaseCheck out_;
-};
+  return out;
+}
 
 }  // namespace
 
-DatabaseCheck check_against_database(const std::string& display_name, const std::string& text,
-                                     const ir::Module& module, const std::string& url) {
-  if (module.query_sites.empty()) return {};
-  SourceFile source(display_name, text);
+std::vector<Description> describe_statements(const ir::Module& module, const std::string& url) {
+  std::vector<Description> out;
+  if (module.query_sites.empty()) return out;
   pg::Connection conn = pg::Connection::from_environment(url);
   conn.set_notice_handler({});
-  Checker checker(source, conn);
   for (const ir::QuerySite& q : module.query_sites) {
+    Description d;
+    d.sql = q.sql;
+    d.params = params_key(q);
+    std::vector<pg::Oid> types;
+    for (const ir::Type& t : q.params) types.push_back(param_oid(t.base));
     try {
-      checker.site(q);
-    } catch (const Checker::Skipped&) {
-      // Reported; the other statements are still checked.
+      const pg::Statement s = conn.describe(q.sql, types);
+      for (const pg::Column& c : s.columns()) d.columns.push_back(describe_column(conn, c));
+    } catch (const pg::Error& e) {
+      if (e.kind() != pg::ErrorKind::server) throw;
+      d.rejected = true;
+      d.sqlstate = e.sqlstate();
+      d.position = e.diagnostics().position;
+      d.message = e.server_message();
+      d.hint = e.diagnostics().hint;
     }
+    out.push_back(std::move(d));
   }
-  return checker.result();
+  return out;
+}
+
+DatabaseCheck check_against_database(const std::string& display_name, const std::string& text,
+                                     const ir::Module& module, const std::string& url) {
+  const std::vector<Description> described = describe_statements(module, url);
+  std::size_t next = 0;  // one description per site, in order
+  return compare_with_descriptions(
+      display_name, text, module, [&](const ir::QuerySite&) { return &described[next++]; }, "");
+}
+
+DatabaseCheck check_against_schema(const std::string& display_name, const std::string& text, const ir::Module& module,
+                                   const std::vector<Description>& saved, const std::string& schema_file) {
+  const auto lookup = [&](const ir::QuerySite& q) -> const Description* {
+    const std::string params = params_key(q);
+    for (const Description& d : saved) {
+      if (d.sql == q.sql && d.params == params) return &d;
+    }
+    return nullptr;
+  };
+  return compare_with_descriptions(display_name, text, module, lookup,
+                                   schema_file + " is stale: describe the program again (keal describe FILE --db URL -o " +
+                                       schema_file + ")");
 }
 
 }  // namespace keal::driver

@@ -269,3 +269,41 @@ TEST_F(EmbeddedSql, CheckWithAnUnreachableDbIsAClearError) {
 
 }  // namespace
 }  // namespace keal::e2e
+
+namespace keal::e2e {
+namespace {
+
+// `keal describe -o FILE` then `--schema FILE`: the same findings without a
+// database, and a file that no longer matches the program is reported.
+TEST_F(EmbeddedSql, DescribeThenCheckOfflineAgainstTheSchemaFile) {
+    const std::string schema = testing::TempDir() + "/db_check_errors.descriptions";
+    const CommandResult described =
+        run_keal({"describe", program_path("db_check_errors.keal"), "--db", KealDatabase::get().url(), "-o", schema});
+    ASSERT_EQ(described.exit_code, 0) << described.output;
+    EXPECT_THAT(described.output, HasSubstr("described 7 statements into " + schema));
+    const CommandResult online = run_keal({"check", program_path("db_check_errors.keal"), "--db", KealDatabase::get().url()});
+    const CommandResult offline = run_keal({"check", program_path("db_check_errors.keal"), "--schema", schema});
+    EXPECT_EQ(offline.exit_code, 1);
+    EXPECT_EQ(offline.output, online.output);
+    EXPECT_THAT(offline.output, HasSubstr("6 errors generated."));
+
+    // The program changes: a statement the file does not describe is stale.
+    std::ifstream in(program_path("db_check_ok.keal"));
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string ok_schema = testing::TempDir() + "/db_check_ok.descriptions";
+    ASSERT_EQ(run_keal({"describe", program_path("db_check_ok.keal"), "--db", KealDatabase::get().url(), "-o", ok_schema})
+                  .exit_code,
+              0);
+    EXPECT_EQ(run_keal({"check", program_path("db_check_ok.keal"), "--schema", ok_schema}).exit_code, 0);
+    std::string changed = text.str();
+    changed.replace(changed.find("select score from es_users"), 26, "select score from es_orders");
+    const std::string changed_path = testing::TempDir() + "/db_check_ok.keal";
+    std::ofstream(changed_path) << changed;
+    const CommandResult stale = run_keal({"check", changed_path, "--schema", ok_schema});
+    EXPECT_EQ(stale.exit_code, 1) << stale.output;
+    EXPECT_THAT(stale.output, HasSubstr("has no description; " + ok_schema + " is stale: describe the program again"));
+}
+
+}  // namespace
+}  // namespace keal::e2e
