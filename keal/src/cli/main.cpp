@@ -6,7 +6,9 @@
 //   keal build F --target native -o EXE
 //   keal deploy F --db URL [--lib-dir DIR]
 //   keal run F [--db URL]
-// Exit status: 0 success, 1 diagnostics or a failed build/deploy/run, 2 usage.
+// Exit status: 0 success, 1 diagnostics or a failed build/deploy/run, 2 usage
+// (docs/exit-status.md): also a directory given as the source file and an
+// output path in a directory that does not exist.
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,16 +25,54 @@
 #include "driver/compile.hpp"
 #include "driver/database_check.hpp"
 #include "driver/deploy.hpp"
+#include "driver/deploy_checks.hpp"
 #include "driver/toolchain.hpp"
+#include "sluice/common/cli_exit.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace keal;
 
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
+constexpr int kOk = sluice::cli::exit_ok;
+constexpr int kFailed = sluice::cli::exit_failure;
+constexpr int kUsage = sluice::cli::exit_usage;
+
+// Usage errors about the paths on the command line, found before any work
+// (else a directory reads as an empty program, and a missing output
+// directory surfaces as a C compiler failure).
+bool source_path_ok(const std::string& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    std::cerr << "keal: error: '" << file << "' is a directory; give a Keal source file\n";
+    return false;
+  }
+  return true;
+}
+
+bool output_file_path_ok(const std::string& out) {
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) {
+    std::cerr << "keal: error: output '" << out << "' is a directory; give a file path\n";
+    return false;
+  }
+  fs::path parent = fs::path(out).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    std::cerr << "keal: error: cannot write '" << out << "': the directory '" << parent.string()
+              << "' does not exist\n";
+    return false;
+  }
+  return true;
+}
+
+bool output_dir_path_ok(const std::string& out) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec)) {
+    std::cerr << "keal: error: output directory '" << out << "' exists and is not a directory\n";
+    return false;
+  }
+  return true;
+}
 
 check::Target parse_target(const std::string& t) {
   if (t == "pg") return check::Target::Pg;
@@ -44,8 +84,38 @@ check::Target parse_target(const std::string& t) {
 // With `db`, the embedded SQL statements are also described against that
 // database (driver/database_check.hpp).
 // With `schema` (a file `keal describe` wrote), against those descriptions.
+// The embedded SQL checked against `db` or the descriptions file `schema`
+// (when either is given); prints the diagnostics. False when there were errors.
+bool sql_checks_pass(const std::string& file, const std::string& text, const ir::Module& module, const std::string& db,
+                     const std::string& schema) {
+  if (db.empty() && schema.empty()) return true;
+  driver::DatabaseCheck checked;
+  if (!db.empty()) {
+    checked = driver::check_against_database(file, text, module, db);
+  } else {
+    std::string error;
+    std::optional<std::string> saved_text = driver::read_source(schema, error);
+    std::vector<driver::Description> saved;
+    if (!saved_text || !driver::read_descriptions(*saved_text, saved, error)) {
+      std::cerr << "keal: error: " << (saved_text ? schema + ": " : "") << error << "\n";
+      return false;
+    }
+    checked = driver::check_against_schema(file, text, module, saved, schema);
+  }
+  std::cerr << checked.rendered;
+  if (checked.errors > 0) {
+    std::cerr << checked.errors << (checked.errors == 1 ? " error" : " errors") << " generated.\n";
+    return false;
+  }
+  return true;
+}
+
+// Reads and compiles; prints diagnostics. nullopt when there were errors.
+// With `db`, the embedded SQL statements are also described against that
+// database (driver/database_check.hpp); with `schema` (a file `keal describe`
+// wrote), checked against those descriptions. `text_out` receives the source.
 std::optional<driver::Compiled> front_end(const std::string& file, check::Target target, const std::string& db = "",
-                                          const std::string& schema = "") {
+                                          const std::string& schema = "", std::optional<std::string>* text_out = nullptr) {
   std::string error;
   std::optional<std::string> text = driver::read_source(file, error);
   if (!text) {
@@ -58,25 +128,8 @@ std::optional<driver::Compiled> front_end(const std::string& file, check::Target
     std::cerr << c.error_count << (c.error_count == 1 ? " error" : " errors") << " generated.\n";
     return std::nullopt;
   }
-  if (!db.empty() || !schema.empty()) {
-    driver::DatabaseCheck checked;
-    if (!db.empty()) {
-      checked = driver::check_against_database(file, *text, c.module, db);
-    } else {
-      std::optional<std::string> saved_text = driver::read_source(schema, error);
-      std::vector<driver::Description> saved;
-      if (!saved_text || !driver::read_descriptions(*saved_text, saved, error)) {
-        std::cerr << "keal: error: " << (saved_text ? schema + ": " : "") << error << "\n";
-        return std::nullopt;
-      }
-      checked = driver::check_against_schema(file, *text, c.module, saved, schema);
-    }
-    std::cerr << checked.rendered;
-    if (checked.errors > 0) {
-      std::cerr << checked.errors << (checked.errors == 1 ? " error" : " errors") << " generated.\n";
-      return std::nullopt;
-    }
-  }
+  if (!sql_checks_pass(file, *text, c.module, db, schema)) return std::nullopt;
+  if (text_out != nullptr) *text_out = std::move(text);
   return c;
 }
 
@@ -125,12 +178,14 @@ int build_native(const driver::Compiled& c, const std::string& exe) {
 }
 
 int cmd_check(const std::string& file, const std::string& target, const std::string& db, const std::string& schema) {
+  if (!source_path_ok(file)) return kUsage;
   return front_end(file, parse_target(target), db, schema) ? kOk : kFailed;
 }
 
 // Saves what the database says about each embedded SQL statement, for
 // `--schema FILE` to check against without a database.
 int cmd_describe(const std::string& file, const std::string& url, const std::string& out) {
+  if (!source_path_ok(file) || !output_file_path_ok(out)) return kUsage;
   auto c = front_end(file, check::Target::Pg);
   if (!c) return kFailed;
   const std::vector<driver::Description> described = driver::describe_statements(c->module, url);
@@ -141,6 +196,8 @@ int cmd_describe(const std::string& file, const std::string& url, const std::str
 }
 
 int cmd_emit(const std::string& file, const std::string& target, const std::string& out) {
+  if (!source_path_ok(file)) return kUsage;
+  if (!out.empty() && out != "-" && !output_file_path_ok(out)) return kUsage;
   auto c = front_end(file, parse_target(target));
   if (!c) return kFailed;
   std::string code = emit::emit_c(c->module, target == "pg" ? emit::Flavour::Pg : emit::Flavour::Native);
@@ -153,6 +210,8 @@ int cmd_emit(const std::string& file, const std::string& target, const std::stri
 
 int cmd_build(const std::string& file, const std::string& target, const std::string& out, const std::string& db,
               const std::string& schema) {
+  if (!source_path_ok(file)) return kUsage;
+  if (target == "pg" ? !output_dir_path_ok(out) : !output_file_path_ok(out)) return kUsage;
   auto c = front_end(file, parse_target(target), db, schema);
   if (!c) return kFailed;
   if (target == "pg") return build_pg(*c, file, out, nullptr);
@@ -160,8 +219,18 @@ int cmd_build(const std::string& file, const std::string& target, const std::str
 }
 
 int cmd_deploy(const std::string& file, const std::string& url, const std::string& lib_dir) {
-  auto c = front_end(file, check::Target::Pg, url);
+  if (!source_path_ok(file)) return kUsage;
+  std::optional<std::string> text;
+  auto c = front_end(file, check::Target::Pg, "", "", &text);
   if (!c) return kFailed;
+  // Before any build: the server's first complaint would be an unrelated
+  // `permission denied for schema public`.
+  if (std::string problem = driver::c_language_problem(url); !problem.empty()) {
+    std::cerr << "keal: error: " << problem << "\n";
+    return kFailed;
+  }
+  // The embedded SQL against the database it is deployed into.
+  if (!sql_checks_pass(file, *text, c->module, url, "")) return kFailed;
   std::string tmp = driver::make_temp_dir();
   if (tmp.empty()) {
     std::cerr << "keal: error: cannot create a temporary directory\n";
@@ -184,7 +253,14 @@ int cmd_deploy(const std::string& file, const std::string& url, const std::strin
   if (!driver::run_sql(url, emit::install_sql(c->module, installed), error)) {
     std::cerr << "keal: error: installing into the database failed: " << error;
     if (!error.empty() && error.back() != '\n') std::cerr << "\n";
+    if (std::string hint = driver::unreachable_hint(installed, error); !hint.empty()) {
+      std::cerr << "keal: error: " << hint << "\n";
+    }
     return kFailed;
+  }
+  std::string shadow_error;
+  for (const std::string& warning : driver::shadowed_exports(c->module, url, shadow_error)) {
+    std::cerr << "keal: warning: " << warning << "\n";
   }
   for (const ir::Function& f : c->module.functions) {
     if (!f.exported) continue;
@@ -198,6 +274,7 @@ int cmd_deploy(const std::string& file, const std::string& url, const std::strin
 }
 
 int cmd_run(const std::string& file, const std::string& url) {
+  if (!source_path_ok(file)) return kUsage;
   auto c = front_end(file, check::Target::Native);
   if (!c) return kFailed;
   std::string tmp = driver::make_temp_dir();
@@ -275,16 +352,7 @@ int main(int argc, char** argv) {
   run->add_option("file", file, "Keal source file")->required();
   run->add_option("--db", url, "Database URL for the program (sets DATABASE_URL)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kUsage;
-  }
+  if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "keal", argc, argv)) return *status;
 
   try {
     if (check->parsed()) return cmd_check(file, target, url, schema);
