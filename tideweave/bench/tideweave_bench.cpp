@@ -19,11 +19,13 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "sluice/tideweave/engine.hpp"
 #include "sluice/tideweave/stream.hpp"
 #include "workloads.hpp"
 
@@ -332,6 +334,41 @@ int run(int argc, char** argv) {
     fmt::print("  = {:.2f} M inserts/s per CPU second, {:.2f} M inserts/s wall (goal >= 1)\n",
                per_second(throughput.cpu), per_second(throughput.wall));
     std::remove(big_file.c_str());
+
+    // The same batched stream through the typed API alone: no JSON in or
+    // out, in this thread (one core).
+    {
+        const TypedWorkload typed = typed_inserts(big, 10, 20);
+        fmt::print("Typed API: the same {} events as Mutation values, Engine::apply per transaction of {},\n"
+                   "  then advance_watermark + forget; in process, one thread (1 warm-up, 3 samples)\n",
+                   throughput_events, typed.per_tx);
+        header();
+        const std::span<const Mutation> all(typed.mutations);
+        const Stats api = measure(1, 3, [&] {
+            std::optional<Engine> engine;
+            engine.emplace(Config{10, 20});
+            std::size_t rows = 0;
+            const Sample s = time_in_process([&] {
+                for (std::size_t at = 0; at < all.size(); at += static_cast<std::size_t>(typed.per_tx)) {
+                    const auto n = std::min(static_cast<std::size_t>(typed.per_tx), all.size() - at);
+                    auto changes = engine->apply(all.subspan(at, n));
+                    if (!changes) throw std::runtime_error("typed API: " + changes.error().message);
+                    rows += changes->after.size();
+                }
+                auto finalized = engine->advance_watermark(typed.final_watermark);
+                if (!finalized) throw std::runtime_error("typed API: " + finalized.error().message);
+                rows += finalized->rows.size();
+                engine->forget();
+            });
+            if (rows == 0 || engine->active_events() != 0)
+                throw std::runtime_error("typed API: the stream did not end empty after forget");
+            return s;
+        });
+        keep(raw, "typed_api.throughput", api);
+        row("typed API, batched", api);
+        fmt::print("  = {:.2f} M inserts/s per CPU second, {:.2f} M inserts/s wall (goal >= 10); CLI / typed API: {:.2f}x cpu\n",
+                   per_second(api.cpu), per_second(api.wall), throughput.cpu.median() / api.cpu.median());
+    }
     fmt::print("\n");
 
     // 4. Memory: a long stream through the CLI's stdin, with a watermark and

@@ -1,9 +1,12 @@
-// The benchmark's synthetic workloads, as NDJSON input lines.
+// The benchmark's synthetic workloads, as NDJSON input lines, and the same
+// events as typed mutations (for the typed API alone, no JSON).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "sluice/tideweave/types.hpp"
 
 namespace sluice::tideweave::bench {
 
@@ -30,5 +33,16 @@ std::vector<std::string> transactions(const Shape& shape);
 
 // A watermark past every event of `shape` (everything becomes final), then forget.
 std::vector<std::string> close_and_forget(const Shape& shape, std::int64_t gap, std::int64_t lateness);
+
+// The events of `shape` as typed inserts (ids and keys owned here, the
+// mutations viewing them), in the same transactions as transactions().
+struct TypedWorkload {
+    std::vector<std::string> ids;
+    std::vector<std::string> keys;
+    std::vector<Mutation> mutations;
+    std::int64_t per_tx = 1;
+    std::int64_t final_watermark = 0;  // as close_and_forget's
+};
+TypedWorkload typed_inserts(const Shape& shape, std::int64_t gap, std::int64_t lateness);
 
 }  // namespace sluice::tideweave::bench

@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine.hpp"
+#include "session_engine.hpp"
 #include "huge_pages.hpp"
 
 namespace sluice::tideweave {

@@ -20,7 +20,7 @@
 #include <set>
 #include <tuple>
 
-#include "engine.hpp"
+#include "session_engine.hpp"
 #include "leaf_treap.hpp"
 
 namespace sluice::tideweave {
@@ -56,7 +56,7 @@ struct KeyState {
 
 using QueueEntry = std::tuple<std::int64_t, KeyId, std::int64_t>;  // (end, key, start)
 
-class IncrementalEngine final : public Engine {
+class IncrementalEngine final : public SessionEngine {
 public:
     explicit IncrementalEngine(const Config& config) : gap_(config.gap) {}
 
@@ -140,7 +140,7 @@ public:
         s.block = block;
     }
 
-    void changes(std::vector<Row>& before, std::vector<Row>& after) override {
+    void changes(std::vector<SessionRow>& before, std::vector<SessionRow>& after) override {
         before.insert(before.end(), before_.begin(), before_.end());
         for (const Session* s : touched_)
             if (!s->dead) after.push_back(row(*s));
@@ -170,7 +170,7 @@ public:
         ++tx_;
     }
 
-    void finalize(std::int64_t horizon, std::vector<Row>& finalized) override {
+    void finalize(std::int64_t horizon, std::vector<SessionRow>& finalized) override {
         while (!queue_.empty() && std::get<0>(*queue_.begin()) < horizon) {
             const auto [end, key, start] = *queue_.begin();
             queue_.erase(queue_.begin());
@@ -192,8 +192,8 @@ public:
         return true;
     }
 
-    ForgetCounts forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) override {
-        ForgetCounts counts;
+    ForgetTally forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) override {
+        ForgetTally counts;
         std::vector<KeyId> visit;
         for (auto it = first_starts_.begin(); it != first_starts_.end() && it->first < horizon; ++it)
             visit.push_back(it->second);
@@ -237,7 +237,7 @@ public:
         return counts;
     }
 
-    void all_rows(std::vector<Row>& rows) const override {
+    void all_rows(std::vector<SessionRow>& rows) const override {
         for (const KeyState& ks : keys_)
             for (const auto& [start, s] : ks.sessions) rows.push_back(row(*s));
     }
@@ -285,8 +285,8 @@ private:
         ks.indexed = true;
     }
 
-    Row row(const Session& s) const {
-        Row r;
+    SessionRow row(const Session& s) const {
+        SessionRow r;
         r.key = s.key;
         r.start = s.start;
         r.end = s.last + gap_;
@@ -363,7 +363,7 @@ private:
     std::set<QueueEntry> queue_;
     std::set<std::pair<std::int64_t, KeyId>> first_starts_;  // (first session's start, key), keys with sessions
     std::uint64_t tx_ = 0;
-    std::vector<Row> before_;
+    std::vector<SessionRow> before_;
     std::vector<Session*> touched_;
     std::vector<std::unique_ptr<Session>> graveyard_;
     tree::Pool pool_;
@@ -373,7 +373,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> make_incremental_engine(const Config& config) {
+std::unique_ptr<SessionEngine> make_incremental_engine(const Config& config) {
     return std::make_unique<IncrementalEngine>(config);
 }
 

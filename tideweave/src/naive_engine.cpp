@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "engine.hpp"
+#include "session_engine.hpp"
 
 namespace sluice::tideweave {
 namespace {
@@ -16,10 +16,10 @@ struct NaiveKey {
     std::map<std::pair<std::int64_t, std::string>, double> events;  // by (ts, id)
     std::vector<Block> blocks;                                      // by first_ts
     std::set<std::int64_t> final_starts;
-    std::vector<Row> rows;  // by start, rebuilt after every change
+    std::vector<SessionRow> rows;  // by start, rebuilt after every change
 };
 
-class NaiveEngine final : public Engine {
+class NaiveEngine final : public SessionEngine {
 public:
     explicit NaiveEngine(const Config& config) : gap_(config.gap) {}
 
@@ -45,7 +45,7 @@ public:
         rebuild(key, k);
     }
 
-    void changes(std::vector<Row>& before, std::vector<Row>& after) override {
+    void changes(std::vector<SessionRow>& before, std::vector<SessionRow>& after) override {
         for (std::size_t i = 0; i < touched_.size(); ++i) {
             before.insert(before.end(), saved_[i].begin(), saved_[i].end());
             const auto& now = keys_[touched_[i]].rows;
@@ -58,9 +58,9 @@ public:
         saved_.clear();
     }
 
-    void finalize(std::int64_t horizon, std::vector<Row>& finalized) override {
+    void finalize(std::int64_t horizon, std::vector<SessionRow>& finalized) override {
         for (NaiveKey& k : keys_) {
-            for (Row& r : k.rows) {
+            for (SessionRow& r : k.rows) {
                 if (r.final || r.end >= horizon) continue;
                 r.final = true;
                 k.final_starts.insert(r.start);
@@ -72,7 +72,7 @@ public:
     bool mark_final(KeyId key, std::int64_t start) override {
         if (key >= keys_.size()) return false;
         NaiveKey& k = keys_[key];
-        for (Row& r : k.rows) {
+        for (SessionRow& r : k.rows) {
             if (r.start != start) continue;
             r.final = true;
             k.final_starts.insert(start);
@@ -81,13 +81,13 @@ public:
         return false;
     }
 
-    ForgetCounts forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) override {
-        ForgetCounts counts;
+    ForgetTally forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) override {
+        ForgetTally counts;
         for (KeyId key = 0; key < keys_.size(); ++key) {
             NaiveKey& k = keys_[key];
             if (k.rows.empty()) continue;
             ++counts.keys_visited;
-            for (const Row& r : k.rows) {
+            for (const SessionRow& r : k.rows) {
                 if (r.start >= horizon) break;
                 const std::int64_t last = r.end - gap_;
                 auto block = std::find_if(k.blocks.begin(), k.blocks.end(),
@@ -128,7 +128,7 @@ public:
         return counts;
     }
 
-    void all_rows(std::vector<Row>& rows) const override {
+    void all_rows(std::vector<SessionRow>& rows) const override {
         for (const NaiveKey& k : keys_) rows.insert(rows.end(), k.rows.begin(), k.rows.end());
     }
 
@@ -183,7 +183,7 @@ private:
     void rebuild(KeyId key, NaiveKey& k) const {
         k.rows.clear();
         bool open = false;
-        Row cur;
+        SessionRow cur;
         ExactSum sum;
         std::int64_t last = 0;
         auto flush = [&] {
@@ -202,7 +202,7 @@ private:
             } else {
                 if (open) flush();
                 open = true;
-                cur = Row{};
+                cur = SessionRow{};
                 cur.key = key;
                 cur.start = first_ts;
                 cur.count = count;
@@ -231,12 +231,12 @@ private:
     std::int64_t gap_;
     std::vector<NaiveKey> keys_;
     std::vector<KeyId> touched_;
-    std::vector<std::vector<Row>> saved_;
+    std::vector<std::vector<SessionRow>> saved_;
     std::size_t events_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> make_naive_engine(const Config& config) { return std::make_unique<NaiveEngine>(config); }
+std::unique_ptr<SessionEngine> make_naive_engine(const Config& config) { return std::make_unique<NaiveEngine>(config); }
 
 }  // namespace sluice::tideweave

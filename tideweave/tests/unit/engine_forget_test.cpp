@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
+#include "session_engine.hpp"
 
 namespace sluice::tideweave {
 namespace {
@@ -22,7 +22,7 @@ TEST(IncrementalEngine, ForgetVisitsOnlyKeysWithSomethingToForget) {
     engine->insert(0, 105, "straddling-b", 4.0);  // one session [90, 105], end 125
     engine->commit();
 
-    std::vector<Row> finalized;
+    std::vector<SessionRow> finalized;
     engine->finalize(100, finalized);  // horizon 100: the session at 0 (end 20) is final
     ASSERT_EQ(finalized.size(), 1U);
     EXPECT_EQ(finalized[0].start, 0);
@@ -30,7 +30,7 @@ TEST(IncrementalEngine, ForgetVisitsOnlyKeysWithSomethingToForget) {
     std::vector<std::string> released;
     const ReleaseFn release = [&](std::string_view id, KeyId, std::int64_t) { released.emplace_back(id); };
     std::vector<KeyId> emptied;
-    const ForgetCounts counts = engine->forget(100, release, emptied);
+    const ForgetTally counts = engine->forget(100, release, emptied);
     EXPECT_EQ(counts.keys_visited, 1U);
     EXPECT_EQ(counts.rows_dropped, 1U);
     EXPECT_EQ(counts.events_folded, 1U);  // the straddling session's event at 90
@@ -46,7 +46,7 @@ TEST(IncrementalEngine, ForgetVisitsOnlyKeysWithSomethingToForget) {
     finalized.clear();
     engine->finalize(20000, finalized);
     EXPECT_EQ(finalized.size(), 1001U);
-    const ForgetCounts all = engine->forget(20000, release, emptied);
+    const ForgetTally all = engine->forget(20000, release, emptied);
     EXPECT_EQ(all.keys_visited, 1001U);
     EXPECT_EQ(all.rows_dropped, 1001U);
     EXPECT_EQ(emptied.size(), 1001U);

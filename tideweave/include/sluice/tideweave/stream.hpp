@@ -1,10 +1,8 @@
-// Tideweave: per-key event-time session windows over transactions of inserts
-// and retractions, with an exact before/after changelog.
-//
-// The contract is ../shared/design/tideweave-semantics.md; docs/tideweave.md
-// records every choice where the contract is silent. A Stream is sans-I/O: it
-// turns one NDJSON input line into one NDJSON output line, and the CLI
-// (tideweave/cli) is a thin buffered-I/O shell around it.
+// Tideweave's NDJSON codec: a Stream turns one NDJSON input line into one
+// NDJSON output line (docs/tideweave.md, "Input lines" and "Output lines"),
+// parsing it into a typed command for an Engine (engine.hpp) and writing the
+// typed result as JSON. Sans-I/O; the CLI (tideweave/cli) is a thin
+// buffered-I/O shell around it (run.hpp).
 #pragma once
 
 #include <cstddef>
@@ -13,17 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/tideweave/engine.hpp"
+#include "sluice/tideweave/types.hpp"
+
 namespace sluice::tideweave {
-
-struct Config {
-    std::int64_t gap = 10;       // in (0, 2^60]
-    std::int64_t lateness = 20;  // in [0, 2^60]
-};
-
-// incremental: O(log n) per mutation in its key's events.
-// naive: rebuilds the affected key's sessions from its events on every
-// mutation; the benchmark's same-build alternative. Both give the same bytes.
-enum class EngineKind { incremental, naive };
 
 // One NDJSON stream, exactly as the contract describes. Movable, not copyable.
 class Stream {
@@ -63,6 +54,8 @@ public:
     // undone).
     std::size_t key_count() const;
     const Config& config() const;
+    // The engine behind the codec (version, counts, watermark).
+    const Engine& engine() const;
 
     class Impl;
 

@@ -1,7 +1,8 @@
-// The session engines behind a Stream: they hold events per key, keep the
-// sessions, and report rows. Validation (shape, lateness, identity), the
-// version, the watermark and all JSON live in the Stream shell (stream.cpp);
-// an engine only ever sees admissible mutations.
+// The session engines behind the typed Engine: they hold events per key,
+// keep the sessions, and report rows. Validation (shape, lateness,
+// identity), undo, the version and the watermark live in the Engine's rule
+// layer (engine.cpp), JSON only in the NDJSON codec (stream.cpp); a session
+// engine only ever sees admissible mutations.
 #pragma once
 
 #include <cstdint>
@@ -12,14 +13,14 @@
 #include <vector>
 
 #include "exact_sum.hpp"
-#include "sluice/tideweave/stream.hpp"
+#include "sluice/tideweave/types.hpp"
 
 namespace sluice::tideweave {
 
 using KeyId = std::uint32_t;
 
 // One session's row, as the contract defines it.
-struct Row {
+struct SessionRow {
     KeyId key = 0;
     std::int64_t start = 0;
     std::int64_t end = 0;
@@ -29,7 +30,7 @@ struct Row {
     double max = 0;
     bool final = false;
 
-    bool same_fields(const Row& o) const {
+    bool same_fields(const SessionRow& o) const {
         return key == o.key && start == o.start && end == o.end && count == o.count && sum == o.sum &&
                min == o.min && max == o.max && final == o.final;
     }
@@ -49,7 +50,7 @@ struct Block {
 // from its identity index when they still point at that event.
 using ReleaseFn = std::function<void(std::string_view id, KeyId key, std::int64_t ts)>;
 
-struct ForgetCounts {
+struct ForgetTally {
     std::size_t rows_dropped = 0;
     std::size_t events_folded = 0;
     std::size_t keys_visited = 0;  // keys the engine looked at (none needlessly, in the incremental engine)
@@ -67,9 +68,9 @@ struct KeyExport {
     std::vector<std::int64_t> final_starts;  // sessions reported final, by start
 };
 
-class Engine {
+class SessionEngine {
 public:
-    virtual ~Engine() = default;
+    virtual ~SessionEngine() = default;
 
     // Mutations of the current transaction (admissible, identity-checked).
     virtual void insert(KeyId key, std::int64_t ts, std::string_view id, double value) = 0;
@@ -79,20 +80,20 @@ public:
     // Rows as they were before the transaction's first change to them, and as
     // they are now, for every session the transaction touched (unsorted; rows
     // equal in both lists are left for the caller to cancel).
-    virtual void changes(std::vector<Row>& before, std::vector<Row>& after) = 0;
+    virtual void changes(std::vector<SessionRow>& before, std::vector<SessionRow>& after) = 0;
     // Ends the transaction (also after an undo).
     virtual void commit() = 0;
 
     // Marks final, and appends, every not-yet-final row with end < horizon.
-    virtual void finalize(std::int64_t horizon, std::vector<Row>& finalized) = 0;
+    virtual void finalize(std::int64_t horizon, std::vector<SessionRow>& finalized) = 0;
     // Restore only: marks the session of `key` starting at `start` final.
     // False if there is no such session.
     virtual bool mark_final(KeyId key, std::int64_t start) = 0;
     // Drops final rows and folds events with ts < horizon into blocks.
     // Appends keys left without any session to `emptied`.
-    virtual ForgetCounts forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) = 0;
+    virtual ForgetTally forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) = 0;
 
-    virtual void all_rows(std::vector<Row>& rows) const = 0;
+    virtual void all_rows(std::vector<SessionRow>& rows) const = 0;
     virtual void export_key(KeyId key, KeyExport& out) const = 0;
     virtual std::vector<KeyId> keys() const = 0;  // keys holding at least one session
     virtual bool holds_key(KeyId key) const = 0;  // whether `key` holds any event or block
@@ -100,7 +101,7 @@ public:
     virtual std::size_t row_count() const = 0;
 };
 
-std::unique_ptr<Engine> make_incremental_engine(const Config& config);
-std::unique_ptr<Engine> make_naive_engine(const Config& config);
+std::unique_ptr<SessionEngine> make_incremental_engine(const Config& config);
+std::unique_ptr<SessionEngine> make_naive_engine(const Config& config);
 
 }  // namespace sluice::tideweave

@@ -1,0 +1,91 @@
+// Tideweave's typed engine: per-key event-time session windows over
+// transactions of inserts and retractions, with an exact before/after
+// changelog, used from C++ without any JSON. The rules are those of
+// docs/tideweave.md (Sessions, Watermark, Transactions); the NDJSON Stream
+// (stream.hpp) is a codec over this class.
+//
+// LIFETIME and ERRORS: see types.hpp. Every span and string_view in a result
+// is valid until the next non-const call on the same Engine.
+//
+// Hot path: apply() keeps its result buffers between calls, so a stream of
+// transactions allocates nothing per row or per mutation once the buffers
+// have grown (the engine's own storage of new events aside).
+//
+//     tw::Engine engine({.gap = 10, .lateness = 20});
+//     const tw::Mutation tx[] = {tw::Mutation::insert("a", "k", 0, 1.5)};
+//     auto changes = engine.apply(tx);
+//     if (!changes) std::cerr << changes.error().message << "\n";
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "sluice/tideweave/checkpoint.hpp"
+#include "sluice/tideweave/types.hpp"
+
+namespace sluice::tideweave {
+
+namespace detail {
+struct EngineAccess;  // the NDJSON codec's way in (src/), not for users
+}
+
+class Engine {
+public:
+    // Throws std::invalid_argument if the configuration is out of range.
+    explicit Engine(Config config = {}, EngineKind kind = EngineKind::incremental);
+    ~Engine();
+    Engine(Engine&&) noexcept;
+    Engine& operator=(Engine&&) noexcept;
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // A transaction: its mutations in order, atomically. Checks per mutation:
+    // shape (ranges), then lateness (ts < horizon: listed in `late`, not
+    // applied), then identity. On an Error nothing changed (state, version,
+    // keys). An accepted transaction increments the version, even if empty
+    // or all late.
+    Result<Changes> apply(std::span<const Mutation> mutations);
+    Result<Changes> apply(std::initializer_list<Mutation> mutations) {
+        return apply(std::span<const Mutation>(mutations.begin(), mutations.size()));
+    }
+
+    // Moves the watermark to `watermark` (equal is accepted; behind is an
+    // Error) and returns the rows that became final.
+    Result<Finalized> advance_watermark(std::int64_t watermark);
+
+    // Drops final rows and folds sealed events; later results are unchanged.
+    Forgotten forget();
+
+    Snapshot snapshot();
+
+    // The whole state, with `source_position` stored beside it.
+    Checkpoint checkpoint(std::string_view source_position = {}) const;
+    // An engine in exactly the checkpoint's state (its source position is
+    // the checkpoint's: source_position()). Error (kind checkpoint) if the
+    // checkpoint is not a state the engine could have reached.
+    static Result<Engine> restore(const Checkpoint& checkpoint, EngineKind kind = EngineKind::incremental);
+
+    std::int64_t version() const;
+    std::optional<std::int64_t> watermark() const;
+    // The source position of the checkpoint this engine was restored from
+    // (empty for a fresh engine).
+    std::string_view source_position() const;
+    const Config& config() const;
+    std::size_t active_events() const;  // held events, sealed ones included until folded
+    std::size_t row_count() const;      // session rows held
+    std::size_t key_count() const;      // keys registered (released when they hold nothing)
+
+    class Impl;
+
+private:
+    friend struct detail::EngineAccess;
+    explicit Engine(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice::tideweave

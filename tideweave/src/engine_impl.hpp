@@ -1,0 +1,101 @@
+// The typed engine's state (Engine::Impl): keys, the identity index, the
+// version and watermark, and the transaction rules (shape, lateness and
+// identity checks; undo of a rejected transaction; cancelling rows a
+// transaction left as they were). The session engines behind it
+// (session_engine.hpp) only ever see admissible mutations. No JSON here: the
+// NDJSON codec (stream.cpp) sits on top, through detail::EngineAccess.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "id_index.hpp"
+#include "session_engine.hpp"
+#include "sluice/tideweave/engine.hpp"
+#include "strict_json.hpp"
+
+namespace sluice::tideweave {
+
+class Engine::Impl {
+public:
+    Impl(Config config, EngineKind kind);
+
+    // apply(), and the codec's variant: `trailing` is the shape error of the
+    // mutation after the last one given (the codec parses a transaction up
+    // to its first malformed mutation); it rejects the transaction unless an
+    // earlier mutation's error comes first.
+    Result<Changes> apply(std::span<const Mutation> mutations, const std::optional<Error>& trailing = {});
+    Result<Finalized> advance_watermark(std::int64_t w);
+    Forgotten forget();
+    Snapshot snapshot();
+    Checkpoint checkpoint(std::string_view source_position) const;
+    // Loads a checkpoint into this fresh engine; an Error if it is not a
+    // reachable state.
+    std::optional<Error> load(const Checkpoint& checkpoint);
+
+    std::int64_t version() const { return version_; }
+    std::optional<std::int64_t> watermark() const {
+        return has_watermark_ ? std::optional<std::int64_t>(watermark_) : std::nullopt;
+    }
+    std::string_view source_position() const { return source_position_; }
+    const Config& config() const { return config_; }
+    const SessionEngine& sessions() const { return *sessions_; }
+    std::size_t key_count() const { return key_ids_.size(); }
+
+private:
+    std::int64_t horizon() const {
+        return has_watermark_ ? watermark_ - config_.lateness : std::numeric_limits<std::int64_t>::min();
+    }
+    std::optional<Error> apply_checked(const Mutation& m, std::size_t index, std::uint64_t hash,
+                                       double& retracted_value);
+    void undo_applied(std::span<const Mutation> mutations, std::size_t applied);
+    void unapply(const Mutation& m, double retracted_value);
+    void cancel_unchanged();  // drops rows in both before_ and after_
+    void publish(const std::vector<SessionRow>& from, std::vector<Row>& to) const;
+
+    KeyId intern(std::string_view key);  // new keys are also listed in new_keys_
+    void release_key(KeyId key);
+    void sort_rows(std::vector<SessionRow>& rows) const;
+    bool key_less(KeyId a, KeyId b) const { return key_names_[a] < key_names_[b]; }
+
+    Config config_;
+    std::unique_ptr<SessionEngine> sessions_;
+    std::int64_t version_ = 0;
+    bool has_watermark_ = false;
+    std::int64_t watermark_ = 0;
+    std::string source_position_;
+
+    std::unordered_map<std::string, KeyId, StringHash, std::equal_to<>> key_ids_;
+    std::vector<std::string> key_names_;
+    std::vector<KeyId> free_key_ids_;
+    std::vector<KeyId> new_keys_;  // keys registered by the current transaction
+    // Identity index of events inserted and not retracted. Entries of events
+    // that became sealed (ts < horizon) are stale and ignored; forget removes
+    // them.
+    IdIndex ids_;
+
+    // Buffers kept between calls (results point into them).
+    std::vector<std::uint64_t> hashes_;
+    std::vector<double> retracted_values_;
+    std::vector<char> late_;
+    std::vector<SessionRow> before_;
+    std::vector<SessionRow> after_;
+    std::vector<SessionRow> rows_;
+    std::vector<Row> before_out_;
+    std::vector<Row> after_out_;
+    std::vector<Row> rows_out_;
+    std::vector<LateItem> late_out_;
+};
+
+namespace detail {
+// The NDJSON codec's access to what the public API does not offer.
+struct EngineAccess {
+    static Engine::Impl& impl(Engine& e) { return *e.impl_; }
+    static const Engine::Impl& impl(const Engine& e) { return *e.impl_; }
+};
+}  // namespace detail
+
+}  // namespace sluice::tideweave
