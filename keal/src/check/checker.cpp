@@ -1,5 +1,11 @@
 #include "check/checker.hpp"
 
+#include "check/builtin_rules.hpp"
+#include "check/embedded_sql.hpp"
+#include "check/narrowing.hpp"
+#include "check/sql_rules.hpp"
+#include "check/types.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -15,59 +21,6 @@ using ast::Stmt;
 using ir::Base;
 using ir::Type;
 
-constexpr Type kVoid{Base::Void, false};
-constexpr Type kInt{Base::Int, false};
-constexpr Type kFloat{Base::Float, false};
-constexpr Type kBool{Base::Bool, false};
-constexpr Type kText{Base::Text, false};
-constexpr Type kChar{Base::Char, false};
-constexpr Type kBytes{Base::Bytes, false};
-constexpr Type kNull{Base::Null, true};
-
-Type from_ast(const ast::TypeRef& t) {
-  Base b = Base::Int;
-  switch (t.base) {
-    case ast::BaseType::Int: b = Base::Int; break;
-    case ast::BaseType::Float: b = Base::Float; break;
-    case ast::BaseType::Bool: b = Base::Bool; break;
-    case ast::BaseType::Text: b = Base::Text; break;
-    case ast::BaseType::Char: b = Base::Char; break;
-    case ast::BaseType::Bytes: b = Base::Bytes; break;
-  }
-  return {b, t.nullable};
-}
-
-std::string quoted(const Type& t) { return "'" + ir::to_string(t) + "'"; }
-
-bool assignable(Type from, Type to) {
-  if (from == to) return true;
-  if (!to.nullable) return false;
-  return from.base == to.base || from.base == Base::Null;
-}
-
-constexpr std::string_view builtin_names[] = {"len",  "upper", "lower", "substr", "find", "replace", "trim",
-                                              "starts_with", "ends_with", "abs", "min", "max", "sqrt",
-                                              "floor", "ceil", "print"};
-
-bool is_builtin_name(std::string_view name) {
-  return std::find(std::begin(builtin_names), std::end(builtin_names), name) != std::end(builtin_names);
-}
-
-// Server functions whose result type is known; others need `as T`.
-struct KnownSql {
-  std::string_view name;
-  Type result;
-  bool immutable;
-};
-constexpr KnownSql known_sql[] = {
-    {"translate", kText, true}, {"md5", kText, true},     {"lower", kText, true},   {"upper", kText, true},
-    {"initcap", kText, true},   {"btrim", kText, true},   {"ltrim", kText, true},   {"rtrim", kText, true},
-    {"replace", kText, true},   {"reverse", kText, true}, {"length", kInt, true},   {"strpos", kInt, true},
-    {"abs", kInt, true},        {"sqrt", kFloat, true},   {"power", kFloat, true},  {"random", kFloat, false},
-    {"sha256", kBytes, true},   {"concat", kText, false}, {"quote_literal", kText, true},
-    {"quote_ident", kText, true}, {"to_hex", kText, true}, {"char_length", kInt, true},
-};
-
 struct Checked {
   ir::ExprPtr e;
   bool bad = false;
@@ -77,11 +30,6 @@ struct Checked {
 struct LocalInfo {
   Span decl;
   enum class Role : std::uint8_t { Param, Let, Var, LoopVar } role = Role::Let;
-};
-
-struct Facts {
-  std::vector<int> when_true;
-  std::vector<int> when_false;
 };
 
 class Checker {
@@ -100,6 +48,7 @@ class Checker {
       }
     }
     out.sql_sites = std::move(sql_sites_);
+    out.query_sites = std::move(query_sites_);
     if (options_.target == Target::Native) require_main(module);
     if (options_.target == Target::Pg && !diags_.has_errors()) {
       bool any_export = std::any_of(module.functions.begin(), module.functions.end(),
@@ -163,7 +112,7 @@ class Checker {
     fn_ = &out.functions[static_cast<std::size_t>(index)];
     c_names_.clear();
     scopes_.clear();
-    narrow_.clear();
+    narrowing_ = Narrowing();
     infos_.clear();
     loop_depth_ = 0;
     push_scope();
@@ -191,11 +140,11 @@ class Checker {
 
   void push_scope() {
     scopes_.emplace_back();
-    narrow_.emplace_back();
+    narrowing_.push();
   }
   void pop_scope() {
     scopes_.pop_back();
-    narrow_.pop_back();
+    narrowing_.pop();
   }
 
   int declare(const std::string& name, Type type, Span span, LocalInfo::Role role) {
@@ -224,73 +173,13 @@ class Checker {
     return -1;
   }
 
-  bool narrowed(int slot) const {
-    for (const auto& level : narrow_) {
-      if (level.count(slot) != 0) return true;
-    }
-    return false;
-  }
-  void add_facts(const std::vector<int>& slots) {
-    for (int s : slots) narrow_.back().insert(s);
-  }
-  void forget(int slot) {
-    for (auto& level : narrow_) level.erase(slot);
-  }
-
-  // A loop may run its body again after an assignment in it, so nothing
-  // narrowed about a variable assigned anywhere in the body survives into it.
-  void forget_assigned_in(const ast::Block& block) {
-    for (const auto& s : block.stmts) forget_assigned_in(*s);
-  }
-  void forget_assigned_in(const Stmt& s) {
-    if (s.kind == Stmt::Kind::Assign) {
-      int slot = lookup(s.name);
-      if (slot >= 0) forget(slot);
-    }
-    for (const auto& b : s.blocks) forget_assigned_in(b);
-    forget_assigned_in(s.body);
-  }
-
-  Facts facts(const Expr& e) const {
-    Facts out;
-    switch (e.kind) {
-      case Expr::Kind::Paren: return facts(*e.args[0]);
-      case Expr::Kind::Unary:
-        if (e.unary_op == ast::UnaryOp::Not) {
-          Facts inner = facts(*e.args[0]);
-          std::swap(inner.when_true, inner.when_false);
-          return inner;
-        }
-        return out;
-      case Expr::Kind::Binary: {
-        const Expr& l = *e.args[0];
-        const Expr& r = *e.args[1];
-        if (e.binary_op == BinaryOp::Ne || e.binary_op == BinaryOp::Eq) {
-          const Expr* name = nullptr;
-          if (l.kind == Expr::Kind::Name && r.kind == Expr::Kind::NullLit) name = &l;
-          if (r.kind == Expr::Kind::Name && l.kind == Expr::Kind::NullLit) name = &r;
-          if (name == nullptr) return out;
-          int slot = lookup(name->text);
-          if (slot < 0) return out;
-          (e.binary_op == BinaryOp::Ne ? out.when_true : out.when_false).push_back(slot);
-          return out;
-        }
-        if (e.binary_op == BinaryOp::And) {
-          Facts a = facts(l), b = facts(r);
-          out.when_true = a.when_true;
-          out.when_true.insert(out.when_true.end(), b.when_true.begin(), b.when_true.end());
-          return out;
-        }
-        if (e.binary_op == BinaryOp::Or) {
-          Facts a = facts(l), b = facts(r);
-          out.when_false = a.when_false;
-          out.when_false.insert(out.when_false.end(), b.when_false.begin(), b.when_false.end());
-          return out;
-        }
-        return out;
-      }
-      default: return out;
-    }
+  bool narrowed(int slot) const { return narrowing_.narrowed(slot); }
+  void add_facts(const std::vector<int>& slots) { narrowing_.add(slots); }
+  void forget(int slot) { narrowing_.forget(slot); }
+  void forget_assigned_in(const ast::Block& block) { narrowing_.forget_assigned_in(block, lookup_fn()); }
+  Facts facts(const Expr& e) const { return null_facts(e, lookup_fn()); }
+  SlotLookup lookup_fn() const {
+    return [this](const std::string& name) { return lookup(name); };
   }
 
   // Statements --------------------------------------------------------------
@@ -395,7 +284,7 @@ class Checker {
     out->local = slot;
     bool init_nullable = init.bad || init.type().nullable;
     out->a = coerce(std::move(init), type);
-    if (type.nullable && !init_nullable) narrow_.back().insert(slot);
+    if (type.nullable && !init_nullable) add_facts({slot});
     return out;
   }
 
@@ -470,7 +359,7 @@ class Checker {
       result = coerce(std::move(value), target);
       if (target.nullable) {
         if (may_be_null) forget(slot);
-        else narrow_.back().insert(slot);
+        else add_facts({slot});
       }
     } else {
       static constexpr BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Mod};
@@ -572,6 +461,12 @@ class Checker {
         (bound == s.expr.get() ? out->a : out->b) = std::move(c.e);
       }
       out->inclusive = s.inclusive;
+    } else if (s.expr->kind == Expr::Kind::Query && !s.expr->query_one) {
+      out->kind = ir::Stmt::Kind::ForQuery;
+      Type declared = kVoid;
+      Checked c = check_embedded_sql(*s.expr, &declared);
+      var_type = declared;
+      out->a = std::move(c.e);
     } else {
       Checked c = check_expr(*s.expr);
       if (!c.bad && require_value(c, s.expr->span, describe_expr(*s.expr)) && c.type() != kText) {
@@ -582,6 +477,7 @@ class Checker {
       var_type = kChar;
     }
     push_scope();
+    if (out->kind == ir::Stmt::Kind::ForQuery && var_type == kVoid) var_type = kInt;  // no row type: keep checking the body
     out->local = declare(s.name, var_type, s.name_span, LocalInfo::Role::LoopVar);
     ++loop_depth_;
     loop_has_break_.push_back(false);
@@ -646,7 +542,7 @@ class Checker {
 
   ir::StmtPtr check_eval(const Stmt& s) {
     const Expr& e = *s.expr;
-    if (e.kind != Expr::Kind::Call && e.kind != Expr::Kind::SqlCall) {
+    if (e.kind != Expr::Kind::Call && e.kind != Expr::Kind::SqlCall && e.kind != Expr::Kind::Exec) {
       diags_.error(e.span, "this expression's value is unused; only calls can stand alone as statements");
       return nullptr;
     }
@@ -661,6 +557,7 @@ class Checker {
 
   static std::string describe_expr(const Expr& e) {
     if (e.kind == Expr::Kind::Name) return e.text;
+    if (e.kind == Expr::Kind::Field && e.args[0]->kind == Expr::Kind::Name) return e.args[0]->text + "." + e.text;
     return "this value";
   }
 
@@ -764,7 +661,30 @@ class Checker {
                                                : unknown_name_message(e.text));
           return bad();
         }
+        if (fn_->locals[static_cast<std::size_t>(slot)].type.base == Base::Record && !reading_field_) {
+          diags_.error(e.span, "'" + e.text + "' is a row of type " + quoted(fn_->locals[static_cast<std::size_t>(slot)].type) +
+                                   "; use its fields (" + e.text + "." +
+                                   fn_->locals[static_cast<std::size_t>(slot)].type.record->fields[0].name + ")");
+          return bad();
+        }
         return read_local(slot, e.span);
+      }
+      case Expr::Kind::Field: return check_field(e);
+      case Expr::Kind::Query:
+        if (!e.query_one) {
+          diags_.error(e.span, "a query's rows are read with a loop: for r in query \"...\" (...) as (...) { }; "
+                               "use 'query one' for exactly one row");
+          for (const auto& a : e.args) check_expr(*a);
+          return bad();
+        }
+        return check_embedded_sql(e);
+      case Expr::Kind::Exec: {
+        Checked c = check_embedded_sql(e);
+        if (!c.bad && !allow_void) {
+          diags_.error(e.span, "exec returns no value; it stands alone as a statement");
+          return bad();
+        }
+        return c;
       }
       case Expr::Kind::Unary: return check_unary(e);
       case Expr::Kind::Binary: return check_binary(e);
@@ -1086,9 +1006,6 @@ class Checker {
     if (!check_args(e, args, is_print)) return bad();
     std::vector<Type> types;
     for (const auto& a : args) types.push_back(a.type());
-    auto sig = [&](std::initializer_list<Type> want) {
-      return types.size() == want.size() && std::equal(types.begin(), types.end(), want.begin());
-    };
     auto mismatch = [&](const std::string& expected) {
       std::string got;
       for (std::size_t i = 0; i < types.size(); ++i) got += (i ? ", " : "") + ir::to_string(types[i]);
@@ -1102,49 +1019,10 @@ class Checker {
       }
       return builtin_node(ir::Builtin::Print, kVoid, e.span, args);
     }
-    if (name == "len") {
-      if (sig({kText})) return builtin_node(ir::Builtin::LenText, kInt, e.span, args);
-      if (sig({kBytes})) return builtin_node(ir::Builtin::LenBytes, kInt, e.span, args);
-      return mismatch("(text) or (bytes)");
-    }
-    if (name == "upper" || name == "lower" || name == "trim") {
-      if (!sig({kText})) return mismatch("(text)");
-      return builtin_node(name == "upper" ? ir::Builtin::Upper : name == "lower" ? ir::Builtin::Lower : ir::Builtin::Trim,
-                          kText, e.span, args);
-    }
-    if (name == "substr") {
-      if (!sig({kText, kInt, kInt})) return mismatch("(text, start: int, count: int)");
-      return builtin_node(ir::Builtin::Substr, kText, e.span, args);
-    }
-    if (name == "find") {
-      if (!sig({kText, kText})) return mismatch("(text, needle: text)");
-      return builtin_node(ir::Builtin::Find, kInt, e.span, args);
-    }
-    if (name == "replace") {
-      if (!sig({kText, kText, kText})) return mismatch("(text, from: text, to: text)");
-      return builtin_node(ir::Builtin::Replace, kText, e.span, args);
-    }
-    if (name == "starts_with" || name == "ends_with") {
-      if (!sig({kText, kText})) return mismatch("(text, text)");
-      return builtin_node(name == "starts_with" ? ir::Builtin::StartsWith : ir::Builtin::EndsWith, kBool, e.span, args);
-    }
-    if (name == "abs") {
-      if (sig({kInt})) return builtin_node(ir::Builtin::AbsInt, kInt, e.span, args);
-      if (sig({kFloat})) return builtin_node(ir::Builtin::AbsFloat, kFloat, e.span, args);
-      return mismatch("(int) or (float)");
-    }
-    if (name == "min" || name == "max") {
-      bool is_min = name == "min";
-      if (sig({kInt, kInt})) return builtin_node(is_min ? ir::Builtin::MinInt : ir::Builtin::MaxInt, kInt, e.span, args);
-      if (sig({kFloat, kFloat})) return builtin_node(is_min ? ir::Builtin::MinFloat : ir::Builtin::MaxFloat, kFloat, e.span, args);
-      return mismatch("(int, int) or (float, float)");
-    }
-    if (name == "sqrt" || name == "floor" || name == "ceil") {
-      if (!sig({kFloat})) return mismatch("(float)");
-      return builtin_node(name == "sqrt" ? ir::Builtin::Sqrt : name == "floor" ? ir::Builtin::Floor : ir::Builtin::Ceil, kFloat,
-                          e.span, args);
-    }
-    return bad();
+    std::string expected;
+    std::optional<BuiltinForm> form = resolve_builtin(name, types, expected);
+    if (!form) return mismatch(expected);
+    return builtin_node(form->op, form->result, e.span, args);
   }
 
   Checked check_sql_call(const Expr& e) {
@@ -1155,14 +1033,11 @@ class Checker {
       return bad();
     }
     if (!args_ok) return bad();
-    if (args.size() > 8) {
-      diags_.error(e.span, "a server function call takes at most 8 arguments");
+    if (args.size() > kMaxSqlArgs) {
+      diags_.error(e.span, "a server function call takes at most " + std::to_string(kMaxSqlArgs) + " arguments");
       return bad();
     }
-    const KnownSql* known = nullptr;
-    for (const KnownSql& k : known_sql) {
-      if (k.name == e.text) known = &k;
-    }
+    const KnownSqlFunction* known = known_sql_function(e.text);
     Type result;
     if (e.sql_result) {
       result = from_ast(*e.sql_result);
@@ -1177,23 +1052,120 @@ class Checker {
     site.name = e.text;
     site.result = result;
     site.immutable = known != nullptr && known->immutable && !e.sql_result;
-    site.signature = e.text + "(";
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      site.arg_types.push_back(args[i].type());
-      site.signature += (i ? "," : "") + ir::sql_type(args[i].type());
-    }
-    site.signature += ")";
-    int index = -1;
-    for (std::size_t i = 0; i < sql_sites_.size(); ++i) {
-      if (sql_sites_[i].signature == site.signature && sql_sites_[i].result == site.result) index = static_cast<int>(i);
-    }
-    if (index < 0) {
-      sql_sites_.push_back(site);
-      index = static_cast<int>(sql_sites_.size() - 1);
-    }
+    for (const Checked& a : args) site.arg_types.push_back(a.type());
+    site.signature = sql_signature(e.text, site.arg_types);
     if (!site.immutable) fn_->calls_volatile_sql = true;
+    int index = intern_sql_site(sql_sites_, std::move(site));
     auto n = node(ir::Expr::Kind::Sql, result, e.span);
     n->sql_site = index;
+    for (auto& a : args) n->args.push_back(std::move(a.e));
+    return ok(std::move(n));
+  }
+
+  // row.name
+  Checked check_field(const Expr& e) {
+    reading_field_ = true;
+    Checked row = check_expr(*e.args[0]);
+    reading_field_ = false;
+    if (row.bad) return bad();
+    if (row.type().base != Base::Record) {
+      diags_.error(e.name_span, "only a query's row has fields ('." + e.text + "' on a value of type " + quoted(row.type()) + ")" +
+                                    (is_builtin_name(e.text) ? "; did you mean " + e.text + "(" + describe_expr(*e.args[0]) + ")?" : ""));
+      return bad();
+    }
+    const ir::Record& record = *row.type().record;
+    int index = record.field_index(e.text);
+    if (index < 0) {
+      std::string names;
+      for (const ir::Field& f : record.fields) names += (names.empty() ? "" : ", ") + f.name;
+      diags_.error(e.name_span, "the row has no column '" + e.text + "'; its columns are " + names);
+      return bad();
+    }
+    auto n = node(ir::Expr::Kind::Field, record.fields[static_cast<std::size_t>(index)].type, e.span);
+    n->field = index;
+    n->args.push_back(std::move(row.e));
+    return ok(std::move(n));
+  }
+
+  // query [one] "sql" (args) as ... / exec "sql" (args): parameters bound,
+  // their number matching the placeholders; the declared row type.
+  // `declared` (when given) receives the declared row type even when the
+  // statement has errors, so that a loop body is checked against it.
+  Checked check_embedded_sql(const Expr& e, Type* declared = nullptr) {
+    const bool is_exec = e.kind == Expr::Kind::Exec;
+    const std::string what = is_exec ? "exec" : e.query_one ? "query one" : "query";
+    std::vector<Checked> args;
+    bool all_ok = true;
+    for (const auto& a : e.args) {
+      Checked c = check_expr(*a);
+      if (c.bad) {
+        all_ok = false;
+      } else if (c.type().base == Base::Void) {
+        diags_.error(a->span, "this call returns no value");
+        all_ok = false;
+      } else if (c.type().base == Base::Null) {
+        diags_.error(a->span, "a bare null has no type; bind a typed value (a 'T?' variable) instead");
+        all_ok = false;
+      }
+      args.push_back(std::move(c));
+    }
+    Type value = kVoid;
+    std::vector<ir::Field> columns;
+    bool columns_ok = true;
+    if (!is_exec) {
+      if (e.row.empty()) {
+        columns.push_back({"", from_ast(*e.sql_result)});
+        value = columns[0].type;
+      } else {
+        for (const auto& f : e.row) {
+          bool twice = false;
+          for (const ir::Field& earlier : columns) twice = twice || earlier.name == f.name;
+          if (twice) {
+            diags_.error(f.span, "column '" + f.name + "' is declared twice");
+            columns_ok = false;
+            continue;
+          }
+          columns.push_back({f.name, from_ast(f.type)});
+        }
+        value = ir::record_type(columns);
+      }
+    }
+    if (declared != nullptr) *declared = value;
+    if (!columns_ok) return bad();
+    if (options_.target == Target::Native) {
+      diags_.error(e.span, what + " runs SQL inside PostgreSQL functions (--target pg); native clients cannot use embedded SQL "
+                               "in this version");
+      return bad();
+    }
+    const SqlTextFacts facts = scan_sql_text(e.text);
+    if (!facts.error.empty()) {
+      diags_.error(e.name_span, facts.error);
+      return bad();
+    }
+    if (static_cast<std::size_t>(facts.highest_placeholder) != args.size()) {
+      std::string uses = facts.highest_placeholder == 0 ? std::string("has no placeholders")
+                         : facts.highest_placeholder == 1 ? std::string("uses $1")
+                                                          : "uses $1.." + std::string("$") + std::to_string(facts.highest_placeholder);
+      diags_.error(e.name_span, "the statement " + uses + " but " + std::to_string(args.size()) +
+                                    (args.size() == 1 ? " argument was" : " arguments were") + " given");
+      return bad();
+    }
+    ir::QuerySite site;
+    site.form = is_exec ? ir::QuerySite::Form::Exec : e.query_one ? ir::QuerySite::Form::One : ir::QuerySite::Form::Rows;
+    site.sql = e.text;
+    site.line = line(e.span);
+    site.sql_begin = e.name_span.begin;
+    site.sql_end = e.name_span.end;
+    site.may_write = is_exec || facts.may_write;
+    site.single_value = !is_exec && e.row.empty();
+    site.columns = std::move(columns);
+    if (!all_ok) return bad();
+    for (const Checked& a : args) site.params.push_back(a.type());
+    if (site.may_write) fn_->writes_database = true;
+    else fn_->reads_database = true;
+    query_sites_.push_back(std::move(site));
+    auto n = node(is_exec ? ir::Expr::Kind::Exec : ir::Expr::Kind::Query, value, e.span);
+    n->query = static_cast<int>(query_sites_.size() - 1);
     for (auto& a : args) n->args.push_back(std::move(a.e));
     return ok(std::move(n));
   }
@@ -1208,25 +1180,11 @@ class Checker {
     Type from = args[0].type();
     Type to = from_ast({e.convert_to, false, {}});
     if (from == to) return std::move(args[0]);
-    struct Rule {
-      Base from, to;
-      ir::Conv conv;
-    };
-    static constexpr Rule rules[] = {
-        {Base::Float, Base::Int, ir::Conv::FloatToInt},  {Base::Char, Base::Int, ir::Conv::CharToInt},
-        {Base::Text, Base::Int, ir::Conv::TextToInt},    {Base::Int, Base::Float, ir::Conv::IntToFloat},
-        {Base::Text, Base::Float, ir::Conv::TextToFloat}, {Base::Int, Base::Text, ir::Conv::IntToText},
-        {Base::Float, Base::Text, ir::Conv::FloatToText}, {Base::Bool, Base::Text, ir::Conv::BoolToText},
-        {Base::Char, Base::Text, ir::Conv::CharToText},  {Base::Bytes, Base::Text, ir::Conv::BytesToText},
-        {Base::Int, Base::Char, ir::Conv::IntToChar},    {Base::Text, Base::Bytes, ir::Conv::TextToBytes},
-    };
-    for (const Rule& r : rules) {
-      if (r.from == from.base && r.to == to.base) {
-        auto n = node(ir::Expr::Kind::Convert, to, e.span);
-        n->conv = r.conv;
-        n->args.push_back(std::move(args[0].e));
-        return ok(std::move(n));
-      }
+    if (std::optional<ir::Conv> conv = resolve_conversion(from.base, to.base)) {
+      auto n = node(ir::Expr::Kind::Convert, to, e.span);
+      n->conv = *conv;
+      n->args.push_back(std::move(args[0].e));
+      return ok(std::move(n));
     }
     diags_.error(e.span, "there is no conversion from " + quoted(from) + " to " + quoted(to));
     return bad();
@@ -1244,13 +1202,15 @@ class Checker {
   std::map<std::string, int> functions_;
   std::vector<bool> fn_index_valid_;
   std::vector<ir::SqlSite> sql_sites_;
+  std::vector<ir::QuerySite> query_sites_;
 
   ir::Function* fn_ = nullptr;
   std::set<std::string> c_names_;
   std::vector<std::map<std::string, int>> scopes_;
-  std::vector<std::set<int>> narrow_;
+  Narrowing narrowing_;
   std::vector<LocalInfo> infos_;
   int loop_depth_ = 0;
+  bool reading_field_ = false;  // a row may be read only as the operand of a field read
   std::vector<bool> loop_has_break_;
 };
 

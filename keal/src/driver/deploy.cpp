@@ -1,6 +1,7 @@
 #include "driver/deploy.hpp"
 
-#include <libpq-fe.h>
+#include "sluice/postgres/connection.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <optional>
 #include <vector>
 #include <sstream>
@@ -20,37 +20,31 @@ namespace keal::driver {
 namespace fs = std::filesystem;
 
 bool run_sql(const std::string& url, const std::string& sql, std::string& error) {
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(url.c_str()), &PQfinish);
-  if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
-    error = std::string("cannot connect: ") + (conn ? PQerrorMessage(conn.get()) : "out of memory");
+  try {
+    sluice::postgres::Connection conn = sluice::postgres::Connection::from_environment(url);
+    conn.run_script(sql);
+    return true;
+  } catch (const sluice::postgres::Error& e) {
+    error = e.what();
     return false;
   }
-  std::unique_ptr<PGresult, decltype(&PQclear)> res(PQexec(conn.get(), sql.c_str()), &PQclear);
-  ExecStatusType status = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    error = PQerrorMessage(conn.get());
-    return false;
-  }
-  return true;
 }
 
 std::optional<std::vector<std::vector<std::string>>> query_rows(const std::string& url, const std::string& sql,
                                                                  std::string& error) {
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(url.c_str()), &PQfinish);
-  if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
-    error = std::string("cannot connect: ") + (conn ? PQerrorMessage(conn.get()) : "out of memory");
+  try {
+    sluice::postgres::Connection conn = sluice::postgres::Connection::from_environment(url);
+    const sluice::postgres::Result result = conn.query(sql);
+    std::vector<std::vector<std::string>> rows;
+    for (const sluice::postgres::Row row : result) {
+      std::vector<std::string>& values = rows.emplace_back();
+      for (int c = 0; c < row.size(); ++c) values.push_back(row.get<std::optional<std::string>>(c).value_or(""));
+    }
+    return rows;
+  } catch (const sluice::postgres::Error& e) {
+    error = e.what();
     return std::nullopt;
   }
-  std::unique_ptr<PGresult, decltype(&PQclear)> res(PQexec(conn.get(), sql.c_str()), &PQclear);
-  if (!res || PQresultStatus(res.get()) != PGRES_TUPLES_OK) {
-    error = PQerrorMessage(conn.get());
-    return std::nullopt;
-  }
-  std::vector<std::vector<std::string>> rows(static_cast<std::size_t>(PQntuples(res.get())));
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    for (int c = 0; c < PQnfields(res.get()); ++c) rows[r].emplace_back(PQgetvalue(res.get(), static_cast<int>(r), c));
-  }
-  return rows;
 }
 
 std::string default_lib_dir() {

@@ -13,15 +13,41 @@
 
 namespace keal::ir {
 
-enum class Base : std::uint8_t { Void, Int, Float, Bool, Text, Char, Bytes, Null };
+enum class Base : std::uint8_t { Void, Int, Float, Bool, Text, Char, Bytes, Null, Record };
 
+struct Record;
+
+// A scalar type, or a record (Base::Record, e.g. a query's row type
+// `(id: int, score: float?)`) whose fields `record` holds. Records are
+// structural: two records with the same field names and types, in the same
+// order, are the same type.
 struct Type {
+  Type() = default;
+  Type(Base b, bool is_nullable) : base(b), nullable(is_nullable) {}
+
   Base base = Base::Void;
   bool nullable = false;
-  friend bool operator==(const Type&, const Type&) = default;
+  std::shared_ptr<const Record> record;  // set exactly when base is Record
+  friend bool operator==(const Type& a, const Type& b);
 };
 
-std::string to_string(Type type);
+struct Field {
+  std::string name;
+  Type type;
+  friend bool operator==(const Field&, const Field&) = default;
+};
+
+struct Record {
+  std::vector<Field> fields;
+  // The index of the field called `name`, or -1.
+  int field_index(const std::string& name) const;
+  friend bool operator==(const Record&, const Record&) = default;
+};
+
+// The record type with these fields (in this order; names must be distinct).
+Type record_type(std::vector<Field> fields);
+
+std::string to_string(const Type& type);
 std::string to_string(Base base);
 
 enum class Op : std::uint8_t {
@@ -116,6 +142,9 @@ struct Expr {
     Builtin,  // `builtin`
     Sql,      // server function through call site `sql_site`
     Convert,  // `conv`
+    Field,    // field number `field` of the record args[0]
+    Query,    // query site `query`, parameters in args: `query one` (its value), or the rows of a ForQuery
+    Exec,     // exec site `query`, parameters in args (no value)
   };
   Kind kind = Kind::Int;
   Type type;
@@ -129,6 +158,8 @@ struct Expr {
   int local = -1;
   int func = -1;
   int sql_site = -1;
+  int field = -1;
+  int query = -1;
   Op op = Op::Add;
   Builtin builtin = Builtin::LenText;
   Conv conv = Conv::IntToFloat;
@@ -149,6 +180,7 @@ struct Stmt {
     While,      // while a { body }
     ForRange,   // for local in a..b / a..=b { body }
     ForChars,   // for local in a (text) { body }
+    ForQuery,   // for local in a (a Query expression: its rows) { body }
     Break,
     Continue,
     Return,     // a may be null (no value)
@@ -185,7 +217,11 @@ struct Function {
   std::string doc;
   std::vector<int> callees;     // user functions called directly
   bool calls_volatile_sql = false;  // a server function not known to be immutable
-  bool pure = true;             // filled in by analyze(): no volatile SQL reached
+  bool reads_database = false;      // runs a query (directly)
+  bool writes_database = false;     // runs exec, or a query that may write (directly)
+  bool uses_spi = false;            // filled in by analyze(): runs embedded SQL, here or in a callee
+  bool pure = true;             // filled in by analyze(): no volatile SQL and no embedded SQL reached
+  bool writes = false;          // filled in by analyze(): volatile SQL or a write reached (VOLATILE)
   bool recursive = false;       // filled in by analyze(): can reach itself through calls
 };
 
@@ -198,10 +234,27 @@ struct SqlSite {
   bool immutable = false;
 };
 
+// One embedded SQL statement: each is prepared once per backend and kept.
+struct QuerySite {
+  enum class Form : std::uint8_t { Rows, One, Exec };
+  Form form = Form::Rows;
+  std::string sql;
+  std::uint32_t line = 0;
+  std::uint32_t sql_begin = 0;  // the statement's string literal in the source (byte offsets)
+  std::uint32_t sql_end = 0;
+  std::vector<Type> params;    // the Keal types bound to $1..$n
+  // The declared row: one field per column. `as T` is one column (its
+  // name empty) and the query's value is that column, not a record.
+  std::vector<Field> columns;
+  bool single_value = false;
+  bool may_write = false;      // exec, or a statement that is not plainly a read
+};
+
 struct Module {
   std::string source_name;  // file name as shown in runtime errors
   std::vector<Function> functions;
   std::vector<SqlSite> sql_sites;
+  std::vector<QuerySite> query_sites;
 };
 
 // Whole-module facts the checker cannot see one function at a time.
@@ -211,7 +264,7 @@ void analyze(Module& module);
 std::string dump(const Module& module);
 
 // The SQL type a Keal type maps to: int -> bigint, float -> double precision,
-// bool -> boolean, text and char -> text, bytes -> bytea.
-std::string sql_type(Type type);
+// bool -> boolean, text and char -> text, bytes -> bytea, a record -> record.
+std::string sql_type(const Type& type);
 
 }  // namespace keal::ir

@@ -22,7 +22,7 @@ endfunction()
 
 expect_status(2)
 expect_status(2 frobnicate)
-expect_err("^keal: unknown command 'frobnicate' \\(the commands are: check, emit-c, build, deploy, run\\)\n")
+expect_err("^keal: unknown command 'frobnicate' \\(the commands are: check, emit-c, build, describe, deploy, run\\)\n")
 expect_status(2 check ${src} --bogus)  # CLI11 alone exits 109 here
 expect_status(2 check)
 expect_status(2 build ${src} --target wasm -o ${WORK}/x)
@@ -84,7 +84,7 @@ endif()
 # A server that cannot be reached is said plainly, before anything is built
 # (loopback port 1: nothing listens there).
 expect_status(1 deploy ${pg_src} --db postgresql://postgres@127.0.0.1:1/x --lib-dir ${WORK}/lib)
-expect_err("^keal: error: cannot connect: connection to server at \"127.0.0.1\", port 1 failed")
+expect_err("^keal: error: cannot connect to postgres@127.0.0.1:1/x: connection to server at \"127.0.0.1\", port 1 failed")
 if(EXISTS ${WORK}/lib)
   message(FATAL_ERROR "a deploy that could not connect created its library directory")
 endif()
