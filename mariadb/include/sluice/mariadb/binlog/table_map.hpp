@@ -44,6 +44,12 @@ SchemaType schema_type_from_name(std::string_view data_type) noexcept;
 struct SchemaColumn {
     std::string name;       // information_schema.COLUMNS.COLUMN_NAME
     std::string data_type;  // information_schema.COLUMNS.DATA_TYPE, e.g. "uuid", "json", "int"
+    // information_schema.COLUMNS.DATETIME_PRECISION (-1: unknown / NULL).
+    // Needed only for TIME(n)/DATETIME(n)/TIMESTAMP(n) columns in MariaDB
+    // 5.3's format (tables created with mysql56_temporal_format=OFF): the
+    // binlog logs them as the old types with no metadata, so their size
+    // in the row image is unknowable without it.
+    int datetime_precision = -1;
 };
 
 // One table's columns in ORDINAL_POSITION order.
@@ -63,7 +69,8 @@ struct ColumnInfo {
     std::uint32_t max_length = 0;      // CHAR/BINARY/VARCHAR: bytes; BLOB: length-prefix bytes (1-4)
     std::uint8_t precision = 0;        // DECIMAL: digits in all (M)
     std::uint8_t scale = 0;            // DECIMAL: digits after the point (D)
-    std::uint8_t fsp = 0;              // TIME2/DATETIME2/TIMESTAMP2: fractional digits (0-6)
+    std::uint8_t fsp = 0;              // TIME2/DATETIME2/TIMESTAMP2: fractional digits (0-6);
+                                       // old TIME/DATETIME/TIMESTAMP: from the schema hint
     std::uint8_t bit_width = 0;        // BIT(n): n (1-64)
     std::uint8_t pack_length = 0;      // ENUM/SET: bytes in the row image (1-2 / 1-8)
 

@@ -6,6 +6,7 @@
 //
 // LIFETIME: a Value is valid as long as the bytes of the Rows event it was
 // read from (see rows.hpp) and the TableMap of that event.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -83,15 +84,17 @@ struct Geometry {
     Bytes value;
 };
 
-// UUID / INET6 / INET4 (schema hints): the fixed bytes as stored (16/16/4).
+// UUID / INET6 / INET4 (schema hints): the fixed bytes, re-padded (the
+// binlog drops trailing 0x00 of fixed binary columns), copied: 16/16/4.
+// UUID bytes are in text order; INET6/INET4 in network order.
 struct Uuid {
-    Bytes value;
+    std::array<std::uint8_t, 16> bytes{};
 };
 struct Inet6 {
-    Bytes value;
+    std::array<std::uint8_t, 16> bytes{};
 };
 struct Inet4 {
-    Bytes value;
+    std::array<std::uint8_t, 4> bytes{};
 };
 
 // Integers: int64 for signed columns, uint64 for unsigned ones (from the
