@@ -115,9 +115,10 @@ int run_cdc_command(int argc, char** argv) {
         stream.heartbeat = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(heartbeat * 1000)));
         if (!tables.empty()) stream.tables = TableFilter::parse(tables);
         GtidState from;
-        if (!from_gtid.empty()) from = GtidState::parse(from_gtid);
+        const bool gtid_given = o_gtid->count() > 0;
+        if (gtid_given) from = GtidState::parse(from_gtid);
         stream.start = from_start ? StartAt::oldest
-                       : !from_gtid.empty() ? StartAt::gtid
+                       : gtid_given         ? StartAt::gtid
                        : snapshot           ? StartAt::snapshot
                                             : StartAt::now;
         stream.gtid = from;

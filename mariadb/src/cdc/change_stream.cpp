@@ -1,7 +1,7 @@
 #include "sluice/mariadb/cdc/change_stream.hpp"
 
 #include <random>
-#include <set>
+#include <map>
 #include <thread>
 
 #include "binlog_connection.hpp"
@@ -78,7 +78,8 @@ struct ChangeStream::State {
     std::unique_ptr<detail::BinlogConnection> binlog;
     binlog::Decoder decoder;
     std::unique_ptr<detail::TransactionAssembler> assembler;
-    std::set<std::string, std::less<>> learned;  // "db\0table" with schema hints set
+    // "db\0table" -> the TABLE_MAP shape its schema hint was made for.
+    std::map<std::string, std::string, std::less<>> learned;
     ChangeEvent current;
     bool resumable = true;
     bool finished = false;
@@ -90,25 +91,54 @@ struct ChangeStream::State {
     }
 
     // Column names and the types only the schema knows (UUID, INET6, JSON),
-    // from information_schema, for tables the stream selects.
+    // from information_schema, for tables the stream selects. The schema is
+    // today's while the binlog may be older (catching up over later DDL), so
+    // with binlog_row_metadata=FULL each binlog column takes the type of the
+    // column of the same name; without names the schema applies only when
+    // the column count matches (the decoder checks it).
     void learn_schema(const binlog::TableMap& t) {
+        std::string signature = std::to_string(t.columns.size());
+        for (const binlog::ColumnInfo& c : t.columns) {
+            signature += '\0';
+            signature += c.name;
+            signature += static_cast<char>(c.binlog_type);
+        }
         std::string key = t.db + '\0' + t.table;
-        if (learned.count(key)) return;
-        binlog::TableSchema schema;
+        auto it = learned.find(key);
+        if (it != learned.end() && it->second == signature) return;
+        std::vector<binlog::SchemaColumn> now;
         {
             ResultSet rs = side_connection().query(
-                "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = " +
+                "SELECT COLUMN_NAME, DATA_TYPE, DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = " +
                 detail::quote_literal(t.db) + " AND TABLE_NAME = " + detail::quote_literal(t.table) +
                 " ORDER BY ORDINAL_POSITION");
-            while (const Row* r = rs.next())
-                schema.columns.push_back({r->get<std::string>(0), r->get<std::string>(1)});
+            while (const Row* r = rs.next()) {
+                binlog::SchemaColumn c;
+                c.name = r->get<std::string>(0);
+                c.data_type = r->get<std::string>(1);
+                c.datetime_precision = r->get<std::optional<int>>(2).value_or(-1);
+                now.push_back(std::move(c));
+            }
+        }
+        binlog::TableSchema schema;
+        if (t.has_column_names) {
+            for (const binlog::ColumnInfo& c : t.columns) {
+                binlog::SchemaColumn match;
+                match.name = c.name;
+                for (const binlog::SchemaColumn& n : now)
+                    if (n.name == c.name) match = n;
+                schema.columns.push_back(std::move(match));
+            }
+        } else {
+            schema.columns = std::move(now);
         }
         decoder.set_schema(t.db, t.table, std::move(schema));
-        learned.insert(std::move(key));
+        learned[key] = std::move(signature);
     }
 
-    void start_dump() {
-        Connection c = Connection::connect(options);
+    // On `first` (the connection open() checked the server on) or a new one.
+    void start_dump(std::optional<Connection> first = std::nullopt) {
+        Connection c = first ? std::move(*first) : Connection::connect(options);
         ++connects;
         detail::DumpRequest req;
         req.start = assembler->position();
@@ -157,7 +187,6 @@ struct ChangeStream::State {
             }
             current = SnapshotDone{snapshot->position()};
             snapshot.reset();
-            side.reset();  // the snapshot connection is done
             resumable = true;
             start_dump();
             return &current;
@@ -211,13 +240,15 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
     s->options = options;
     s->server_id = stream.server_id != 0 ? stream.server_id : random_server_id();
     s->stream = std::move(stream);
-    Connection& side = s->side_connection();
-    check_server(side);
+    // The binlog connection checks the server and finds the start; the side
+    // connection (information_schema) is made when a table first needs it.
+    Connection first = Connection::connect(options);
+    check_server(first);
     GtidState start;
     switch (s->stream.start) {
         case StartAt::oldest: break;
         case StartAt::gtid: start = s->stream.gtid; break;
-        case StartAt::now: start = GtidState::parse(single_value(side, "SELECT @@global.gtid_binlog_pos")); break;
+        case StartAt::now: start = GtidState::parse(single_value(first, "SELECT @@global.gtid_binlog_pos")); break;
         case StartAt::snapshot: {
             Connection snap = Connection::connect(options);
             s->snapshot = std::make_unique<detail::SnapshotReader>(std::move(snap), s->stream.tables,
@@ -228,7 +259,7 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
         }
     }
     s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start);
-    if (!s->snapshot) s->start_dump();
+    if (!s->snapshot) s->start_dump(std::move(first));
     return ChangeStream(std::move(s));
 }
 

@@ -1,5 +1,7 @@
 #include "sluice/mariadb/cdc/table_filter.hpp"
 
+#include <cctype>
+
 #include "sluice/mariadb/error.hpp"
 
 namespace sluice::mariadb::cdc {
@@ -40,6 +42,21 @@ bool TableFilter::selects_database(std::string_view db) const noexcept {
     if (entries_.empty()) return true;
     for (const Entry& e : entries_)
         if (matches(e.db, db)) return true;
+    return false;
+}
+
+bool TableFilter::selects_ddl(std::string_view default_db, std::string_view sql) const noexcept {
+    if (selects_database(default_db)) return true;
+    for (const Entry& e : entries_) {
+        if (e.db == "*") return true;
+        for (std::size_t at = sql.find(e.db); at != std::string_view::npos; at = sql.find(e.db, at + 1)) {
+            std::size_t end = at + e.db.size();
+            bool quoted = at > 0 && sql[at - 1] == '`' && end < sql.size() && sql[end] == '`';
+            if (quoted) ++end;
+            bool starts_word = at == 0 || quoted || !(std::isalnum(static_cast<unsigned char>(sql[at - 1])) || sql[at - 1] == '_');
+            if (starts_word && end < sql.size() && sql[end] == '.') return true;
+        }
+    }
     return false;
 }
 

@@ -74,7 +74,7 @@ TransactionAssembler::Outcome TransactionAssembler::on_query(const binlog::Event
     if (gtid_.standalone() || gtid_.ddl()) {
         open_ = false;
         position_.advance(group_gtid_);
-        if (!filter_.selects_database(q.schema)) return Outcome::skipped;
+        if (!filter_.selects_ddl(q.schema, q.sql)) return Outcome::skipped;
         ddl_ = Ddl{group_gtid_, h.timestamp, std::string(q.schema), std::string(q.sql)};
         return Outcome::ddl;
     }

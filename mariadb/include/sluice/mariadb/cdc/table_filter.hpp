@@ -18,9 +18,13 @@ public:
 
     bool empty() const noexcept { return entries_.empty(); }
     bool selects(std::string_view db, std::string_view table) const noexcept;
-    // Whether some table of `db` may be selected (used for DDL, which names
-    // its default database but not reliably its tables).
+    // Whether some table of `db` may be selected.
     bool selects_database(std::string_view db) const noexcept;
+    // Whether a DDL statement may touch a selected table: its default
+    // database is selected, or its text names a selected database as a
+    // qualifier ("shop." or "`shop`."). The statement is not parsed, so a
+    // DDL of another table of a selected database is shown too.
+    bool selects_ddl(std::string_view default_db, std::string_view sql) const noexcept;
     // The patterns naming no '*' (the snapshot reads those) and the
     // databases whose tables a '*' selects.
     struct Entry {
