@@ -92,12 +92,12 @@ Rows parse_rows(Reader& r, EventType type, std::uint8_t post_header_length,
         r.fail("table id", "rows for table id " + std::to_string(head.table_id) +
                                " with no TABLE_MAP_EVENT before them");
     }
+    parse_rows_body(r, rows);
+    // Compressed events deflate only the row images: the column count and
+    // bitmaps before them are plain.
     if (rows.compressed) {
-        Bytes body = inflate(r, "compressed rows", inflated);
-        Reader inner(body, to_string(type));
-        parse_rows_body(inner, rows);
-    } else {
-        parse_rows_body(r, rows);
+        Reader images(rows.rows, to_string(type));
+        rows.rows = inflate(images, "compressed rows", inflated);
     }
     return rows;
 }

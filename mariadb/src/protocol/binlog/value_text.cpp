@@ -66,8 +66,8 @@ void append_hex(std::string& out, const std::uint8_t* p, std::size_t n) {
     }
 }
 
-// MariaDB's INET6 text: the longest run (at least 2) of zero groups as
-// "::", lowercase hex without leading zeros, and the last 4 bytes as a
+// MariaDB's INET6 text: the first longest run of zero groups as "::"
+// (even a single group, unlike RFC 5952), lowercase hex without leading zeros, and the last 4 bytes as a
 // dotted quad for IPv4-compatible (::a.b.c.d) and IPv4-mapped
 // (::ffff:a.b.c.d) addresses.
 void append_inet6(std::string& out, const std::array<std::uint8_t, 16>& b) {
@@ -87,7 +87,6 @@ void append_inet6(std::string& out, const std::array<std::uint8_t, 16>& b) {
         }
         i = j;
     }
-    if (best_len < 2) best = -1;
     auto quad = [&](int from) {
         for (int i = from; i < 16; ++i) {
             if (i > from) out += '.';

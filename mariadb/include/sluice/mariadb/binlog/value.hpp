@@ -105,7 +105,9 @@ using Value = std::variant<std::int64_t, std::uint64_t, float, double, Decimal, 
 
 // The value's text as a SELECT on the text protocol shows it (TIMESTAMP in
 // UTC; TIME/DATETIME/TIMESTAMP with the column's fsp digits; FLOAT and
-// DOUBLE as the shortest decimal that reads back as the same value; BIT as
+// DOUBLE as the shortest decimal that reads back as the same value, in
+// std::to_chars form ("1e+20"; the server's own text differs: "1e20",
+// and FLOAT there has 6 significant digits); BIT as
 // its unsigned number; ENUM/SET as their strings; UUID/INET as MariaDB
 // prints them; Blob/Geometry as their raw bytes, BINARY(n) padded).
 void append_text(std::string& out, const Value& value, const ColumnInfo& column);
