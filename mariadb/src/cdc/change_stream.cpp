@@ -153,6 +153,11 @@ struct ChangeStream::State {
         learned[key] = std::move(signature);
     }
 
+    std::string peer() const {
+        if (!options.unix_socket.empty()) return options.unix_socket;
+        return options.host + ":" + std::to_string(options.port);
+    }
+
     // On `first` (the connection open() checked the server on) or a new one.
     void start_dump(std::optional<Connection> first = std::nullopt) {
         Connection c = first ? std::move(*first) : Connection::connect(options);
@@ -229,7 +234,13 @@ struct ChangeStream::State {
                 reconnect(gone);
                 continue;
             }
-            binlog::Event event = decoder.decode(*bytes);
+            binlog::Event event;
+            try {
+                event = decoder.decode(*bytes);
+            } catch (const Error& e) {
+                // The decoder is sans-I/O: say which server sent the bytes.
+                throw Error(e.kind(), std::string(e.what()) + " (server " + peer() + ")");
+            }
             if (auto* map = std::get_if<binlog::TableMapEvent>(&event.body)) {
                 if (map->table && stream.tables.selects(map->table->db, map->table->table)) learn_schema(*map->table);
                 continue;
