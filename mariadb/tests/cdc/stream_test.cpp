@@ -608,5 +608,28 @@ TEST_F(CdcStream, ASnapshotTakenWhileAWriterRunsAppearsOnceWithTheChangesAfterIt
     std::filesystem::remove(file);
 }
 
+// --until-end stops after what the binlog held at the start even while a
+// writer keeps committing (the dump alone would keep finding more).
+TEST_F(CdcStream, UntilEndStopsWhileAWriterKeepsCommitting) {
+    fresh({"busy"});
+    sql().execute("CREATE TABLE cdc_stream.busy (id INT PRIMARY KEY)");
+    for (int i = 1; i <= 200; ++i) sql().execute("INSERT INTO cdc_stream.busy VALUES (" + std::to_string(i) + ")");
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+        Connection w = Connection::connect(admin_options());
+        for (int i = 1000; !stop; ++i) w.execute("INSERT INTO cdc_stream.busy VALUES (" + std::to_string(i) + ")");
+    });
+    std::string at_start = binlog_pos(sql());
+    auto lines = changes("cdc_stream.busy");
+    stop = true;
+    writer.join();
+    ASSERT_GE(lines.size(), 201U);
+    // Everything up to the position read before the CLI started is there.
+    std::string last = member(lines.back(), "gtid");
+    std::uint64_t last_seq = std::stoull(last.substr(last.rfind('-') + 1));
+    std::uint64_t start_seq = std::stoull(at_start.substr(at_start.rfind('-') + 1));
+    EXPECT_GE(last_seq, start_seq);
+}
+
 }  // namespace
 }  // namespace sluice::mariadb::test
