@@ -631,5 +631,37 @@ TEST_F(CdcStream, UntilEndStopsWhileAWriterKeepsCommitting) {
     EXPECT_GE(last_seq, start_seq);
 }
 
+// XA: the rows of XA PREPARE arrive with XA COMMIT (its GTID), never for
+// XA ROLLBACK; ONE PHASE commits at once.
+TEST_F(CdcStream, XaTransactionsAppearAtXaCommitAndNeverAfterXaRollback) {
+    fresh({"xa"});
+    sql().execute("CREATE TABLE cdc_stream.xa (id INT PRIMARY KEY)");
+    sql().execute("XA START 'x1'");
+    sql().execute("INSERT INTO cdc_stream.xa VALUES (1)");
+    sql().execute("XA END 'x1'");
+    sql().execute("XA PREPARE 'x1'");
+    sql().execute("XA COMMIT 'x1'");
+    sql().execute("XA START 'x2'");
+    sql().execute("INSERT INTO cdc_stream.xa VALUES (2)");
+    sql().execute("XA END 'x2'");
+    sql().execute("XA PREPARE 'x2'");
+    sql().execute("XA ROLLBACK 'x2'");
+    sql().execute("XA START 'x3'");
+    sql().execute("INSERT INTO cdc_stream.xa VALUES (3)");
+    sql().execute("XA END 'x3'");
+    sql().execute("XA COMMIT 'x3' ONE PHASE");
+    auto lines = changes("cdc_stream.xa");
+    ASSERT_EQ(lines.size(), 3U);  // DDL, x1, x3
+    EXPECT_EQ(changes_of(lines[1]),
+              std::vector<std::string>{"{\"op\":\"insert\",\"db\":\"cdc_stream\",\"table\":\"xa\",\"after\":{\"id\":1}}"});
+    EXPECT_EQ(changes_of(lines[2]),
+              std::vector<std::string>{"{\"op\":\"insert\",\"db\":\"cdc_stream\",\"table\":\"xa\",\"after\":{\"id\":3}}"});
+    // x1's line carries the GTID of its XA COMMIT group: the one after its PREPARE's.
+    std::string g1 = member(lines[1], "gtid");
+    std::string g0 = member(lines[0], "gtid");
+    auto seq = [](const std::string& g) { return std::stoull(g.substr(g.rfind('-') + 1, g.size() - g.rfind('-') - 2)); };
+    EXPECT_EQ(seq(g1), seq(g0) + 2);
+}
+
 }  // namespace
 }  // namespace sluice::mariadb::test
