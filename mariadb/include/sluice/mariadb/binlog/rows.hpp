@@ -56,6 +56,7 @@ private:
     [[noreturn]] void fail(std::string_view what, std::size_t column) const;
 
     const Rows* rows_ = nullptr;
+    bool ready_ = false;   // reset() passed its checks
     std::size_t pos_ = 0;  // into rows_->rows
     std::size_t count_ = 0;
     std::vector<Cell> before_;
