@@ -17,6 +17,7 @@
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/cdc/ndjson_file.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "url_errors.hpp"
 
 namespace sluice::mariadb::tools {
 
@@ -107,8 +108,14 @@ int run_cdc_command(int argc, char** argv) {
     }
     if (url.empty()) return fail("no server: pass a mariadb:// URL or set SLUICE_MARIADB_URL", 2);
 
+    ConnectOptions options;
     try {
-        ConnectOptions options = parse_url(url);
+        options = parse_url(url);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::usage) throw;
+        return invalid_url(e.what(), url, "sluice-mariadb cdc");
+    }
+    try {
         StreamOptions stream;
         stream.until_end = until_end;
         stream.server_id = server_id;

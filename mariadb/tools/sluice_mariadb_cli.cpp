@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cdc_command.hpp"
+#include "url_errors.hpp"
 #include "sluice/mariadb/mariadb.hpp"
 #include "sluice/common/cli_exit.hpp"
 #include "sluice/common/json_write.hpp"
@@ -21,6 +22,8 @@
 namespace {
 
 using namespace sluice::mariadb;
+using sluice::mariadb::tools::invalid_url;
+using sluice::mariadb::tools::masked_url;
 
 // Numbers (and BIT) print as JSON numbers; DECIMAL stays a string to keep
 // every digit; bytes print as base64.
@@ -151,33 +154,6 @@ void print_ndjson(ResultSet& rs) {
         line += '\n';
         std::cout << line;
     }
-}
-
-// The URL as error messages show it: whole, with the password masked.
-std::string masked_url(std::string_view url) {
-    const auto scheme_end = url.find("://");
-    if (scheme_end == std::string_view::npos) return std::string(url);
-    const std::size_t begin = scheme_end + 3;
-    // The authority ends where the parser's does: at '?', then at '/'.
-    std::size_t end = std::min(url.find('?', begin), url.size());
-    end = std::min(url.find('/', begin), end);
-    const std::string_view authority = url.substr(begin, end - begin);
-    const auto at = authority.rfind('@');
-    if (at == std::string_view::npos) return std::string(url);
-    const auto colon = authority.substr(0, at).find(':');
-    if (colon == std::string_view::npos) return std::string(url);
-    return std::string(url.substr(0, begin + colon + 1)) + "***" + std::string(url.substr(begin + at));
-}
-
-// Every URL problem, from the parser or from the command line, in one form:
-//   sluice-mariadb: invalid URL: WHAT in URL (password masked)
-int invalid_url(std::string_view what, std::string_view url) {
-    constexpr std::string_view prefix = "invalid URL: ";
-    if (what.substr(0, prefix.size()) == prefix) what.remove_prefix(prefix.size());
-    std::cerr << "sluice-mariadb: invalid URL: " << what;
-    if (!url.empty()) std::cerr << " in " << masked_url(url);
-    std::cerr << "\n";
-    return sluice::cli::exit_usage;
 }
 
 // A single positional argument is the URL when it starts like one

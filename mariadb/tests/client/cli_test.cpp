@@ -87,6 +87,14 @@ TEST(Cli, UrlErrorsHaveOneFormatWithTheWholeUrlAndThePasswordMasked) {
     EXPECT_EQ(from_env.out, "sluice-mariadb: invalid URL: unknown parameter 'bogus' in mariadb://u:***@h/?bogus=1\n");
 }
 
+// The cdc subcommand reports URL errors in the same form, as a usage error.
+TEST(Cli, CdcUrlErrorsHaveTheSameFormat) {
+    Outcome r = run_cli("cdc 'mariadb://u:secret@h/?bogus=1' --until-end", true);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "sluice-mariadb cdc: invalid URL: unknown parameter 'bogus' in mariadb://u:***@h/?bogus=1\n");
+    EXPECT_EQ(run_cli("cdc 'mariadb://h/' --bogus").status, 2);
+}
+
 TEST(Cli, APositionalUrlAndTheUrlOptionConflict) {
     Outcome r = run_cli("--url 'mariadb://a:one@h1/' 'mariadb://b:two@h2/' 'SELECT 1'", true);
     EXPECT_EQ(r.status, 2);
