@@ -13,9 +13,9 @@
 // servers named by $SLUICE_ENV_FILE, else a PostgreSQL of its own started
 // with scripts/servers/start --only postgres and stopped at the end.
 #include "sluice/common/env_file.hpp"
+#include "sluice/postgres/connection.hpp"
 
 #include <CLI/CLI.hpp>
-#include <libpq-fe.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,39 +43,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ---------------------------------------------------------------- libpq ----
+// ------------------------------------------------------------- database ---
 
-struct ConnCloser {
-    void operator()(PGconn* c) const { PQfinish(c); }
-};
-struct ResultClearer {
-    void operator()(PGresult* r) const { PQclear(r); }
-};
-using Conn = std::unique_ptr<PGconn, ConnCloser>;
-using Result = std::unique_ptr<PGresult, ResultClearer>;
+using Connection = sluice::postgres::Connection;
 
-Conn connect(const std::string& url) {
-    Conn c(PQconnectdb(url.c_str()));
-    if (!c || PQstatus(c.get()) != CONNECTION_OK)
-        throw std::runtime_error("cannot connect to " + url + ": " +
-                                 (c ? PQerrorMessage(c.get()) : "out of memory"));
-    PQsetNoticeProcessor(c.get(), [](void*, const char*) {}, nullptr);
+Connection connect(const std::string& url) {
+    Connection c = Connection::open(url);
+    c.set_notice_handler({});
     return c;
 }
 
-Result exec(PGconn* c, const std::string& sql) {
-    Result r(PQexec(c, sql.c_str()));
-    const ExecStatusType s = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-    if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK)
-        throw std::runtime_error("SQL failed: " + std::string(PQerrorMessage(c)) + "  in: " + sql);
-    return r;
-}
+void exec(Connection& c, const std::string& sql) { c.run_script(sql); }
 
-std::string scalar(PGconn* c, const std::string& sql) {
-    Result r = exec(c, sql);
-    if (PQntuples(r.get()) != 1 || PQnfields(r.get()) != 1)
-        throw std::runtime_error("expected one value from: " + sql);
-    return PQgetisnull(r.get(), 0, 0) ? "NULL" : PQgetvalue(r.get(), 0, 0);
+std::string scalar(Connection& c, const std::string& sql) {
+    const sluice::postgres::Result r = c.query(sql);
+    if (r.size() != 1 || r.columns().size() != 1) throw std::runtime_error("expected one value from: " + sql);
+    return r.row(0).get<std::optional<std::string>>(0).value_or("NULL");
 }
 
 // ------------------------------------------------------------- processes ---
@@ -187,7 +170,7 @@ const Contender& find(const std::vector<Contender>& all, const std::string& work
     throw std::logic_error("no contender " + workload + "/" + name);
 }
 
-double time_ms(PGconn* c, const std::string& sql, std::string* value) {
+double time_ms(Connection& c, const std::string& sql, std::string* value) {
     const auto start = std::chrono::steady_clock::now();
     const std::string v = scalar(c, sql);
     const auto stop = std::chrono::steady_clock::now();
@@ -211,7 +194,7 @@ std::string replace_database(const std::string& url, const std::string& db) {
     return (slash == std::string::npos ? url : url.substr(0, slash)) + "/" + db;
 }
 
-void create_c_functions(PGconn* c, const std::string& so_dir) {
+void create_c_functions(Connection& c, const std::string& so_dir) {
     const fs::path so = fs::path(so_dir) / "keal_bench_c.so";
     fs::copy_file(KEAL_BENCH_C_SO, so, fs::copy_options::overwrite_existing);
     fs::permissions(so, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
@@ -223,7 +206,7 @@ void create_c_functions(PGconn* c, const std::string& so_dir) {
     }
 }
 
-void print_settings(PGconn* c) {
+void print_settings(Connection& c) {
     std::cout << "server: " << scalar(c, "SELECT version()") << "\n";
     std::cout << "settings:";
     for (const char* name : {"jit", "max_parallel_workers_per_gather", "shared_buffers", "work_mem",
@@ -290,30 +273,30 @@ int run(const std::string& db_url, int runs, long rows, bool keep) {
     const std::string bench_url = env ? with_database(*env, db) : replace_database(admin_url, db);
 
     {
-        Conn admin = connect(admin_url);
-        exec(admin.get(), "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
-        exec(admin.get(), "CREATE DATABASE " + db);
+        Connection admin = connect(admin_url);
+        exec(admin, "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+        exec(admin, "CREATE DATABASE " + db);
     }
     const std::string so_dir = make_temp_dir("keal-bench-so-");
     std::cerr << "deploying " << KEAL_BENCH_PROGRAM << "\n";
     run_command(shell_quote(KEAL_EXE) + " deploy " + shell_quote(KEAL_BENCH_PROGRAM) + " --db " +
                 shell_quote(bench_url));
 
-    Conn c = connect(bench_url);
-    create_c_functions(c.get(), so_dir);
+    Connection c = connect(bench_url);
+    create_c_functions(c, so_dir);
     std::cerr << "creating the PL/pgSQL functions and the words table\n";
-    exec(c.get(), read_file(KEAL_BENCH_REFERENCE_SQL));
-    exec(c.get(), "VACUUM ANALYZE words");
+    exec(c, read_file(KEAL_BENCH_REFERENCE_SQL));
+    exec(c, "VACUUM ANALYZE words");
     // One core per query, no JIT compilation inside the timings: each row
     // measures the function itself, not the planner's choices around it.
-    exec(c.get(), "SET jit = off");
-    exec(c.get(), "SET max_parallel_workers_per_gather = 0");
-    print_settings(c.get());
+    exec(c, "SET jit = off");
+    exec(c, "SET max_parallel_workers_per_gather = 0");
+    print_settings(c);
     std::cout << std::flush;
 
     std::vector<Contender> all = contenders(rows);
     // Agreement first: a contender that computes something else is not timed.
-    for (Contender& x : all) time_ms(c.get(), x.sql, &x.sum);
+    for (Contender& x : all) time_ms(c, x.sql, &x.sum);
     bool agree = true;
     for (const Contender& x : all) {
         if (is_baseline(x)) continue;
@@ -328,14 +311,14 @@ int run(const std::string& db_url, int runs, long rows, bool keep) {
 
     for (int round = 1; round <= runs; ++round) {
         std::cerr << "round " << round << "/" << runs << "\n";
-        for (Contender& x : all) x.ms.push_back(time_ms(c.get(), x.sql, nullptr));
+        for (Contender& x : all) x.ms.push_back(time_ms(c, x.sql, nullptr));
     }
     print_results(all, runs);
 
-    c.reset();
+    { Connection closing = std::move(c); }  // our session ends before the DROP
     if (!keep) {
-        Conn admin = connect(admin_url);
-        exec(admin.get(), "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+        Connection admin = connect(admin_url);
+        exec(admin, "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
     }
     fs::remove_all(so_dir);
     return 0;

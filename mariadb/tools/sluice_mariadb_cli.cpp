@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "cdc_command.hpp"
 #include "sluice/mariadb/mariadb.hpp"
-#include "sluice/common/json_write.hpp"
+#include "sluice/mariadb/ndjson.hpp"
 
 namespace {
 
@@ -46,13 +47,6 @@ bool is_bytes(const Column& c) {
         case ColumnType::string: return true;
         default: return false;
     }
-}
-
-std::string base64(std::span<const std::uint8_t> bytes) {
-    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes.data(), static_cast<int>(bytes.size()));
-    out.resize(static_cast<std::size_t>(n));
-    return out;
 }
 
 std::string hex(std::span<const std::uint8_t> bytes) {
@@ -114,40 +108,36 @@ void print_table(ResultSet& rs) {
     std::cout << cells.size() << (cells.size() == 1 ? " row" : " rows") << " in set\n";
 }
 
+// One formatter for SELECT and CDC lines (sluice/mariadb/ndjson.hpp).
 void print_ndjson(ResultSet& rs) {
-    const auto& cols = rs.columns();
     std::string line;
     for (const Row& r : rs) {
         line.clear();
-        line += '{';
-        for (std::size_t i = 0; i < r.size(); ++i) {
-            if (i) line += ',';
-            sluice::json::append_string(line, cols[i].name);
-            line += ':';
-            Field f = r[i];
-            if (f.is_null()) {
-                line += "null";
-            } else if (cols[i].type == ColumnType::bit) {
-                line += std::to_string(f.get<std::uint64_t>());
-            } else if (is_json_number(cols[i])) {
-                std::string v = f.to_string();
-                bool finite = v.find_first_of("in") == std::string::npos;  // inf, nan
-                if (finite) line += v;
-                else sluice::json::append_string(line, v);
-            } else if (is_bytes(cols[i])) {
-                sluice::json::append_string(line, base64(f.raw()));
-            } else {
-                sluice::json::append_string(line, f.to_string());
-            }
-        }
-        line += "}\n";
+        ndjson::append_row(line, r);
+        line += '\n';
         std::cout << line;
     }
+}
+
+// NDJSON prints what CDC prints for the same values: TIMESTAMP in UTC, and
+// results through the binary protocol when the SQL is one preparable
+// statement, because the text protocol rounds FLOAT to 6 digits.
+ResultSet run_for_ndjson(Connection& conn, std::optional<Statement>& stmt, const std::string& query) {
+    try {
+        stmt.emplace(conn.prepare(query));
+    } catch (const Error& e) {
+        // 1064: several statements (or a syntax error the text run reports
+        // again); 1295: not preparable.
+        if (e.kind() != ErrorKind::server || (e.server_code() != 1064 && e.server_code() != 1295)) throw;
+        return conn.query(query);
+    }
+    return stmt->execute();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string_view(argv[1]) == "cdc") return sluice::mariadb::tools::run_cdc_command(argc - 1, argv + 1);
     CLI::App app{
         "sluice-mariadb: run SQL on a MariaDB server and print the results.\n"
         "The server comes from URL, --url or $SLUICE_MARIADB_URL\n"
@@ -198,8 +188,11 @@ int main(int argc, char** argv) {
     }
 
     try {
-        Connection conn = Connection::connect(url);
-        ResultSet rs = conn.query(query);
+        ConnectOptions options = parse_url(url);
+        if (format == "ndjson") options.init_commands.push_back("SET time_zone = '+00:00'");
+        Connection conn = Connection::connect(options);
+        std::optional<Statement> stmt;
+        ResultSet rs = format == "ndjson" ? run_for_ndjson(conn, stmt, query) : conn.query(query);
         do {
             if (rs.has_rows()) {
                 if (format == "ndjson") print_ndjson(rs);

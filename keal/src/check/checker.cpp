@@ -1,5 +1,10 @@
 #include "check/checker.hpp"
 
+#include "check/builtin_rules.hpp"
+#include "check/narrowing.hpp"
+#include "check/sql_rules.hpp"
+#include "check/types.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -15,59 +20,6 @@ using ast::Stmt;
 using ir::Base;
 using ir::Type;
 
-constexpr Type kVoid{Base::Void, false};
-constexpr Type kInt{Base::Int, false};
-constexpr Type kFloat{Base::Float, false};
-constexpr Type kBool{Base::Bool, false};
-constexpr Type kText{Base::Text, false};
-constexpr Type kChar{Base::Char, false};
-constexpr Type kBytes{Base::Bytes, false};
-constexpr Type kNull{Base::Null, true};
-
-Type from_ast(const ast::TypeRef& t) {
-  Base b = Base::Int;
-  switch (t.base) {
-    case ast::BaseType::Int: b = Base::Int; break;
-    case ast::BaseType::Float: b = Base::Float; break;
-    case ast::BaseType::Bool: b = Base::Bool; break;
-    case ast::BaseType::Text: b = Base::Text; break;
-    case ast::BaseType::Char: b = Base::Char; break;
-    case ast::BaseType::Bytes: b = Base::Bytes; break;
-  }
-  return {b, t.nullable};
-}
-
-std::string quoted(const Type& t) { return "'" + ir::to_string(t) + "'"; }
-
-bool assignable(Type from, Type to) {
-  if (from == to) return true;
-  if (!to.nullable) return false;
-  return from.base == to.base || from.base == Base::Null;
-}
-
-constexpr std::string_view builtin_names[] = {"len",  "upper", "lower", "substr", "find", "replace", "trim",
-                                              "starts_with", "ends_with", "abs", "min", "max", "sqrt",
-                                              "floor", "ceil", "print"};
-
-bool is_builtin_name(std::string_view name) {
-  return std::find(std::begin(builtin_names), std::end(builtin_names), name) != std::end(builtin_names);
-}
-
-// Server functions whose result type is known; others need `as T`.
-struct KnownSql {
-  std::string_view name;
-  Type result;
-  bool immutable;
-};
-constexpr KnownSql known_sql[] = {
-    {"translate", kText, true}, {"md5", kText, true},     {"lower", kText, true},   {"upper", kText, true},
-    {"initcap", kText, true},   {"btrim", kText, true},   {"ltrim", kText, true},   {"rtrim", kText, true},
-    {"replace", kText, true},   {"reverse", kText, true}, {"length", kInt, true},   {"strpos", kInt, true},
-    {"abs", kInt, true},        {"sqrt", kFloat, true},   {"power", kFloat, true},  {"random", kFloat, false},
-    {"sha256", kBytes, true},   {"concat", kText, false}, {"quote_literal", kText, true},
-    {"quote_ident", kText, true}, {"to_hex", kText, true}, {"char_length", kInt, true},
-};
-
 struct Checked {
   ir::ExprPtr e;
   bool bad = false;
@@ -77,11 +29,6 @@ struct Checked {
 struct LocalInfo {
   Span decl;
   enum class Role : std::uint8_t { Param, Let, Var, LoopVar } role = Role::Let;
-};
-
-struct Facts {
-  std::vector<int> when_true;
-  std::vector<int> when_false;
 };
 
 class Checker {
@@ -159,7 +106,7 @@ class Checker {
     fn_ = &out.functions[static_cast<std::size_t>(index)];
     c_names_.clear();
     scopes_.clear();
-    narrow_.clear();
+    narrowing_ = Narrowing();
     infos_.clear();
     loop_depth_ = 0;
     push_scope();
@@ -187,11 +134,11 @@ class Checker {
 
   void push_scope() {
     scopes_.emplace_back();
-    narrow_.emplace_back();
+    narrowing_.push();
   }
   void pop_scope() {
     scopes_.pop_back();
-    narrow_.pop_back();
+    narrowing_.pop();
   }
 
   int declare(const std::string& name, Type type, Span span, LocalInfo::Role role) {
@@ -220,73 +167,13 @@ class Checker {
     return -1;
   }
 
-  bool narrowed(int slot) const {
-    for (const auto& level : narrow_) {
-      if (level.count(slot) != 0) return true;
-    }
-    return false;
-  }
-  void add_facts(const std::vector<int>& slots) {
-    for (int s : slots) narrow_.back().insert(s);
-  }
-  void forget(int slot) {
-    for (auto& level : narrow_) level.erase(slot);
-  }
-
-  // A loop may run its body again after an assignment in it, so nothing
-  // narrowed about a variable assigned anywhere in the body survives into it.
-  void forget_assigned_in(const ast::Block& block) {
-    for (const auto& s : block.stmts) forget_assigned_in(*s);
-  }
-  void forget_assigned_in(const Stmt& s) {
-    if (s.kind == Stmt::Kind::Assign) {
-      int slot = lookup(s.name);
-      if (slot >= 0) forget(slot);
-    }
-    for (const auto& b : s.blocks) forget_assigned_in(b);
-    forget_assigned_in(s.body);
-  }
-
-  Facts facts(const Expr& e) const {
-    Facts out;
-    switch (e.kind) {
-      case Expr::Kind::Paren: return facts(*e.args[0]);
-      case Expr::Kind::Unary:
-        if (e.unary_op == ast::UnaryOp::Not) {
-          Facts inner = facts(*e.args[0]);
-          std::swap(inner.when_true, inner.when_false);
-          return inner;
-        }
-        return out;
-      case Expr::Kind::Binary: {
-        const Expr& l = *e.args[0];
-        const Expr& r = *e.args[1];
-        if (e.binary_op == BinaryOp::Ne || e.binary_op == BinaryOp::Eq) {
-          const Expr* name = nullptr;
-          if (l.kind == Expr::Kind::Name && r.kind == Expr::Kind::NullLit) name = &l;
-          if (r.kind == Expr::Kind::Name && l.kind == Expr::Kind::NullLit) name = &r;
-          if (name == nullptr) return out;
-          int slot = lookup(name->text);
-          if (slot < 0) return out;
-          (e.binary_op == BinaryOp::Ne ? out.when_true : out.when_false).push_back(slot);
-          return out;
-        }
-        if (e.binary_op == BinaryOp::And) {
-          Facts a = facts(l), b = facts(r);
-          out.when_true = a.when_true;
-          out.when_true.insert(out.when_true.end(), b.when_true.begin(), b.when_true.end());
-          return out;
-        }
-        if (e.binary_op == BinaryOp::Or) {
-          Facts a = facts(l), b = facts(r);
-          out.when_false = a.when_false;
-          out.when_false.insert(out.when_false.end(), b.when_false.begin(), b.when_false.end());
-          return out;
-        }
-        return out;
-      }
-      default: return out;
-    }
+  bool narrowed(int slot) const { return narrowing_.narrowed(slot); }
+  void add_facts(const std::vector<int>& slots) { narrowing_.add(slots); }
+  void forget(int slot) { narrowing_.forget(slot); }
+  void forget_assigned_in(const ast::Block& block) { narrowing_.forget_assigned_in(block, lookup_fn()); }
+  Facts facts(const Expr& e) const { return null_facts(e, lookup_fn()); }
+  SlotLookup lookup_fn() const {
+    return [this](const std::string& name) { return lookup(name); };
   }
 
   // Statements --------------------------------------------------------------
@@ -391,7 +278,7 @@ class Checker {
     out->local = slot;
     bool init_nullable = init.bad || init.type().nullable;
     out->a = coerce(std::move(init), type);
-    if (type.nullable && !init_nullable) narrow_.back().insert(slot);
+    if (type.nullable && !init_nullable) add_facts({slot});
     return out;
   }
 
@@ -466,7 +353,7 @@ class Checker {
       result = coerce(std::move(value), target);
       if (target.nullable) {
         if (may_be_null) forget(slot);
-        else narrow_.back().insert(slot);
+        else add_facts({slot});
       }
     } else {
       static constexpr BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Mod};
@@ -1076,9 +963,6 @@ class Checker {
     if (!check_args(e, args, is_print)) return bad();
     std::vector<Type> types;
     for (const auto& a : args) types.push_back(a.type());
-    auto sig = [&](std::initializer_list<Type> want) {
-      return types.size() == want.size() && std::equal(types.begin(), types.end(), want.begin());
-    };
     auto mismatch = [&](const std::string& expected) {
       std::string got;
       for (std::size_t i = 0; i < types.size(); ++i) got += (i ? ", " : "") + ir::to_string(types[i]);
@@ -1092,49 +976,10 @@ class Checker {
       }
       return builtin_node(ir::Builtin::Print, kVoid, e.span, args);
     }
-    if (name == "len") {
-      if (sig({kText})) return builtin_node(ir::Builtin::LenText, kInt, e.span, args);
-      if (sig({kBytes})) return builtin_node(ir::Builtin::LenBytes, kInt, e.span, args);
-      return mismatch("(text) or (bytes)");
-    }
-    if (name == "upper" || name == "lower" || name == "trim") {
-      if (!sig({kText})) return mismatch("(text)");
-      return builtin_node(name == "upper" ? ir::Builtin::Upper : name == "lower" ? ir::Builtin::Lower : ir::Builtin::Trim,
-                          kText, e.span, args);
-    }
-    if (name == "substr") {
-      if (!sig({kText, kInt, kInt})) return mismatch("(text, start: int, count: int)");
-      return builtin_node(ir::Builtin::Substr, kText, e.span, args);
-    }
-    if (name == "find") {
-      if (!sig({kText, kText})) return mismatch("(text, needle: text)");
-      return builtin_node(ir::Builtin::Find, kInt, e.span, args);
-    }
-    if (name == "replace") {
-      if (!sig({kText, kText, kText})) return mismatch("(text, from: text, to: text)");
-      return builtin_node(ir::Builtin::Replace, kText, e.span, args);
-    }
-    if (name == "starts_with" || name == "ends_with") {
-      if (!sig({kText, kText})) return mismatch("(text, text)");
-      return builtin_node(name == "starts_with" ? ir::Builtin::StartsWith : ir::Builtin::EndsWith, kBool, e.span, args);
-    }
-    if (name == "abs") {
-      if (sig({kInt})) return builtin_node(ir::Builtin::AbsInt, kInt, e.span, args);
-      if (sig({kFloat})) return builtin_node(ir::Builtin::AbsFloat, kFloat, e.span, args);
-      return mismatch("(int) or (float)");
-    }
-    if (name == "min" || name == "max") {
-      bool is_min = name == "min";
-      if (sig({kInt, kInt})) return builtin_node(is_min ? ir::Builtin::MinInt : ir::Builtin::MaxInt, kInt, e.span, args);
-      if (sig({kFloat, kFloat})) return builtin_node(is_min ? ir::Builtin::MinFloat : ir::Builtin::MaxFloat, kFloat, e.span, args);
-      return mismatch("(int, int) or (float, float)");
-    }
-    if (name == "sqrt" || name == "floor" || name == "ceil") {
-      if (!sig({kFloat})) return mismatch("(float)");
-      return builtin_node(name == "sqrt" ? ir::Builtin::Sqrt : name == "floor" ? ir::Builtin::Floor : ir::Builtin::Ceil, kFloat,
-                          e.span, args);
-    }
-    return bad();
+    std::string expected;
+    std::optional<BuiltinForm> form = resolve_builtin(name, types, expected);
+    if (!form) return mismatch(expected);
+    return builtin_node(form->op, form->result, e.span, args);
   }
 
   Checked check_sql_call(const Expr& e) {
@@ -1145,14 +990,11 @@ class Checker {
       return bad();
     }
     if (!args_ok) return bad();
-    if (args.size() > 8) {
-      diags_.error(e.span, "a server function call takes at most 8 arguments");
+    if (args.size() > kMaxSqlArgs) {
+      diags_.error(e.span, "a server function call takes at most " + std::to_string(kMaxSqlArgs) + " arguments");
       return bad();
     }
-    const KnownSql* known = nullptr;
-    for (const KnownSql& k : known_sql) {
-      if (k.name == e.text) known = &k;
-    }
+    const KnownSqlFunction* known = known_sql_function(e.text);
     Type result;
     if (e.sql_result) {
       result = from_ast(*e.sql_result);
@@ -1167,21 +1009,10 @@ class Checker {
     site.name = e.text;
     site.result = result;
     site.immutable = known != nullptr && known->immutable && !e.sql_result;
-    site.signature = e.text + "(";
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      site.arg_types.push_back(args[i].type());
-      site.signature += (i ? "," : "") + ir::sql_type(args[i].type());
-    }
-    site.signature += ")";
-    int index = -1;
-    for (std::size_t i = 0; i < sql_sites_.size(); ++i) {
-      if (sql_sites_[i].signature == site.signature && sql_sites_[i].result == site.result) index = static_cast<int>(i);
-    }
-    if (index < 0) {
-      sql_sites_.push_back(site);
-      index = static_cast<int>(sql_sites_.size() - 1);
-    }
+    for (const Checked& a : args) site.arg_types.push_back(a.type());
+    site.signature = sql_signature(e.text, site.arg_types);
     if (!site.immutable) fn_->calls_volatile_sql = true;
+    int index = intern_sql_site(sql_sites_, std::move(site));
     auto n = node(ir::Expr::Kind::Sql, result, e.span);
     n->sql_site = index;
     for (auto& a : args) n->args.push_back(std::move(a.e));
@@ -1198,25 +1029,11 @@ class Checker {
     Type from = args[0].type();
     Type to = from_ast({e.convert_to, false, {}});
     if (from == to) return std::move(args[0]);
-    struct Rule {
-      Base from, to;
-      ir::Conv conv;
-    };
-    static constexpr Rule rules[] = {
-        {Base::Float, Base::Int, ir::Conv::FloatToInt},  {Base::Char, Base::Int, ir::Conv::CharToInt},
-        {Base::Text, Base::Int, ir::Conv::TextToInt},    {Base::Int, Base::Float, ir::Conv::IntToFloat},
-        {Base::Text, Base::Float, ir::Conv::TextToFloat}, {Base::Int, Base::Text, ir::Conv::IntToText},
-        {Base::Float, Base::Text, ir::Conv::FloatToText}, {Base::Bool, Base::Text, ir::Conv::BoolToText},
-        {Base::Char, Base::Text, ir::Conv::CharToText},  {Base::Bytes, Base::Text, ir::Conv::BytesToText},
-        {Base::Int, Base::Char, ir::Conv::IntToChar},    {Base::Text, Base::Bytes, ir::Conv::TextToBytes},
-    };
-    for (const Rule& r : rules) {
-      if (r.from == from.base && r.to == to.base) {
-        auto n = node(ir::Expr::Kind::Convert, to, e.span);
-        n->conv = r.conv;
-        n->args.push_back(std::move(args[0].e));
-        return ok(std::move(n));
-      }
+    if (std::optional<ir::Conv> conv = resolve_conversion(from.base, to.base)) {
+      auto n = node(ir::Expr::Kind::Convert, to, e.span);
+      n->conv = *conv;
+      n->args.push_back(std::move(args[0].e));
+      return ok(std::move(n));
     }
     diags_.error(e.span, "there is no conversion from " + quoted(from) + " to " + quoted(to));
     return bad();
@@ -1238,7 +1055,7 @@ class Checker {
   ir::Function* fn_ = nullptr;
   std::set<std::string> c_names_;
   std::vector<std::map<std::string, int>> scopes_;
-  std::vector<std::set<int>> narrow_;
+  Narrowing narrowing_;
   std::vector<LocalInfo> infos_;
   int loop_depth_ = 0;
   std::vector<bool> loop_has_break_;

@@ -1,6 +1,7 @@
 #include "driver/deploy.hpp"
 
-#include <libpq-fe.h>
+#include "sluice/postgres/connection.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <sstream>
 
 namespace keal::driver {
@@ -18,18 +18,14 @@ namespace keal::driver {
 namespace fs = std::filesystem;
 
 bool run_sql(const std::string& url, const std::string& sql, std::string& error) {
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(url.c_str()), &PQfinish);
-  if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
-    error = std::string("cannot connect: ") + (conn ? PQerrorMessage(conn.get()) : "out of memory");
+  try {
+    sluice::postgres::Connection conn = sluice::postgres::Connection::from_environment(url);
+    conn.run_script(sql);
+    return true;
+  } catch (const sluice::postgres::Error& e) {
+    error = e.what();
     return false;
   }
-  std::unique_ptr<PGresult, decltype(&PQclear)> res(PQexec(conn.get(), sql.c_str()), &PQclear);
-  ExecStatusType status = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    error = PQerrorMessage(conn.get());
-    return false;
-  }
-  return true;
 }
 
 std::string default_lib_dir() {

@@ -1,11 +1,13 @@
 #pragma once
-// Installing compiled functions into a running PostgreSQL through libpq.
+// Installing compiled functions into a running PostgreSQL (through sluice::postgres).
 
 #include <string>
 
 namespace keal::driver {
 
-// Runs an SQL script (several statements) on the database at `url`.
+// Runs an SQL script (several statements) on the database at `url` (when
+// empty: $DATABASE_URL, else the PG* variables). On failure `error` holds the
+// connection's or the server's message (with its SQLSTATE).
 bool run_sql(const std::string& url, const std::string& sql, std::string& error);
 
 // Copies `so_path` into `lib_dir` under a name unique to its content (a

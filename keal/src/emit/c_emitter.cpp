@@ -1,5 +1,6 @@
 #include "emit/c_emitter.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace keal::emit {
@@ -21,6 +22,7 @@ const char* base_c_type(Base b) {
     case Base::Char: return "keal_char";
     case Base::Bytes: return "keal_bytes";
     case Base::Null: return "keal_opt_int";
+    case Base::Record: break;  // c_type names records
   }
   return "void";
 }
@@ -37,7 +39,34 @@ const char* opt_c_type(Base b) {
   }
 }
 
-std::string c_type(Type t) { return t.nullable ? opt_c_type(t.base) : base_c_type(t.base); }
+// A record is a C struct with fields f0, f1, ...; its name spells the field
+// types (i int, f float, b bool, t text, c char, y bytes; a trailing q marks
+// a nullable field), so equal records share one struct whatever the field
+// names.
+std::string c_type(const Type& t);
+
+std::string record_c_name(const ir::Record& r) {
+  std::string name = "keal_rec";
+  for (const ir::Field& f : r.fields) {
+    name += '_';
+    switch (f.type.base) {
+      case Base::Int: name += 'i'; break;
+      case Base::Float: name += 'f'; break;
+      case Base::Bool: name += 'b'; break;
+      case Base::Text: name += 't'; break;
+      case Base::Char: name += 'c'; break;
+      case Base::Bytes: name += 'y'; break;
+      default: name += 'x'; break;  // the checker allows only scalar fields
+    }
+    if (f.type.nullable) name += 'q';
+  }
+  return name;
+}
+
+std::string c_type(const Type& t) {
+  if (t.base == Base::Record) return record_c_name(*t.record);
+  return t.nullable ? opt_c_type(t.base) : base_c_type(t.base);
+}
 
 // A C string literal holding exactly these bytes: printable ASCII as is,
 // everything else (and '?', against trigraphs) as three-digit octal escapes.
@@ -92,6 +121,7 @@ class Emitter {
     out_ += "#define KEAL_SOURCE_FILE " + c_string(m_.source_name) + "\n";
     out_ += pg ? "#include \"keal_pg.h\"\n\nPG_MODULE_MAGIC;\n" : "#include \"keal_native.h\"\n";
     out_ += "\n";
+    record_typedefs();
     for (const ir::Function& f : m_.functions) out_ += signature(f) + ";\n";
     if (pg) {
       for (std::size_t i = 0; i < m_.sql_sites.size(); ++i) sql_site(i);
@@ -118,6 +148,24 @@ class Emitter {
   }
 
   std::string fn_name(const ir::Function& f) const { return "kf_" + f.name; }
+
+  // One struct per distinct record type of the module's locals.
+  void record_typedefs() {
+    std::vector<std::string> done;
+    for (const ir::Function& f : m_.functions) {
+      for (const ir::Local& l : f.locals) {
+        if (l.type.base != Base::Record) continue;
+        const std::string name = record_c_name(*l.type.record);
+        if (std::find(done.begin(), done.end(), name) != done.end()) continue;
+        done.push_back(name);
+        out_ += "typedef struct {";
+        for (std::size_t i = 0; i < l.type.record->fields.size(); ++i)
+          out_ += " " + c_type(l.type.record->fields[i].type) + " f" + std::to_string(i) + ";";
+        out_ += " } " + name + ";\n";
+      }
+    }
+    if (!done.empty()) out_ += "\n";
+  }
 
   std::string signature(const ir::Function& f) const {
     std::string s = "KEAL_FN " + c_type(f.ret) + " " + fn_name(f) + "(";
@@ -474,6 +522,7 @@ class Emitter {
       case Expr::Kind::Builtin: return builtin(e);
       case Expr::Kind::Sql: return with_args(e.args, "keal_sql_" + std::to_string(e.sql_site), line_of(e));
       case Expr::Kind::Convert: return convert(e);
+      case Expr::Kind::Field: return expr(*e.args[0]) + ".f" + std::to_string(e.field);
     }
     return "0";
   }

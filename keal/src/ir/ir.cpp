@@ -14,17 +14,47 @@ std::string to_string(Base base) {
     case Base::Char: return "char";
     case Base::Bytes: return "bytes";
     case Base::Null: return "null";
+    case Base::Record: return "record";
   }
   return "?";
 }
 
-std::string to_string(Type type) {
-  std::string s = to_string(type.base);
+bool operator==(const Type& a, const Type& b) {
+  if (a.base != b.base || a.nullable != b.nullable) return false;
+  if (a.base != Base::Record) return true;
+  if (a.record == b.record) return true;
+  return a.record && b.record && *a.record == *b.record;
+}
+
+int Record::field_index(const std::string& name) const {
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+Type record_type(std::vector<Field> fields) {
+  Type t{Base::Record, false};
+  t.record = std::make_shared<const Record>(Record{std::move(fields)});
+  return t;
+}
+
+std::string to_string(const Type& type) {
+  std::string s;
+  if (type.base == Base::Record && type.record) {
+    s = "(";
+    for (std::size_t i = 0; i < type.record->fields.size(); ++i) {
+      const Field& f = type.record->fields[i];
+      s += (i ? ", " : "") + f.name + ": " + to_string(f.type);
+    }
+    s += ")";
+  } else {
+    s = to_string(type.base);
+  }
   if (type.nullable && type.base != Base::Null) s += '?';
   return s;
 }
 
-std::string sql_type(Type type) {
+std::string sql_type(const Type& type) {
   switch (type.base) {
     case Base::Int: return "bigint";
     case Base::Float: return "double precision";
@@ -34,6 +64,7 @@ std::string sql_type(Type type) {
     case Base::Bytes: return "bytea";
     case Base::Void: return "void";
     case Base::Null: return "unknown";
+    case Base::Record: return "record";
   }
   return "unknown";
 }
@@ -250,6 +281,10 @@ class Dumper {
       case Expr::Kind::Builtin: return std::string("(") + builtin_name(e.builtin) + t + (e.args.empty() ? "" : " ") + args(e) + ")";
       case Expr::Kind::Sql: return "(sql#" + std::to_string(e.sql_site) + t + " " + args(e) + ")";
       case Expr::Kind::Convert: return std::string("(") + conv_name(e.conv) + " " + args(e) + ")";
+      case Expr::Kind::Field: {
+        const std::string& name = e.args[0]->type.record->fields[static_cast<std::size_t>(e.field)].name;
+        return "(field " + name + t + " " + args(e) + ")";
+      }
     }
     return "?";
   }

@@ -13,15 +13,41 @@
 
 namespace keal::ir {
 
-enum class Base : std::uint8_t { Void, Int, Float, Bool, Text, Char, Bytes, Null };
+enum class Base : std::uint8_t { Void, Int, Float, Bool, Text, Char, Bytes, Null, Record };
 
+struct Record;
+
+// A scalar type, or a record (Base::Record, e.g. a query's row type
+// `(id: int, score: float?)`) whose fields `record` holds. Records are
+// structural: two records with the same field names and types, in the same
+// order, are the same type.
 struct Type {
+  Type() = default;
+  Type(Base b, bool is_nullable) : base(b), nullable(is_nullable) {}
+
   Base base = Base::Void;
   bool nullable = false;
-  friend bool operator==(const Type&, const Type&) = default;
+  std::shared_ptr<const Record> record;  // set exactly when base is Record
+  friend bool operator==(const Type& a, const Type& b);
 };
 
-std::string to_string(Type type);
+struct Field {
+  std::string name;
+  Type type;
+  friend bool operator==(const Field&, const Field&) = default;
+};
+
+struct Record {
+  std::vector<Field> fields;
+  // The index of the field called `name`, or -1.
+  int field_index(const std::string& name) const;
+  friend bool operator==(const Record&, const Record&) = default;
+};
+
+// The record type with these fields (in this order; names must be distinct).
+Type record_type(std::vector<Field> fields);
+
+std::string to_string(const Type& type);
 std::string to_string(Base base);
 
 enum class Op : std::uint8_t {
@@ -116,6 +142,7 @@ struct Expr {
     Builtin,  // `builtin`
     Sql,      // server function through call site `sql_site`
     Convert,  // `conv`
+    Field,    // field number `field` of the record args[0]
   };
   Kind kind = Kind::Int;
   Type type;
@@ -129,6 +156,7 @@ struct Expr {
   int local = -1;
   int func = -1;
   int sql_site = -1;
+  int field = -1;
   Op op = Op::Add;
   Builtin builtin = Builtin::LenText;
   Conv conv = Conv::IntToFloat;
@@ -211,7 +239,7 @@ void analyze(Module& module);
 std::string dump(const Module& module);
 
 // The SQL type a Keal type maps to: int -> bigint, float -> double precision,
-// bool -> boolean, text and char -> text, bytes -> bytea.
-std::string sql_type(Type type);
+// bool -> boolean, text and char -> text, bytes -> bytea, a record -> record.
+std::string sql_type(const Type& type);
 
 }  // namespace keal::ir

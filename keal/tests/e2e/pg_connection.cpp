@@ -4,71 +4,37 @@
 
 namespace keal::e2e {
 
+namespace pg = sluice::postgres;
+
 namespace {
 
-std::string field(const PGresult* r, int code) {
-    const char* v = PQresultErrorField(r, code);
-    return v ? v : "";
+std::vector<pg::Param> text_params(const std::vector<Value>& params) {
+    std::vector<pg::Param> out;
+    out.reserve(params.size());
+    for (const Value& p : params) out.emplace_back(p);
+    return out;
 }
 
-ServerError error_of(const PGresult* r) {
-    ServerError e{field(r, PG_DIAG_SQLSTATE), field(r, PG_DIAG_MESSAGE_PRIMARY), ""};
-    for (int code : {PG_DIAG_MESSAGE_DETAIL, PG_DIAG_MESSAGE_HINT, PG_DIAG_CONTEXT}) {
-        std::string part = field(r, code);
-        if (part.empty()) continue;
-        if (!e.detail.empty()) e.detail += " | ";
-        e.detail += part;
-    }
-    return e;
-}
-
-bool succeeded(const PGresult* r) {
-    const ExecStatusType s = PQresultStatus(r);
-    return s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK;
+pg::Connection open_quiet(const std::string& url) {
+    pg::Connection c = pg::Connection::open(url);
+    // Notices (e.g. "database does not exist, skipping") would only add noise.
+    c.set_notice_handler({});
+    return c;
 }
 
 }  // namespace
 
-PgConnection::PgConnection(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
-    if (!conn_) throw std::runtime_error("libpq could not allocate a connection");
-    if (PQstatus(conn_.get()) != CONNECTION_OK)
-        throw std::runtime_error("cannot connect to " + url + ": " + PQerrorMessage(conn_.get()));
-    // Notices (e.g. "database does not exist, skipping") would only add noise.
-    PQsetNoticeProcessor(conn_.get(), [](void*, const char*) {}, nullptr);
-}
-
-PgConnection::Result PgConnection::run(const std::string& sql, const std::vector<Value>& params) {
-    std::vector<const char*> values;
-    values.reserve(params.size());
-    for (const Value& p : params) values.push_back(p ? p->c_str() : nullptr);
-    Result r(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
-                          values.data(), nullptr, nullptr, 0));
-    if (!r) throw std::runtime_error(std::string("libpq: ") + PQerrorMessage(conn_.get()));
-    return r;
-}
+PgConnection::PgConnection(const std::string& url) : conn_(open_quiet(url)) {}
 
 Rows PgConnection::query(const std::string& sql, const std::vector<Value>& params) {
-    Result r = run(sql, params);
-    if (!succeeded(r.get())) {
-        const ServerError e = error_of(r.get());
-        throw std::runtime_error("SQL failed [" + e.sqlstate + "] " + e.message +
-                                 (e.detail.empty() ? "" : " (" + e.detail + ")") + "\n  in: " + sql);
-    }
+    const pg::Result r = conn_.query(sql, text_params(params), pg::Format::text);
     Rows rows;
-    const int n = PQntuples(r.get());
-    const int m = PQnfields(r.get());
-    rows.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        Row row;
-        row.reserve(static_cast<std::size_t>(m));
-        for (int j = 0; j < m; ++j) {
-            if (PQgetisnull(r.get(), i, j))
-                row.emplace_back(std::nullopt);
-            else
-                row.emplace_back(std::string(PQgetvalue(r.get(), i, j),
-                                             static_cast<std::size_t>(PQgetlength(r.get(), i, j))));
-        }
-        rows.push_back(std::move(row));
+    rows.reserve(static_cast<std::size_t>(r.size()));
+    for (const pg::Row row : r) {
+        Row values;
+        values.reserve(static_cast<std::size_t>(row.size()));
+        for (int j = 0; j < row.size(); ++j) values.push_back(row.get<std::optional<std::string>>(j));
+        rows.push_back(std::move(values));
     }
     return rows;
 }
@@ -81,19 +47,23 @@ Value PgConnection::scalar(const std::string& sql, const std::vector<Value>& par
     return rows[0][0];
 }
 
-void PgConnection::exec(const std::string& sql) {
-    Result r(PQexec(conn_.get(), sql.c_str()));
-    if (!r) throw std::runtime_error(std::string("libpq: ") + PQerrorMessage(conn_.get()));
-    if (!succeeded(r.get())) {
-        const ServerError e = error_of(r.get());
-        throw std::runtime_error("SQL failed [" + e.sqlstate + "] " + e.message + "\n  in: " + sql);
-    }
-}
+void PgConnection::exec(const std::string& sql) { conn_.run_script(sql); }
 
 ServerError PgConnection::expect_error(const std::string& sql, const std::vector<Value>& params) {
-    Result r = run(sql, params);
-    if (succeeded(r.get())) throw std::runtime_error("statement succeeded but should have failed: " + sql);
-    return error_of(r.get());
+    try {
+        conn_.query(sql, text_params(params));
+    } catch (const pg::Error& e) {
+        if (e.kind() != pg::ErrorKind::server) throw;
+        const pg::ServerDiagnostics& d = e.diagnostics();
+        ServerError out{d.sqlstate, d.message, ""};
+        for (const std::string* part : {&d.detail, &d.hint, &d.context}) {
+            if (part->empty()) continue;
+            if (!out.detail.empty()) out.detail += " | ";
+            out.detail += *part;
+        }
+        return out;
+    }
+    throw std::runtime_error("statement succeeded but should have failed: " + sql);
 }
 
 std::string sql_literal(const std::string& s) {

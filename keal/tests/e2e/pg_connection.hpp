@@ -1,10 +1,10 @@
 #pragma once
-// A thin libpq session for the end-to-end tests: run SQL with bound text
-// parameters, read rows as optional strings (NULL is nullopt), and capture a
-// server error's SQLSTATE and message instead of throwing it away.
-#include <libpq-fe.h>
+// The end-to-end tests' view of a session, over the project's libpq layer
+// (sluice::postgres): run SQL with bound text parameters, read rows as
+// optional strings (NULL is nullopt, every type in its text form), and
+// capture a server error's SQLSTATE and message instead of throwing it away.
+#include "sluice/postgres/connection.hpp"
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,12 +24,12 @@ struct ServerError {
 
 class PgConnection {
 public:
-    // Connects to `url` (a postgresql:// URL); throws std::runtime_error with
-    // libpq's message when that fails.
+    // Connects to `url` (a postgresql:// URL); throws sluice::postgres::Error
+    // naming the target when that fails. Notices are discarded.
     explicit PgConnection(const std::string& url);
 
     // Runs `sql` with `params` bound as text ($1, $2, ...); throws
-    // std::runtime_error carrying the SQLSTATE and message on failure.
+    // sluice::postgres::Error carrying the SQLSTATE and message on failure.
     Rows query(const std::string& sql, const std::vector<Value>& params = {});
     // The single value of a one-row, one-column result.
     Value scalar(const std::string& sql, const std::vector<Value>& params = {});
@@ -38,18 +38,10 @@ public:
     // Runs `sql`, which must fail: returns the error; throws if it succeeded.
     ServerError expect_error(const std::string& sql, const std::vector<Value>& params = {});
 
+    sluice::postgres::Connection& connection() { return conn_; }
+
 private:
-    struct Closer {
-        void operator()(PGconn* c) const { PQfinish(c); }
-    };
-    struct ResultClearer {
-        void operator()(PGresult* r) const { PQclear(r); }
-    };
-    using Result = std::unique_ptr<PGresult, ResultClearer>;
-
-    Result run(const std::string& sql, const std::vector<Value>& params);
-
-    std::unique_ptr<PGconn, Closer> conn_;
+    sluice::postgres::Connection conn_;
 };
 
 // Quotes `s` as a SQL string literal (standard_conforming_strings is on).

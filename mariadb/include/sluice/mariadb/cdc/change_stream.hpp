@@ -1,0 +1,101 @@
+#pragma once
+// Change data capture from a MariaDB server: a replica session that reads
+// the binlog from a GTID state and hands out committed transactions, DDL
+// and (optionally first) a consistent snapshot.
+//
+//   ChangeStream s = ChangeStream::open(url_options, {.start = StartAt::gtid, .gtid = saved});
+//   while (const ChangeEvent* e = s.next()) {
+//       ... apply *e ...
+//       save(s.position());   // together with what applying changed
+//   }
+//
+// Exactly once: position() is the per-domain GTID state after the last
+// *complete* event group returned (never advanced at a GTID event, and also
+// advanced over groups the table filter drops). A consumer that commits its
+// own state and position() in one transaction, and reopens with
+// StartAt::gtid from the committed position, sees every transaction once.
+//
+// Reconnects: a dropped connection, a KILL or a server restart is retried
+// (StreamOptions::reconnect_for) from position(): a transaction whose events
+// were cut off is read again from its start, so nothing is lost or repeated.
+// Errors that retrying cannot fix (purged GTIDs, missing privileges, a
+// server without a ROW binlog, corrupt events) throw Error.
+//
+// Not thread-safe. The stream owns its connections (the binlog connection,
+// busy with the dump, and a side connection for information_schema and the
+// snapshot).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sluice/mariadb/cdc/change_events.hpp"
+#include "sluice/mariadb/cdc/gtid_state.hpp"
+#include "sluice/mariadb/cdc/table_filter.hpp"
+#include "sluice/mariadb/connect_options.hpp"
+
+namespace sluice::mariadb::cdc {
+
+enum class StartAt {
+    oldest,    // the start of the oldest binlog the server has
+    gtid,      // after StreamOptions::gtid
+    now,       // after @@gtid_binlog_pos at open()
+    snapshot,  // a consistent snapshot of the selected tables, then after its position
+};
+
+struct StreamOptions {
+    StartAt start = StartAt::now;
+    GtidState gtid;  // StartAt::gtid
+    TableFilter tables;  // empty: every table
+    // Stop (next() returns nullptr) once everything the binlog held when
+    // the dump (re)started has been delivered (COM_BINLOG_DUMP's
+    // non-blocking flag).
+    bool until_end = false;
+    // The replica's server id; 0 = one picked at random in
+    // [0x40000000, 0x7FFFFFFF] (the server kills an older dump of the same id).
+    std::uint32_t server_id = 0;
+    // Heartbeat period asked of the server; the read deadline is three
+    // periods plus 5 s, so a silent dead peer is noticed.
+    std::chrono::milliseconds heartbeat{5000};
+    // Keep retrying a lost connection for this long (0 = never retry).
+    std::chrono::milliseconds reconnect_for{60000};
+    // Snapshot rows per chunk (SELECT ... LIMIT).
+    std::size_t snapshot_chunk_rows = 1000;
+};
+
+class ChangeStream {
+public:
+    // Connects, checks the server (MariaDB, log_bin on, binlog_format=ROW),
+    // takes the snapshot's position when asked, and starts the dump.
+    static ChangeStream open(const ConnectOptions& options, StreamOptions stream);
+
+    ChangeStream(ChangeStream&&) noexcept;
+    ChangeStream& operator=(ChangeStream&&) noexcept;
+    ~ChangeStream();
+
+    // The next event, valid until the next call; nullptr at the end
+    // (until_end). Blocks while the server has nothing to send.
+    const ChangeEvent* next();
+
+    // The position to commit after the event just returned. During a
+    // snapshot (before SnapshotDone) it is the snapshot's position, but a
+    // snapshot cannot be resumed half way: `resumable()` is false then.
+    const GtidState& position() const noexcept;
+    bool resumable() const noexcept;
+
+    // True when more binlog bytes have already arrived (next() will not
+    // wait): callers batch output until this is false.
+    bool input_pending() const noexcept;
+
+    // Connections made so far (1 + reconnects), for tests and logs.
+    std::size_t connects() const noexcept;
+    std::uint32_t server_id() const noexcept;
+
+private:
+    struct State;
+    explicit ChangeStream(std::unique_ptr<State> state) noexcept;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace sluice::mariadb::cdc

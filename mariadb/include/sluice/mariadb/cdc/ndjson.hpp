@@ -1,0 +1,31 @@
+#pragma once
+// The NDJSON lines of `sluice-mariadb cdc`, one per event:
+//
+//   {"gtid":"0-1-42","server_id":1,"ts":1764576000,"changes":[
+//       {"op":"insert","db":"shop","table":"orders","after":{...}},
+//       {"op":"update","db":...,"table":...,"before":{...},"after":{...}},
+//       {"op":"delete",...,"before":{...}}]}
+//   {"gtid":"0-1-43","server_id":1,"ts":...,"db":"shop","ddl":"ALTER TABLE ..."}
+//   {"snapshot":{"gtid":"0-1-41","db":...,"table":...},"rows":[{...},...]}
+//   {"snapshot":{"gtid":"0-1-41","done":true}}
+//
+// Images are objects keyed by column name with the columns the server
+// logged; every value is written by the formatter of sluice/mariadb/ndjson.hpp
+// (as `sluice-mariadb --format ndjson` prints it from a SELECT). A column
+// without a name (binlog_row_metadata=MINIMAL and no schema) is "@N",
+// N counting from 1 as mariadb-binlog does.
+#include <string>
+
+#include "sluice/mariadb/binlog/rows.hpp"
+#include "sluice/mariadb/cdc/change_events.hpp"
+
+namespace sluice::mariadb::cdc::ndjson {
+
+// One binlog value, as the SELECT formatter prints the same column.
+void append_value(std::string& out, const binlog::Value& value, const binlog::ColumnInfo& column);
+// {"name":value,...} over the present cells.
+void append_image(std::string& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table);
+// The event's line, newline included.
+void append_line(std::string& out, const ChangeEvent& event);
+
+}  // namespace sluice::mariadb::cdc::ndjson

@@ -1,0 +1,273 @@
+#include "sluice/mariadb/cdc/change_stream.hpp"
+
+#include <random>
+#include <map>
+#include <thread>
+
+#include "binlog_connection.hpp"
+#include "snapshot_reader.hpp"
+#include "sluice/mariadb/binlog/decoder.hpp"
+#include "transaction_assembler.hpp"
+
+namespace sluice::mariadb::cdc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Failures a new connection can cure: the peer went away (KILL, restart,
+// network) or the session was broken by one of those.
+bool is_retryable(const Error& e) noexcept {
+    switch (e.kind()) {
+        case ErrorKind::io:
+        case ErrorKind::closed:
+        case ErrorKind::timeout:
+        case ErrorKind::broken: return true;
+        case ErrorKind::server:
+            switch (e.server_code()) {
+                case 1053:  // server shutdown in progress
+                case 1152:  // aborted connection
+                case 1927:  // connection killed
+                case 4031:  // interaction timeout
+                case 1040:  // too many connections
+                    return true;
+                default: return false;
+            }
+        default: return false;
+    }
+}
+
+std::string single_value(Connection& c, const std::string& sql) {
+    ResultSet rs = c.query(sql);
+    const Row* r = rs.next();
+    std::string v = r ? r->get<std::optional<std::string>>(0).value_or("") : "";
+    while (rs.next()) {
+    }
+    return v;
+}
+
+// Refuses servers a binlog client cannot follow, naming the cause.
+void check_server(Connection& c) {
+    std::string version(c.server_version());
+    if (version.find("MariaDB") == std::string::npos) {
+        throw Error(ErrorKind::usage, "server " + version + " is not MariaDB (this CDC client needs MariaDB's GTIDs)");
+    }
+    if (single_value(c, "SELECT @@global.log_bin") != "1") {
+        throw Error(ErrorKind::usage, "the server has no binary log (log_bin is OFF): CDC needs log_bin=ON");
+    }
+    std::string format = single_value(c, "SELECT @@global.binlog_format");
+    if (format != "ROW") {
+        throw Error(ErrorKind::usage, "the server logs binlog_format=" + format + ": CDC needs binlog_format=ROW");
+    }
+}
+
+std::uint32_t random_server_id() {
+    std::random_device rd;
+    std::uniform_int_distribution<std::uint32_t> pick(0x40000000U, 0x7FFFFFFFU);
+    return pick(rd);
+}
+
+}  // namespace
+
+struct ChangeStream::State {
+    ConnectOptions options;
+    StreamOptions stream;
+    std::uint32_t server_id = 0;
+    std::optional<Connection> side;  // information_schema
+    std::unique_ptr<detail::SnapshotReader> snapshot;
+    std::unique_ptr<detail::BinlogConnection> binlog;
+    binlog::Decoder decoder;
+    std::unique_ptr<detail::TransactionAssembler> assembler;
+    // "db\0table" -> the TABLE_MAP shape its schema hint was made for.
+    std::map<std::string, std::string, std::less<>> learned;
+    ChangeEvent current;
+    bool resumable = true;
+    bool finished = false;
+    std::size_t connects = 0;
+
+    Connection& side_connection() {
+        if (!side || side->broken()) side.emplace(Connection::connect(options));
+        return *side;
+    }
+
+    // Column names and the types only the schema knows (UUID, INET6, JSON),
+    // from information_schema, for tables the stream selects. The schema is
+    // today's while the binlog may be older (catching up over later DDL), so
+    // with binlog_row_metadata=FULL each binlog column takes the type of the
+    // column of the same name; without names the schema applies only when
+    // the column count matches (the decoder checks it).
+    void learn_schema(const binlog::TableMap& t) {
+        std::string signature = std::to_string(t.columns.size());
+        for (const binlog::ColumnInfo& c : t.columns) {
+            signature += '\0';
+            signature += c.name;
+            signature += static_cast<char>(c.binlog_type);
+        }
+        std::string key = t.db + '\0' + t.table;
+        auto it = learned.find(key);
+        if (it != learned.end() && it->second == signature) return;
+        std::vector<binlog::SchemaColumn> now;
+        {
+            ResultSet rs = side_connection().query(
+                "SELECT COLUMN_NAME, DATA_TYPE, DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = " +
+                detail::quote_literal(t.db) + " AND TABLE_NAME = " + detail::quote_literal(t.table) +
+                " ORDER BY ORDINAL_POSITION");
+            while (const Row* r = rs.next()) {
+                binlog::SchemaColumn c;
+                c.name = r->get<std::string>(0);
+                c.data_type = r->get<std::string>(1);
+                c.datetime_precision = r->get<std::optional<int>>(2).value_or(-1);
+                now.push_back(std::move(c));
+            }
+        }
+        binlog::TableSchema schema;
+        if (t.has_column_names) {
+            for (const binlog::ColumnInfo& c : t.columns) {
+                binlog::SchemaColumn match;
+                match.name = c.name;
+                for (const binlog::SchemaColumn& n : now)
+                    if (n.name == c.name) match = n;
+                schema.columns.push_back(std::move(match));
+            }
+        } else {
+            schema.columns = std::move(now);
+        }
+        decoder.set_schema(t.db, t.table, std::move(schema));
+        learned[key] = std::move(signature);
+    }
+
+    // On `first` (the connection open() checked the server on) or a new one.
+    void start_dump(std::optional<Connection> first = std::nullopt) {
+        Connection c = first ? std::move(*first) : Connection::connect(options);
+        ++connects;
+        detail::DumpRequest req;
+        req.start = assembler->position();
+        req.server_id = server_id;
+        req.heartbeat_seconds = static_cast<double>(stream.heartbeat.count()) / 1000.0;
+        req.non_blocking = stream.until_end;
+        binlog = std::make_unique<detail::BinlogConnection>(std::move(c), req);
+        decoder = binlog::Decoder{};
+        decoder.expect_checksum(binlog->checksum() == "CRC32" ? binlog::Checksum::crc32 : binlog::Checksum::off);
+        assembler->drop_partial_group();
+        learned.clear();  // a new decoder has no hints
+    }
+
+    // Drops the broken dump and starts again from the last complete group,
+    // retrying until reconnect_for has passed.
+    void reconnect(const Error& first) {
+        binlog.reset();
+        const auto give_up = Clock::now() + stream.reconnect_for;
+        auto pause = std::chrono::milliseconds(100);
+        std::string last = first.what();
+        for (;;) {
+            if (Clock::now() >= give_up) {
+                throw Error(first.kind() == ErrorKind::server ? ErrorKind::closed : first.kind(),
+                            "binlog connection lost and not regained within " +
+                                std::to_string(stream.reconnect_for.count()) + " ms: " + last);
+            }
+            std::this_thread::sleep_for(pause);
+            pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+            try {
+                start_dump();
+                return;
+            } catch (const Error& e) {
+                if (!is_retryable(e)) throw;
+                last = e.what();
+            }
+        }
+    }
+
+    const ChangeEvent* next() {
+        if (finished) return nullptr;
+        if (snapshot) {
+            SnapshotChunk chunk;
+            if (snapshot->next(chunk)) {
+                current = std::move(chunk);
+                return &current;
+            }
+            current = SnapshotDone{snapshot->position()};
+            snapshot.reset();
+            resumable = true;
+            start_dump();
+            return &current;
+        }
+        for (;;) {
+            std::optional<protocol::Bytes> bytes;
+            try {
+                bytes = binlog->next_event();
+            } catch (const Error& e) {
+                if (stream.reconnect_for.count() == 0 || !is_retryable(e)) throw;
+                reconnect(e);
+                continue;
+            }
+            if (!bytes) {
+                finished = true;
+                return nullptr;
+            }
+            binlog::Event event = decoder.decode(*bytes);
+            if (auto* map = std::get_if<binlog::TableMapEvent>(&event.body)) {
+                if (map->table && stream.tables.selects(map->table->db, map->table->table)) learn_schema(*map->table);
+                continue;
+            }
+            if (auto* rows = std::get_if<binlog::Rows>(&event.body)) {
+                // The schema hint may have replaced the map after it was decoded.
+                if (auto fresh = decoder.table(rows->table_id)) rows->table = std::move(fresh);
+            }
+            switch (assembler->feed(event)) {
+                case detail::TransactionAssembler::Outcome::transaction:
+                    current = assembler->take_transaction();
+                    return &current;
+                case detail::TransactionAssembler::Outcome::ddl:
+                    learned.clear();  // re-learn every table after DDL
+                    current = assembler->take_ddl();
+                    return &current;
+                case detail::TransactionAssembler::Outcome::skipped:
+                    if (std::holds_alternative<binlog::Query>(event.body)) learned.clear();
+                    continue;
+                case detail::TransactionAssembler::Outcome::none: continue;
+            }
+        }
+    }
+};
+
+ChangeStream::ChangeStream(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+ChangeStream::ChangeStream(ChangeStream&&) noexcept = default;
+ChangeStream& ChangeStream::operator=(ChangeStream&&) noexcept = default;
+ChangeStream::~ChangeStream() = default;
+
+ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions stream) {
+    auto s = std::make_unique<State>();
+    s->options = options;
+    s->server_id = stream.server_id != 0 ? stream.server_id : random_server_id();
+    s->stream = std::move(stream);
+    // The binlog connection checks the server and finds the start; the side
+    // connection (information_schema) is made when a table first needs it.
+    Connection first = Connection::connect(options);
+    check_server(first);
+    GtidState start;
+    switch (s->stream.start) {
+        case StartAt::oldest: break;
+        case StartAt::gtid: start = s->stream.gtid; break;
+        case StartAt::now: start = GtidState::parse(single_value(first, "SELECT @@global.gtid_binlog_pos")); break;
+        case StartAt::snapshot: {
+            Connection snap = Connection::connect(options);
+            s->snapshot = std::make_unique<detail::SnapshotReader>(std::move(snap), s->stream.tables,
+                                                                   s->stream.snapshot_chunk_rows);
+            start = s->snapshot->position();
+            s->resumable = false;
+            break;
+        }
+    }
+    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start);
+    if (!s->snapshot) s->start_dump(std::move(first));
+    return ChangeStream(std::move(s));
+}
+
+const ChangeEvent* ChangeStream::next() { return state_->next(); }
+const GtidState& ChangeStream::position() const noexcept { return state_->assembler->position(); }
+bool ChangeStream::resumable() const noexcept { return state_->resumable; }
+bool ChangeStream::input_pending() const noexcept { return state_->binlog && state_->binlog->input_pending(); }
+std::size_t ChangeStream::connects() const noexcept { return state_->connects; }
+std::uint32_t ChangeStream::server_id() const noexcept { return state_->server_id; }
+
+}  // namespace sluice::mariadb::cdc

@@ -1,0 +1,120 @@
+#include "snapshot_reader.hpp"
+
+namespace sluice::mariadb::cdc::detail {
+
+std::string quote_identifier(std::string_view name) {
+    std::string out = "`";
+    for (char c : name) {
+        if (c == '`') out += '`';
+        out += c;
+    }
+    return out + "`";
+}
+
+std::string quote_literal(std::string_view text) {
+    std::string out = "'";
+    for (char c : text) {
+        if (c == '\'' || c == '\\') out += c;
+        out += c;
+    }
+    return out + "'";
+}
+
+namespace {
+bool is_system_database(std::string_view db) {
+    return db == "mysql" || db == "information_schema" || db == "performance_schema" || db == "sys";
+}
+}  // namespace
+
+SnapshotReader::SnapshotReader(Connection connection, const TableFilter& filter, std::size_t chunk_rows)
+    : connection_(std::move(connection)), chunk_rows_(chunk_rows == 0 ? 1000 : chunk_rows) {
+    connection_.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    connection_.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    std::string file;
+    std::string offset;
+    {
+        ResultSet rs = connection_.query("SHOW STATUS LIKE 'binlog_snapshot_%'");
+        while (const Row* r = rs.next()) {
+            std::string name = r->get<std::string>(0);
+            if (name == "Binlog_snapshot_file") file = r->get<std::string>(1);
+            else if (name == "Binlog_snapshot_position") offset = r->get<std::string>(1);
+        }
+    }
+    if (file.empty() || offset.empty()) {
+        throw Error(ErrorKind::usage, "consistent snapshot: the server reports no binlog_snapshot_file/position "
+                                      "(is log_bin on?)");
+    }
+    {
+        ResultSet rs = connection_.query("SELECT BINLOG_GTID_POS(" + quote_literal(file) + ", " + offset + ")");
+        const Row* r = rs.next();
+        auto text = r ? r->get<std::optional<std::string>>(0) : std::nullopt;
+        if (!text) {
+            throw Error(ErrorKind::usage, "consistent snapshot: BINLOG_GTID_POS('" + file + "', " + offset +
+                                              ") is NULL (the position is not in the server's binlogs)");
+        }
+        position_ = GtidState::parse(*text);
+        while (rs.next()) {
+        }
+    }
+    {
+        ResultSet rs = connection_.query(
+            "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
+            "ORDER BY TABLE_SCHEMA, TABLE_NAME");
+        while (const Row* r = rs.next()) {
+            Table t{r->get<std::string>(0), r->get<std::string>(1), {}};
+            if (is_system_database(t.db) || !filter.selects(t.db, t.name)) continue;
+            tables_.push_back(std::move(t));
+        }
+    }
+    for (Table& t : tables_) {
+        ResultSet rs = connection_.query(
+            "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = " + quote_literal(t.db) +
+            " AND TABLE_NAME = " + quote_literal(t.name) + " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX");
+        while (const Row* r = rs.next()) t.primary_key.push_back(r->get<std::string>(0));
+    }
+}
+
+SnapshotReader::~SnapshotReader() = default;
+
+void SnapshotReader::open_table() {
+    rows_.reset();
+    statement_.reset();
+    current_ = &tables_[next_table_++];
+    std::string sql = "SELECT * FROM " + quote_identifier(current_->db) + "." + quote_identifier(current_->name);
+    for (std::size_t i = 0; i < current_->primary_key.size(); ++i) {
+        sql += i == 0 ? " ORDER BY " : ", ";
+        sql += quote_identifier(current_->primary_key[i]);
+    }
+    statement_.emplace(connection_.prepare(sql));
+    rows_.emplace(statement_->execute());
+    columns_ = std::make_shared<const std::vector<Column>>(rows_->columns());
+}
+
+bool SnapshotReader::next(SnapshotChunk& chunk) {
+    for (;;) {
+        if (!rows_) {
+            if (next_table_ == tables_.size()) {
+                statement_.reset();
+                connection_.execute("COMMIT");
+                return false;
+            }
+            open_table();
+        }
+        chunk = SnapshotChunk{};
+        chunk.at = position_;
+        chunk.db = current_->db;
+        chunk.table = current_->name;
+        chunk.columns = columns_;
+        while (chunk.size() < chunk_rows_) {
+            const Row* r = rows_->next();
+            if (!r) {
+                rows_.reset();
+                break;
+            }
+            chunk.add_row(*r);
+        }
+        if (chunk.size() > 0) return true;
+    }
+}
+
+}  // namespace sluice::mariadb::cdc::detail

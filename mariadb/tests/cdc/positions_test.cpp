@@ -1,0 +1,118 @@
+// GTID states, table filters and the --out file scan: no server.
+#include <gtest/gtest.h>
+
+#include "sluice/mariadb/cdc/gtid_state.hpp"
+#include "sluice/mariadb/cdc/ndjson_file.hpp"
+#include "sluice/mariadb/cdc/table_filter.hpp"
+#include "sluice/mariadb/error.hpp"
+
+namespace sluice::mariadb::cdc {
+namespace {
+
+std::string message_of(auto&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(GtidState, ParsesFormatsAndKeepsDomainsInOrder) {
+    GtidState s = GtidState::parse("1-2-7, 0-1-42");
+    EXPECT_EQ(s.to_string(), "0-1-42,1-2-7");
+    ASSERT_TRUE(s.domain(1));
+    EXPECT_EQ(s.domain(1)->seq_no, 7U);
+    EXPECT_FALSE(s.domain(2));
+    s.advance({1, 3, 8});
+    s.advance({5, 1, 1});
+    EXPECT_EQ(s.to_string(), "0-1-42,1-3-8,5-1-1");
+    EXPECT_TRUE(GtidState::parse("").empty());
+    EXPECT_EQ(GtidState::parse("4294967295-4294967295-18446744073709551615").to_string(),
+              "4294967295-4294967295-18446744073709551615");
+}
+
+TEST(GtidState, RejectsMalformedStatesNamingThePart) {
+    EXPECT_NE(message_of([] { GtidState::parse("0-1"); }).find("'0-1'"), std::string::npos);
+    EXPECT_NE(message_of([] { GtidState::parse("0-1-x"); }).find("sequence number 'x'"), std::string::npos);
+    EXPECT_NE(message_of([] { GtidState::parse("0-1-2,0-1-3"); }).find("domain 0 appears twice"), std::string::npos);
+    EXPECT_NE(message_of([] { GtidState::parse("4294967296-1-1"); }).find("domain"), std::string::npos);
+    EXPECT_NE(message_of([] { GtidState::parse("0-1-2,"); }).find("invalid GTID ''"), std::string::npos);
+    EXPECT_NE(message_of([] { GtidState::parse("-1-1-1"); }).find("invalid GTID"), std::string::npos);
+}
+
+TEST(TableFilter, MatchesExactNamesAndWholePartWildcards) {
+    TableFilter f = TableFilter::parse("shop.orders,logs.*, *.audit");
+    EXPECT_TRUE(f.selects("shop", "orders"));
+    EXPECT_FALSE(f.selects("shop", "order"));
+    EXPECT_FALSE(f.selects("Shop", "orders"));
+    EXPECT_TRUE(f.selects("logs", "anything"));
+    EXPECT_TRUE(f.selects("x", "audit"));
+    EXPECT_FALSE(f.selects("x", "audits"));
+    EXPECT_TRUE(f.selects_database("shop"));
+    EXPECT_TRUE(f.selects_database("x"));  // *.audit
+    TableFilter g = TableFilter::parse("shop.orders");
+    EXPECT_FALSE(g.selects_database("logs"));
+    EXPECT_TRUE(TableFilter{}.selects("a", "b"));
+}
+
+TEST(TableFilter, RejectsPatternsWithoutDbAndTable) {
+    for (const char* bad : {"orders", "shop.", ".orders", "a.b.c", "a.b,,c.d", "`a`.b", ""}) {
+        EXPECT_NE(message_of([&] { TableFilter::parse(bad); }).find("invalid table pattern"), std::string::npos) << bad;
+    }
+}
+
+std::string txn(int seq) {
+    return "{\"gtid\":\"0-1-" + std::to_string(seq) + "\",\"server_id\":1,\"ts\":1,\"changes\":[]}\n";
+}
+
+TEST(OutFile, ResumesAfterTheLastCompleteLineAndCutsATornOne) {
+    std::string text = txn(5) + txn(6) + "{\"gtid\":\"1-2-9\",\"server_id\":2,\"ts\":1,\"db\":\"d\",\"ddl\":\"DROP TABLE t\"}\n";
+    std::size_t complete = text.size();
+    text += "{\"gtid\":\"0-1-7\",\"server_id\":1,\"ts\":1,\"chan";  // torn by a kill
+    std::size_t keep = 0;
+    FileResume r = scan_cdc_lines(text, GtidState{}, keep);
+    EXPECT_TRUE(r.has_lines);
+    EXPECT_EQ(keep, complete);
+    EXPECT_EQ(r.cut_bytes, text.size() - complete);
+    EXPECT_EQ(r.position.to_string(), "0-1-6,1-2-9");
+}
+
+TEST(OutFile, StartStateKeepsDomainsTheFileNeverMentions) {
+    std::size_t keep = 0;
+    FileResume r = scan_cdc_lines(txn(3), GtidState::parse("0-1-1,7-1-100"), keep);
+    EXPECT_EQ(r.position.to_string(), "0-1-3,7-1-100");
+    FileResume empty = scan_cdc_lines("", GtidState::parse("0-1-1"), keep);
+    EXPECT_FALSE(empty.has_lines);
+    EXPECT_EQ(keep, 0U);
+}
+
+TEST(OutFile, AnUnfinishedSnapshotIsCutBackToItsFirstChunk) {
+    std::string done = "{\"snapshot\":{\"gtid\":\"0-1-41\",\"db\":\"d\",\"table\":\"t\"},\"rows\":[{\"id\":1}]}\n"
+                       "{\"snapshot\":{\"gtid\":\"0-1-41\",\"done\":true}}\n";
+    std::size_t keep = 0;
+    FileResume r = scan_cdc_lines(done + txn(42), GtidState{}, keep);
+    EXPECT_TRUE(r.snapshot_done);
+    EXPECT_EQ(r.position.to_string(), "0-1-42");
+    EXPECT_EQ(r.cut_bytes, 0U);
+
+    std::string unfinished = "{\"snapshot\":{\"gtid\":\"0-1-41\",\"db\":\"d\",\"table\":\"t\"},\"rows\":[{\"s\":\"\\\"done\\\":true}}\"}]}\n"
+                             "{\"snapshot\":{\"gtid\":\"0-1-41\",\"db\":\"d\",\"table\":\"u\"},\"rows\":[{\"id\":1}]}\n";
+    FileResume u = scan_cdc_lines(unfinished, GtidState{}, keep);
+    EXPECT_FALSE(u.has_lines);
+    EXPECT_FALSE(u.snapshot_done);
+    EXPECT_EQ(keep, 0U);
+    EXPECT_EQ(u.cut_bytes, unfinished.size());
+}
+
+TEST(OutFile, RefusesAFileThatIsNotCdcOutput) {
+    std::size_t keep = 0;
+    std::string text = txn(1) + "hello\n";
+    EXPECT_NE(message_of([&] { scan_cdc_lines(text, GtidState{}, keep); }).find("line 2 is not a line of sluice-mariadb cdc"),
+              std::string::npos);
+    std::string bad_gtid = "{\"gtid\":\"0-x-1\",\"server_id\":1}\n";
+    EXPECT_NE(message_of([&] { scan_cdc_lines(bad_gtid, GtidState{}, keep); }).find("line 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::cdc

@@ -1,0 +1,434 @@
+// The CDC CLI and ChangeStream against the shared private MariaDB (the
+// `servers` fixture): every test works in its own tables of database
+// cdc_stream and reads the binlog from the position before its workload,
+// so other test programs writing at the same time do not matter.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "cdc_support.hpp"
+#include "json_scan.hpp"
+#include "sluice/mariadb/cdc/change_stream.hpp"
+#include "sluice/mariadb/cdc/ndjson.hpp"
+
+namespace sluice::mariadb::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class CdcStream : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        Connection c = Connection::connect(admin_options());
+        c.execute("CREATE DATABASE IF NOT EXISTS cdc_stream");
+    }
+    void SetUp() override {
+        conn_.emplace(Connection::connect(admin_options()));
+        conn_->execute("SET time_zone = '+00:00'");
+        start_ = binlog_pos(*conn_);
+    }
+    Connection& sql() { return *conn_; }
+    // Drops the test's tables (left by an earlier run) and starts its binlog
+    // window after that.
+    void fresh(std::initializer_list<const char*> tables) {
+        for (const char* t : tables) sql().execute(std::string("DROP TABLE IF EXISTS cdc_stream.") + t);
+        start_ = binlog_pos(sql());
+    }
+    std::string url() const { return url_of(admin_options()); }
+    // `cdc` from the test's start to the end of the binlog, for these tables.
+    std::vector<std::string> changes(const std::string& tables, const std::string& extra = "") {
+        Outcome r = run_cli("cdc " + quote_arg(url()) + " --from-gtid " + quote_arg(start_) + " --until-end --tables " +
+                            quote_arg(tables) + " " + extra, true);
+        EXPECT_EQ(r.status, 0) << r.out;
+        return lines_of(r.out);
+    }
+    // The NDJSON line `sluice-mariadb --format ndjson` prints for one row.
+    std::string select_line(const std::string& query) {
+        Outcome r = run_cli("--format ndjson " + quote_arg(url()) + " " + quote_arg(query), true);
+        EXPECT_EQ(r.status, 0) << r.out;
+        auto l = lines_of(r.out);
+        return l.empty() ? "" : l[0];
+    }
+    std::optional<Connection> conn_;
+    std::string start_;
+};
+
+std::vector<std::string> changes_of(const std::string& line) { return elements(member(line, "changes")); }
+
+TEST_F(CdcStream, InsertsUpdatesDeletesMultiRowStatementsAndAPrimaryKeyChange) {
+    fresh({"basic"});
+    sql().execute("CREATE TABLE cdc_stream.basic (id INT PRIMARY KEY, name VARCHAR(20))");
+    sql().execute("INSERT INTO cdc_stream.basic VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    sql().execute("UPDATE cdc_stream.basic SET name = 'B' WHERE id = 2");
+    sql().execute("UPDATE cdc_stream.basic SET id = 10 WHERE id = 1");
+    sql().execute("DELETE FROM cdc_stream.basic WHERE id >= 3");
+    auto lines = changes("cdc_stream.basic");
+    ASSERT_EQ(lines.size(), 5U);
+    EXPECT_EQ(member(lines[0], "db"), "\"sluice\"");  // the statement's default database
+    EXPECT_NE(member(lines[0], "ddl").find("CREATE TABLE cdc_stream.basic"), std::string::npos);
+    auto ins = changes_of(lines[1]);
+    ASSERT_EQ(ins.size(), 3U);
+    EXPECT_EQ(ins[0], "{\"op\":\"insert\",\"db\":\"cdc_stream\",\"table\":\"basic\",\"after\":{\"id\":1,\"name\":\"a\"}}");
+    EXPECT_EQ(ins[2], "{\"op\":\"insert\",\"db\":\"cdc_stream\",\"table\":\"basic\",\"after\":{\"id\":3,\"name\":\"c\"}}");
+    EXPECT_EQ(changes_of(lines[2]),
+              std::vector<std::string>{"{\"op\":\"update\",\"db\":\"cdc_stream\",\"table\":\"basic\",\"before\":{\"id\":2,\"name\":\"b\"},\"after\":{\"id\":2,\"name\":\"B\"}}"});
+    EXPECT_EQ(changes_of(lines[3]),
+              std::vector<std::string>{"{\"op\":\"update\",\"db\":\"cdc_stream\",\"table\":\"basic\",\"before\":{\"id\":1,\"name\":\"a\"},\"after\":{\"id\":10,\"name\":\"a\"}}"});
+    auto del = changes_of(lines[4]);
+    ASSERT_EQ(del.size(), 2U);
+    EXPECT_EQ(del[0], "{\"op\":\"delete\",\"db\":\"cdc_stream\",\"table\":\"basic\",\"before\":{\"id\":3,\"name\":\"c\"}}");
+    EXPECT_EQ(del[1], "{\"op\":\"delete\",\"db\":\"cdc_stream\",\"table\":\"basic\",\"before\":{\"id\":10,\"name\":\"a\"}}");
+    // Every transaction line carries its GTID, the server id and the commit time.
+    EXPECT_EQ(member(lines[1], "server_id"), std::to_string(std::stoul(scalar(sql(), "SELECT @@server_id"))));
+    EXPECT_GT(std::stoll(member(lines[1], "ts")), 1700000000);
+    std::string last = binlog_pos(sql());
+    EXPECT_NE(last.find(member(lines[4], "gtid").substr(1, member(lines[4], "gtid").size() - 2)), std::string::npos);
+}
+
+TEST_F(CdcStream, TwoTablesInOneTransactionAndRollbacksNeverAppear) {
+    fresh({"a", "b"});
+    sql().execute("CREATE TABLE cdc_stream.a (id INT PRIMARY KEY)");
+    sql().execute("CREATE TABLE cdc_stream.b (id INT PRIMARY KEY)");
+    sql().execute("START TRANSACTION");
+    sql().execute("INSERT INTO cdc_stream.a VALUES (1)");
+    sql().execute("INSERT INTO cdc_stream.b VALUES (2)");
+    sql().execute("COMMIT");
+    sql().execute("START TRANSACTION");
+    sql().execute("INSERT INTO cdc_stream.a VALUES (99)");
+    sql().execute("ROLLBACK");
+    sql().execute("START TRANSACTION");
+    sql().execute("INSERT INTO cdc_stream.a VALUES (3)");
+    sql().execute("SAVEPOINT s");
+    sql().execute("INSERT INTO cdc_stream.a VALUES (98)");
+    sql().execute("ROLLBACK TO SAVEPOINT s");
+    sql().execute("COMMIT");
+    auto lines = changes("cdc_stream.a,cdc_stream.b");
+    ASSERT_EQ(lines.size(), 4U);  // two DDL, two transactions
+    auto both = changes_of(lines[2]);
+    ASSERT_EQ(both.size(), 2U);
+    EXPECT_EQ(member(both[0], "table"), "\"a\"");
+    EXPECT_EQ(member(both[1], "table"), "\"b\"");
+    EXPECT_EQ(changes_of(lines[3]),
+              std::vector<std::string>{"{\"op\":\"insert\",\"db\":\"cdc_stream\",\"table\":\"a\",\"after\":{\"id\":3}}"});
+    // The filter: only table b.
+    auto only_b = changes("cdc_stream.b");
+    ASSERT_EQ(only_b.size(), 3U);  // both DDL name database cdc_stream, then the one transaction
+    EXPECT_EQ(changes_of(only_b[2]).size(), 1U);
+}
+
+// Columns of every type, rows at their edges.
+const char* const types_table = R"(CREATE TABLE cdc_stream.types (
+  id INT PRIMARY KEY,
+  ti TINYINT, tu TINYINT UNSIGNED, si SMALLINT, su SMALLINT UNSIGNED, mi MEDIUMINT, mu MEDIUMINT UNSIGNED,
+  i INT, iu INT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED,
+  f FLOAT, d DOUBLE, d65 DECIMAL(65,30), d10 DECIMAL(10,2), d0 DECIMAL(20,0),
+  da DATE, t0 TIME, t6 TIME(6), t3 TIME(3), dt0 DATETIME, dt6 DATETIME(6), dt2 DATETIME(2),
+  ts0 TIMESTAMP NULL, ts6 TIMESTAMP(6) NULL, y YEAR,
+  b1 BIT(1), b9 BIT(9), b64 BIT(64),
+  e ENUM('a','b','c'), s SET('x','y','z'),
+  c CHAR(10), vc VARCHAR(300), tx TEXT, bn BINARY(8), vb VARBINARY(20), bl BLOB, lb LONGBLOB,
+  j JSON, g GEOMETRY, u UUID, ip6 INET6, ip4 INET4))";
+
+const char* const type_rows[] = {
+    "(1, -128, 0, -32768, 0, -8388608, 0, -2147483648, 0, -9223372036854775808, 0,"
+    " -3.40282e38, -1.7976931348623157e308, -99999999999999999999999999999999999.999999999999999999999999999999,"
+    " -99999999.99, -99999999999999999999,"
+    " '1000-01-01', '-838:59:59', '-838:59:59.999999', '-00:00:00.500', '1000-01-01 00:00:00', '1000-01-01 00:00:00.000001',"
+    " '1000-01-01 00:00:00.01', '1970-01-01 00:00:01', '1970-01-01 00:00:01.000001', 1901,"
+    " b'0', b'0', b'0', 'a', '', '', '', '', X'00', X'', X'', X'', '[]', ST_GeomFromText('POINT(0 0)'),"
+    " '00000000-0000-0000-0000-000000000000', '::', '0.0.0.0')",
+    "(2, 127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295, 9223372036854775807, 18446744073709551615,"
+    " 3.40282e38, 1.7976931348623157e308, 99999999999999999999999999999999999.999999999999999999999999999999,"
+    " 99999999.99, 99999999999999999999,"
+    " '9999-12-31', '838:59:59', '838:59:59.999999', '-12:34:56.789', '9999-12-31 23:59:59', '9999-12-31 23:59:59.999999',"
+    " '9999-12-31 23:59:59.99', '2038-01-19 03:14:07', '2038-01-19 03:14:07.999999', 2155,"
+    " b'1', b'111111111', 0xFFFFFFFFFFFFFFFF, 'c', 'x,y,z', 'abcdefghij', REPEAT('\xC3\xA9', 300), REPEAT('t', 70000),"
+    " X'FFFFFFFFFFFFFFFF', X'00FF00', REPEAT(X'00FF', 1000), REPEAT('L', 100000),"
+    " '{\"a\": [1, 2, {\"b\": null}], \"s\": \"\\\\u00e9\"}', ST_GeomFromText('LINESTRING(0 0, 1 1, 2 0.5)'),"
+    " 'ffffffff-ffff-ffff-ffff-ffffffffffff', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '255.255.255.255')",
+    "(3, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, 1.17549435e-38, 5e-324, -0.000000000000000000000000000001, -0.01, 0,"
+    " '2024-02-29', '00:00:00', '-00:00:00.000001', '100:00:00.5', '2024-02-29 12:00:00', '2024-02-29 12:00:00.5',"
+    " '2024-02-29 12:00:00.5', '2024-02-29 12:00:00', '2024-02-29 12:00:00.123456', 0,"
+    " b'1', b'100000000', 1, 'b', 'y', 'a  ', 'x \xF0\x9F\x98\x80 y', 'line\\nbreak \"quoted\" \\\\', X'01', X'0000', X'', X'00',"
+    " '\"just a string\"', ST_GeomFromText('POLYGON((0 0, 1 0, 1 1, 0 0))'),"
+    " '123e4567-e89b-12d3-a456-426614174000', '::ffff:1.2.3.4', '10.0.0.1')",
+    "(4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+    " NULL, NULL, NULL, NULL, NULL)",
+    "(5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16777217, 0.1, 0.5, 0.5, 0, '0000-00-00', '00:00:00.000000', '-00:00:01',"
+    " '-838:59:59.000', '0000-00-00 00:00:00', '2000-01-01 00:00:00.000000', '2000-01-01 00:00:00', NULL, NULL, 2000,"
+    " b'0', b'1', b'1000000000000000000000000000000000000000000000000000000000000000', '', '', ' lead', 'sp ', '',"
+    " X'0001', X'', X'', X'',"
+    " '{}', ST_GeomFromText('GEOMETRYCOLLECTION(POINT(1 1))', 4326), '01234567-89ab-cdef-0123-456789abcdef', '2001:db8::1', '127.0.0.1')",
+};
+
+// Every present member of `image` equals the same column in `select`.
+void expect_same_values(const std::string& image, const std::string& select, const std::string& what) {
+    Members sel = members(select);
+    for (auto& [k, v] : members(image)) {
+        bool found = false;
+        for (auto& [sk, sv] : sel) {
+            if (sk != k) continue;
+            found = true;
+            EXPECT_EQ(v, sv) << what << ": column " << k;
+        }
+        EXPECT_TRUE(found) << what << ": CDC column " << k << " not in the SELECT";
+    }
+}
+
+std::vector<std::string> keys(const std::string& image) {
+    std::vector<std::string> out;
+    for (auto& [k, v] : members(image)) out.push_back(k);
+    return out;
+}
+
+TEST_F(CdcStream, EveryTypeAtItsEdgesPrintsAsSelectPrintsIt) {
+    sql().execute("SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'");  // zero dates
+    fresh({"types"});
+    sql().execute(types_table);
+    std::map<int, std::string> selected;
+    for (std::size_t i = 0; i < std::size(type_rows); ++i) {
+        sql().execute(std::string("INSERT INTO cdc_stream.types VALUES ") + type_rows[i]);
+        selected[static_cast<int>(i + 1)] = select_line("SELECT * FROM cdc_stream.types WHERE id = " + std::to_string(i + 1));
+    }
+    const std::size_t columns = members(selected[1]).size();
+    ASSERT_EQ(columns, 43U) << selected[1];
+    auto lines = changes("cdc_stream.types");
+    ASSERT_EQ(lines.size(), 1 + std::size(type_rows));
+    for (std::size_t i = 0; i < std::size(type_rows); ++i) {
+        auto c = changes_of(lines[i + 1]);
+        ASSERT_EQ(c.size(), 1U);
+        // Exactly the SELECT's text, column for column, in the same order.
+        EXPECT_EQ(member(c[0], "after"), selected[static_cast<int>(i + 1)]) << "row " << i + 1;
+    }
+}
+
+// Updates and deletes of the edge rows under each binlog_row_image: every
+// logged column is printed as SELECT prints it, and the image holds what the
+// mode logs.
+TEST_F(CdcStream, UpdatesAndDeletesUnderFullMinimalAndNoblobImages) {
+    sql().execute("SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'");
+    fresh({"types"});
+    sql().execute(types_table);
+    for (const char* row : type_rows) sql().execute(std::string("INSERT INTO cdc_stream.types VALUES ") + row);
+    struct Step {
+        std::string mode;
+        int id;
+        std::string before, after;
+    };
+    std::vector<Step> steps;
+    for (const char* mode : {"FULL", "MINIMAL", "NOBLOB"}) {
+        sql().execute(std::string("SET SESSION binlog_row_image = ") + mode);
+        start_ = binlog_pos(sql());
+        steps.clear();
+        for (int id = 1; id <= static_cast<int>(std::size(type_rows)); ++id) {
+            std::string where = " WHERE id = " + std::to_string(id);
+            Step s{mode, id, select_line("SELECT * FROM cdc_stream.types" + where), ""};
+            sql().execute("UPDATE cdc_stream.types SET vc = CONCAT(COALESCE(vc, ''), '+'), i = COALESCE(i, 0) DIV 2" + where);
+            s.after = select_line("SELECT * FROM cdc_stream.types" + where);
+            steps.push_back(s);
+        }
+        auto lines = changes("cdc_stream.types");
+        ASSERT_EQ(lines.size(), steps.size()) << mode;
+        for (std::size_t k = 0; k < steps.size(); ++k) {
+            auto c = changes_of(lines[k]);
+            ASSERT_EQ(c.size(), 1U);
+            std::string before = member(c[0], "before"), after = member(c[0], "after");
+            std::string what = std::string(mode) + " update of row " + std::to_string(steps[k].id);
+            expect_same_values(before, steps[k].before, what + " (before)");
+            expect_same_values(after, steps[k].after, what + " (after)");
+            if (std::string(mode) == "FULL") {
+                EXPECT_EQ(before, steps[k].before) << what;
+                EXPECT_EQ(after, steps[k].after) << what;
+            } else if (std::string(mode) == "MINIMAL") {
+                EXPECT_EQ(keys(before), std::vector<std::string>{"id"}) << what;  // the primary key only
+                for (const std::string& key : keys(after)) EXPECT_TRUE(key == "vc" || key == "i") << what << ": " << key;
+                EXPECT_NE(member(after, "vc"), "") << what;
+            } else {  // NOBLOB: every column but unchanged blobs and texts
+                auto k_before = keys(before);
+                EXPECT_EQ(std::count(k_before.begin(), k_before.end(), "bl"), 0) << what;
+                EXPECT_EQ(std::count(k_before.begin(), k_before.end(), "lb"), 0) << what;
+                EXPECT_EQ(std::count(k_before.begin(), k_before.end(), "d65"), 1) << what;
+            }
+        }
+    }
+    // Deletes under MINIMAL: the key alone; under FULL: the whole row.
+    start_ = binlog_pos(sql());
+    sql().execute("SET SESSION binlog_row_image = MINIMAL");
+    sql().execute("DELETE FROM cdc_stream.types WHERE id = 1");
+    sql().execute("SET SESSION binlog_row_image = FULL");
+    std::string row2 = select_line("SELECT * FROM cdc_stream.types WHERE id = 2");
+    sql().execute("DELETE FROM cdc_stream.types WHERE id = 2");
+    auto lines = changes("cdc_stream.types");
+    ASSERT_EQ(lines.size(), 2U);
+    EXPECT_EQ(member(changes_of(lines[0])[0], "before"), "{\"id\":1}");
+    EXPECT_EQ(member(changes_of(lines[1])[0], "before"), row2);
+}
+
+TEST_F(CdcStream, DdlThatAddsDropsAndReordersColumnsMidStream) {
+    fresh({"ddl"});
+    sql().execute("CREATE TABLE cdc_stream.ddl (id INT PRIMARY KEY, a VARCHAR(5))");
+    sql().execute("INSERT INTO cdc_stream.ddl VALUES (1, 'x')");
+    sql().execute("ALTER TABLE cdc_stream.ddl ADD COLUMN u UUID AFTER id");
+    sql().execute("INSERT INTO cdc_stream.ddl VALUES (2, '123e4567-e89b-12d3-a456-426614174000', 'y')");
+    sql().execute("ALTER TABLE cdc_stream.ddl DROP COLUMN a");
+    sql().execute("INSERT INTO cdc_stream.ddl VALUES (3, '00000000-0000-0000-0000-000000000001')");
+    sql().execute("ALTER TABLE cdc_stream.ddl ADD COLUMN j JSON FIRST");
+    sql().execute("INSERT INTO cdc_stream.ddl VALUES ('[1]', 4, NULL)");
+    auto lines = changes("cdc_stream.*");
+    ASSERT_EQ(lines.size(), 8U);
+    EXPECT_EQ(member(lines[2], "ddl"), "\"ALTER TABLE cdc_stream.ddl ADD COLUMN u UUID AFTER id\"");
+    EXPECT_EQ(member(changes_of(lines[1])[0], "after"), "{\"id\":1,\"a\":\"x\"}");
+    EXPECT_EQ(member(changes_of(lines[3])[0], "after"), "{\"id\":2,\"u\":\"123e4567-e89b-12d3-a456-426614174000\",\"a\":\"y\"}");
+    EXPECT_EQ(member(changes_of(lines[5])[0], "after"), "{\"id\":3,\"u\":\"00000000-0000-0000-0000-000000000001\"}");
+    EXPECT_EQ(member(changes_of(lines[7])[0], "after"), "{\"j\":\"[1]\",\"id\":4,\"u\":null}");
+}
+
+TEST_F(CdcStream, CompressedEventsSwitchedOnAndOffMidStream) {
+    fresh({"z"});
+    sql().execute("CREATE TABLE cdc_stream.z (id INT PRIMARY KEY, t TEXT, n INT)");
+    auto insert = [&](int id) {
+        sql().execute("INSERT INTO cdc_stream.z VALUES (" + std::to_string(id) + ", REPEAT('abc', 500), " +
+                      std::to_string(id) + ")");
+        sql().execute("UPDATE cdc_stream.z SET n = n + 1000 WHERE id = " + std::to_string(id));
+    };
+    insert(1);
+    sql().execute("SET GLOBAL log_bin_compress = ON");
+    insert(2);
+    sql().execute("SET GLOBAL log_bin_compress = OFF");
+    insert(3);
+    auto lines = changes("cdc_stream.z");
+    ASSERT_EQ(lines.size(), 7U);
+    for (int id = 1; id <= 3; ++id) {
+        std::string expected = select_line("SELECT * FROM cdc_stream.z WHERE id = " + std::to_string(id));
+        EXPECT_EQ(member(changes_of(lines[static_cast<std::size_t>(2 * id)])[0], "after"), expected) << id;
+    }
+}
+
+TEST_F(CdcStream, ASeventeenMebibyteValueAndBinlogRotation) {
+    fresh({"big"});
+    sql().execute("CREATE TABLE cdc_stream.big (id INT PRIMARY KEY, b LONGBLOB)");
+    sql().execute("INSERT INTO cdc_stream.big VALUES (1, 'before')");
+    sql().execute("FLUSH BINARY LOGS");
+    sql().execute("INSERT INTO cdc_stream.big VALUES (2, REPEAT(X'00FFA5', 17 * 1024 * 1024 DIV 3 + 7))");
+    sql().execute("FLUSH BINARY LOGS");
+    sql().execute("INSERT INTO cdc_stream.big VALUES (3, 'after')");
+    auto lines = changes("cdc_stream.big");
+    ASSERT_EQ(lines.size(), 4U);
+    std::string big = select_line("SELECT * FROM cdc_stream.big WHERE id = 2");
+    EXPECT_GT(big.size(), 17U * 1024 * 1024 * 4 / 3);
+    EXPECT_EQ(member(changes_of(lines[2])[0], "after"), big);
+    EXPECT_EQ(member(changes_of(lines[3])[0], "after"), "{\"id\":3,\"b\":\"YWZ0ZXI=\"}");
+}
+
+TEST_F(CdcStream, ErrorsNameTheirCause) {
+    Outcome bad_url = run_cli("cdc 'mariadb://h/?bogus=1' --until-end", true);
+    EXPECT_NE(bad_url.status, 0);
+    EXPECT_NE(bad_url.out.find("bogus"), std::string::npos) << bad_url.out;
+
+    ConnectOptions native = options_for("SLUICE_MARIADB_NATIVE_USER", "SLUICE_MARIADB_NATIVE_PASSWORD");
+    Outcome no_privilege = run_cli("cdc " + quote_arg(url_of(native)) + " --from-now --until-end", true);
+    EXPECT_NE(no_privilege.status, 0);
+    EXPECT_NE(no_privilege.out.find("REPLICATION SLAVE"), std::string::npos) << no_privilege.out;
+
+    // A GTID the server never wrote (strict mode: the replica is ahead).
+    Outcome ahead = run_cli("cdc " + quote_arg(url()) + " --from-gtid 0-1-999999999 --until-end", true);
+    EXPECT_NE(ahead.status, 0);
+    EXPECT_NE(ahead.out.find("cannot serve this position"), std::string::npos) << ahead.out;
+
+    Outcome bad_gtid = run_cli("cdc " + quote_arg(url()) + " --from-gtid 0-x --until-end", true);
+    EXPECT_EQ(bad_gtid.status, 1);
+    EXPECT_NE(bad_gtid.out.find("invalid GTID"), std::string::npos) << bad_gtid.out;
+
+    Outcome two_starts = run_cli("cdc " + quote_arg(url()) + " --from-now --from-start", true);
+    EXPECT_EQ(two_starts.status, 2);
+    EXPECT_NE(two_starts.out.find("excludes"), std::string::npos) << two_starts.out;
+}
+
+// The C++ API: the position after each transaction, reopened from a saved
+// position, continues exactly after it.
+TEST_F(CdcStream, ApiPositionsResumeExactlyAfterTheCommittedTransaction) {
+    fresh({"api"});
+    sql().execute("CREATE TABLE cdc_stream.api (id INT PRIMARY KEY, v DOUBLE)");
+    for (int i = 1; i <= 5; ++i) sql().execute("INSERT INTO cdc_stream.api VALUES (" + std::to_string(i) + ", 0.5)");
+    cdc::StreamOptions o;
+    o.start = cdc::StartAt::gtid;
+    o.gtid = cdc::GtidState::parse(start_);
+    o.tables = cdc::TableFilter::parse("cdc_stream.api");
+    o.until_end = true;
+    std::vector<int> seen;
+    cdc::GtidState saved;
+    {
+        cdc::ChangeStream s = cdc::ChangeStream::open(admin_options(), o);
+        while (const cdc::ChangeEvent* e = s.next()) {
+            if (const auto* t = std::get_if<cdc::Transaction>(e)) {
+                t->for_each_change([&](const cdc::Change& c) {
+                    EXPECT_EQ(c.op, binlog::RowsKind::write);
+                    EXPECT_EQ(c.table->table, "api");
+                    ASSERT_EQ(c.after.size(), 2U);
+                    seen.push_back(static_cast<int>(std::get<std::int64_t>(c.after[0].value)));
+                    EXPECT_EQ(std::get<double>(c.after[1].value), 0.5);
+                });
+                if (seen.size() == 2) {
+                    saved = s.position();
+                    break;
+                }
+            }
+        }
+    }
+    ASSERT_EQ(seen, (std::vector<int>{1, 2}));
+    o.gtid = saved;
+    cdc::ChangeStream again = cdc::ChangeStream::open(admin_options(), o);
+    while (const cdc::ChangeEvent* e = again.next()) {
+        if (const auto* t = std::get_if<cdc::Transaction>(e)) {
+            t->for_each_change([&](const cdc::Change& c) { seen.push_back(static_cast<int>(std::get<std::int64_t>(c.after[0].value))); });
+        }
+    }
+    EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4, 5}));
+    EXPECT_EQ(again.connects(), 1U);
+}
+
+// KILL of the dump thread while a large transaction streams: the stream
+// reconnects from the last complete transaction; every row arrives once.
+TEST_F(CdcStream, ADumpConnectionKilledMidEventIsResumedWithNothingLostOrRepeated) {
+    fresh({"killed"});
+    sql().execute("CREATE TABLE cdc_stream.killed (id INT PRIMARY KEY, pad CHAR(200))");
+    sql().execute("INSERT INTO cdc_stream.killed VALUES (0, 'first')");
+    sql().execute("INSERT INTO cdc_stream.killed SELECT seq, REPEAT('p', 200) FROM seq_1_to_60000");
+    sql().execute("INSERT INTO cdc_stream.killed VALUES (60001, 'last')");
+    cdc::StreamOptions o;
+    o.start = cdc::StartAt::gtid;
+    o.gtid = cdc::GtidState::parse(start_);
+    o.tables = cdc::TableFilter::parse("cdc_stream.killed");
+    o.until_end = true;
+    cdc::ChangeStream s = cdc::ChangeStream::open(admin_options(), o);
+    std::vector<std::size_t> sizes;
+    std::size_t rows = 0;
+    bool killed = false;
+    while (const cdc::ChangeEvent* e = s.next()) {
+        const auto* t = std::get_if<cdc::Transaction>(e);
+        if (!t) continue;
+        std::size_t n = 0;
+        t->for_each_change([&](const cdc::Change&) { ++n; });
+        sizes.push_back(n);
+        rows += n;
+        if (!killed) {
+            // The big transaction's events are on their way now.
+            Connection admin = Connection::connect(admin_options());
+            ResultSet rs = admin.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'");
+            std::vector<std::string> ids;
+            while (const Row* r = rs.next()) ids.push_back(r->get<std::string>(0));
+            for (const std::string& id : ids) admin.execute("KILL CONNECTION " + id);
+            killed = !ids.empty();
+        }
+    }
+    EXPECT_TRUE(killed);
+    EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 60000, 1}));
+    EXPECT_EQ(rows, 60002U);
+    EXPECT_EQ(s.connects(), 2U);
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::test

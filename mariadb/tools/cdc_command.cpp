@@ -1,0 +1,149 @@
+// sluice-mariadb cdc URL [--from-start | --from-gtid GTIDS | --from-now | --snapshot]
+//                        [--tables DB.TABLE,DB.*,...] [--until-end] [--out FILE]
+//                        [--server-id N] [--heartbeat SECONDS]
+// One NDJSON line per committed transaction, DDL statement and snapshot
+// chunk (docs/mariadb-cdc.md).
+#include "cdc_command.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "sluice/mariadb/cdc/change_stream.hpp"
+#include "sluice/mariadb/cdc/ndjson.hpp"
+#include "sluice/mariadb/cdc/ndjson_file.hpp"
+#include "sluice/mariadb/error.hpp"
+
+namespace sluice::mariadb::tools {
+
+namespace {
+
+using namespace sluice::mariadb::cdc;
+
+int fail(const std::string& message, int status = 1) {
+    std::cerr << "sluice-mariadb cdc: error: " << message << "\n";
+    return status;
+}
+
+std::string describe(const Error& e) {
+    std::string m = e.what();
+    if (e.kind() == ErrorKind::server) {
+        m += " (server error " + std::to_string(e.server_code()) + ", SQLSTATE " + std::string(e.sqlstate()) + ")";
+    } else {
+        m += " (" + std::string(to_string(e.kind())) + ")";
+    }
+    return m;
+}
+
+// Lines go out in whole-line batches: written as soon as the stream has no
+// more input waiting (low latency when following), in bulk while catching up.
+class Output {
+public:
+    explicit Output(std::optional<NdjsonFile> file) : file_(std::move(file)) {}
+    std::string& buffer() { return buffer_; }
+    void flush() {
+        if (buffer_.empty()) return;
+        if (file_) file_->append(buffer_);
+        else write_all(STDOUT_FILENO, buffer_, "standard output");
+        buffer_.clear();
+    }
+    void finish() {
+        flush();
+        if (file_) file_->sync();
+    }
+
+private:
+    std::optional<NdjsonFile> file_;
+    std::string buffer_;
+};
+
+}  // namespace
+
+int run_cdc_command(int argc, char** argv) {
+    CLI::App app{
+        "sluice-mariadb cdc: follow a MariaDB server's binlog and print one NDJSON line per committed\n"
+        "transaction, DDL statement and snapshot chunk (see docs/mariadb-cdc.md).",
+        "sluice-mariadb cdc"};
+    std::string url;
+    bool from_start = false;
+    bool from_now = false;
+    bool snapshot = false;
+    std::string from_gtid;
+    std::string tables;
+    bool until_end = false;
+    std::string out;
+    std::uint32_t server_id = 0;
+    double heartbeat = 5;
+    app.add_option("URL", url, "mariadb://user:password@host:port/ (default: $SLUICE_MARIADB_URL)");
+    auto* o_start = app.add_flag("--from-start", from_start, "start at the oldest binlog the server has");
+    auto* o_gtid = app.add_option("--from-gtid", from_gtid, "start after this GTID state (e.g. 0-1-42,1-2-7)");
+    auto* o_now = app.add_flag("--from-now", from_now, "start after the server's current position (the default)");
+    auto* o_snap = app.add_flag("--snapshot", snapshot, "a consistent snapshot of the tables first, then the changes after it");
+    o_start->excludes(o_gtid, o_now, o_snap);
+    o_gtid->excludes(o_now, o_snap);
+    o_now->excludes(o_snap);
+    app.add_option("--tables", tables, "only these tables: DB.TABLE,DB.*,...");
+    app.add_flag("--until-end", until_end, "stop (exit 0) once everything in the binlog at start was delivered");
+    app.add_option("--out", out,
+                   "append to FILE; if it holds lines, continue right after its last complete transaction "
+                   "(the --from-* flag then only applies to an empty or missing FILE)");
+    app.add_option("--server-id", server_id, "replica server id to register with (default: random)")
+        ->check(CLI::Range(1U, 0xFFFFFFFFU));
+    app.add_option("--heartbeat", heartbeat, "heartbeat period asked of the server, seconds (0 = none)")
+        ->check(CLI::Range(0.0, 4294967.0))
+        ->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+
+    if (url.empty()) {
+        if (const char* e = std::getenv("SLUICE_MARIADB_URL")) url = e;
+    }
+    if (url.empty()) return fail("no server: pass a mariadb:// URL or set SLUICE_MARIADB_URL", 2);
+
+    try {
+        ConnectOptions options = parse_url(url);
+        StreamOptions stream;
+        stream.until_end = until_end;
+        stream.server_id = server_id;
+        stream.heartbeat = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(heartbeat * 1000)));
+        if (!tables.empty()) stream.tables = TableFilter::parse(tables);
+        GtidState from;
+        const bool gtid_given = o_gtid->count() > 0;
+        if (gtid_given) from = GtidState::parse(from_gtid);
+        stream.start = from_start ? StartAt::oldest
+                       : gtid_given         ? StartAt::gtid
+                       : snapshot           ? StartAt::snapshot
+                                            : StartAt::now;
+        stream.gtid = from;
+
+        std::optional<NdjsonFile> file;
+        if (!out.empty()) {
+            file.emplace(NdjsonFile::open(out, from));
+            if (file->resume().has_lines) {
+                stream.start = StartAt::gtid;
+                stream.gtid = file->resume().position;
+            }
+        }
+        Output output(std::move(file));
+        ChangeStream cdc = ChangeStream::open(options, stream);
+        while (const ChangeEvent* e = cdc.next()) {
+            cdc::ndjson::append_line(output.buffer(), *e);
+            if (!cdc.input_pending() || output.buffer().size() >= (1U << 20)) output.flush();
+        }
+        output.finish();
+        return 0;
+    } catch (const Error& e) {
+        return fail(describe(e));
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+}
+
+}  // namespace sluice::mariadb::tools
