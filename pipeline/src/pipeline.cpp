@@ -54,10 +54,10 @@ bool reached(const cdc::GtidState& position, const cdc::GtidState& target) {
 class Progress {
 public:
     Progress(bool on, std::ostream& log) : on_(on), log_(log) {}
-    void maybe(const RunStats& s, std::uint32_t last_commit_time) {
+    void maybe(const RunStats& s, std::uint32_t last_commit_time, bool last_line = false) {
         if (!on_) return;
         const auto now = Clock::now();
-        if (now - last_ < std::chrono::seconds(1)) return;
+        if (now - last_ < std::chrono::seconds(1) && !last_line) return;
         last_ = now;
         const auto wall = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch())
@@ -208,7 +208,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
                                                    " of \"" + o.sink_table + "\" (was the source reset?)");
         commit();
     }
-    progress.maybe(stats, last_commit_time);
+    progress.maybe(stats, last_commit_time, true);
 }
 
 bool transient(const std::exception& e) {
