@@ -9,6 +9,7 @@ std::string_view to_string(ErrorKind kind) noexcept {
         case ErrorKind::sink_schema: return "sink schema";
         case ErrorKind::sink_state: return "sink state";
         case ErrorKind::source_image: return "source image";
+        case ErrorKind::source_ended: return "source ended";
     }
     return "unknown";
 }

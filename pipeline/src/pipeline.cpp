@@ -209,9 +209,15 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         commit();
     }
     progress.maybe(stats, last_commit_time, true);
+    // Without --until-end the stream only ends when the server went away
+    // (ChangeStream hands out nullptr when the server shuts the dump down):
+    // a lost source, retried from the sink's state.
+    if (!o.until_end)
+        throw Error(ErrorKind::source_ended, "the binlog stream ended (the source server shut down?)");
 }
 
 bool transient(const std::exception& e) {
+    if (const auto* q = dynamic_cast<const Error*>(&e)) return q->kind() == ErrorKind::source_ended;
     if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) {
         switch (m->kind()) {
             case mariadb::ErrorKind::io:

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "../../mariadb/tests/cdc/cdc_support.hpp"
 #include "pipeline_support.hpp"
 
 namespace sluice::pipeline::test {
@@ -371,6 +372,69 @@ TEST_F(Pipeline, MissingSinkPrivilegeIsAClearErrorAndNothingIsWritten) {
     EXPECT_NE(r.log.find("42501"), std::string::npos) << r.log;
     EXPECT_EQ(pg().query("select to_regclass('noperm') is null").row(0).get<std::string>(0), "t");
     std::remove(log_path("noperm").c_str());
+}
+
+TEST_F(Pipeline, SourceServerRestartAndLostSinkConnectionsAreRetriedAndResumeExactly) {
+    mariadb::test::PrivateServer source("pipeline-restart");
+    ASSERT_TRUE(source.started()) << source.log();
+    const std::string url = source.url();
+    auto admin = mariadb::Connection::connect(url);
+    admin.execute("CREATE DATABASE IF NOT EXISTS pipeline_test");
+    admin.execute("CREATE TABLE pipeline_test.restart (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start = scalar(admin, "SELECT @@global.gtid_binlog_pos");
+    drop_sink(pg(), "restart");
+    auto a = args("restart", "restart", {"--from-gtid", start});
+    for (std::size_t i = 0; i + 1 < a.size(); ++i)
+        if (a[i] == "--source") a[i + 1] = url;
+    const std::string log = log_path("restart");
+    std::remove(log.c_str());
+    Child follower(a, log);
+
+    const std::string ndjson = log + ".ndjson";
+    std::ofstream out(ndjson);
+    Workload load(99, 10);
+    auto write = [&](int n) {
+        auto w = mariadb::Connection::connect(url);
+        for (int t = 0; t < n; ++t) {
+            auto [sql, lines] = load.next("restart");
+            w.execute("START TRANSACTION");
+            for (const auto& s : sql) w.execute(s);
+            w.execute("COMMIT");
+            out << lines;
+            std::this_thread::sleep_for(2ms);
+        }
+    };
+    auto sink_gtid = [&] {
+        auto r = pg().query("select gtid from sluice_pipeline_state where name = 'restart'");
+        return r.empty() ? std::string() : r.row(0).get<std::string>(0);
+    };
+    // Waits (up to two minutes, for a loaded machine) until the sink holds the source's last GTID.
+    auto caught_up = [&] {
+        const std::string want = scalar(*std::make_unique<mariadb::Connection>(mariadb::Connection::connect(url)),
+                                        "SELECT @@global.gtid_binlog_pos");
+        for (int i = 0; i < 1200 && sink_gtid() != want; ++i) std::this_thread::sleep_for(100ms);
+        return sink_gtid() == want;
+    };
+    write(100);
+    ASSERT_TRUE(caught_up()) << read_file(log);
+    ASSERT_TRUE(source.restart()) << source.log();  // the source goes away and comes back on the same port
+    write(100);
+    ASSERT_TRUE(caught_up()) << read_file(log);
+    // The sink loses the pipeline's connection (what a PostgreSQL restart does to it).
+    pg().run_script("select pg_terminate_backend(pid) from pg_stat_activity where pid <> pg_backend_pid() and "
+                    "(query like '%sluice_stage%' or query like '%sluice_pipeline_state%')");
+    write(100);
+    ASSERT_TRUE(caught_up()) << read_file(log);
+    out.close();
+    follower.kill();
+    const std::string progress = read_file(log);
+    EXPECT_NE(progress.find("retrying in"), std::string::npos) << progress;
+
+    Expected want = through_tideweave_cli(ndjson, "10", "20");
+    EXPECT_EQ(sink_sessions(pg(), "restart"), want.sessions);
+    EXPECT_EQ(sink_late(pg(), "restart"), want.late);
+    std::remove(ndjson.c_str());
+    std::remove(log.c_str());
 }
 
 }  // namespace
