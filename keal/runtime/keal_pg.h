@@ -216,4 +216,9 @@ static inline double keal_sql_float_result(const keal_sql_fn *fn, Datum d) {
 static inline keal_text keal_sql_text_result(Datum d) { return keal_pg_text_in(DatumGetTextPP(d)); }
 static inline keal_char keal_sql_char_result(Datum d, int line) { return keal_pg_char_in(DatumGetTextPP(d), line); }
 
+/* Programs with embedded SQL (the emitter defines KEAL_EMBEDDED_SQL). */
+#ifdef KEAL_EMBEDDED_SQL
+#include "keal_pg_sql.h"
+#endif
+
 #endif /* KEAL_PG_H */

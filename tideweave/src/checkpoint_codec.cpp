@@ -536,10 +536,14 @@ private:
 
 }  // namespace
 
-std::string encode_json(const Checkpoint& checkpoint) {
-    std::string out;
+void append_json(const Checkpoint& checkpoint, std::string& out) {
     JsonWriter w(out);
     describe(w, const_cast<Checkpoint&>(checkpoint));  // writers only read
+}
+
+std::string encode_json(const Checkpoint& checkpoint) {
+    std::string out;
+    append_json(checkpoint, out);
     return out;
 }
 
@@ -582,10 +586,14 @@ Result<Checkpoint> decode_json(std::string_view text) {
     }
 }
 
-std::string encode_binary(const Checkpoint& checkpoint) {
-    std::string out;
+void append_binary(const Checkpoint& checkpoint, std::string& out) {
     BinaryWriter w(out);
     describe(w, const_cast<Checkpoint&>(checkpoint));  // writers only read
+}
+
+std::string encode_binary(const Checkpoint& checkpoint) {
+    std::string out;
+    append_binary(checkpoint, out);
     return out;
 }
 

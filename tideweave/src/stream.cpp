@@ -370,7 +370,7 @@ void Stream::Impl::run_checkpoint(std::string& out) {
     out.append("{\"version\":");
     json::append_int(out, c.version);
     out.append(",\"checkpoint\":");
-    out.append(encode_json(c));
+    append_json(c, out);
     out.append("}\n");
 }
 

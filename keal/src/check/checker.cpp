@@ -1,6 +1,7 @@
 #include "check/checker.hpp"
 
 #include "check/builtin_rules.hpp"
+#include "check/embedded_sql.hpp"
 #include "check/narrowing.hpp"
 #include "check/sql_rules.hpp"
 #include "check/types.hpp"
@@ -45,6 +46,7 @@ class Checker {
       if (fn_index_valid_[i]) check_function(module.functions[i], out, static_cast<int>(i));
     }
     out.sql_sites = std::move(sql_sites_);
+    out.query_sites = std::move(query_sites_);
     if (options_.target == Target::Native) require_main(module);
     if (options_.target == Target::Pg && !diags_.has_errors()) {
       bool any_export = std::any_of(module.functions.begin(), module.functions.end(),
@@ -455,6 +457,12 @@ class Checker {
         (bound == s.expr.get() ? out->a : out->b) = std::move(c.e);
       }
       out->inclusive = s.inclusive;
+    } else if (s.expr->kind == Expr::Kind::Query && !s.expr->query_one) {
+      out->kind = ir::Stmt::Kind::ForQuery;
+      Type declared = kVoid;
+      Checked c = check_embedded_sql(*s.expr, &declared);
+      var_type = declared;
+      out->a = std::move(c.e);
     } else {
       Checked c = check_expr(*s.expr);
       if (!c.bad && require_value(c, s.expr->span, describe_expr(*s.expr)) && c.type() != kText) {
@@ -465,6 +473,7 @@ class Checker {
       var_type = kChar;
     }
     push_scope();
+    if (out->kind == ir::Stmt::Kind::ForQuery && var_type == kVoid) var_type = kInt;  // no row type: keep checking the body
     out->local = declare(s.name, var_type, s.name_span, LocalInfo::Role::LoopVar);
     ++loop_depth_;
     loop_has_break_.push_back(false);
@@ -529,7 +538,7 @@ class Checker {
 
   ir::StmtPtr check_eval(const Stmt& s) {
     const Expr& e = *s.expr;
-    if (e.kind != Expr::Kind::Call && e.kind != Expr::Kind::SqlCall) {
+    if (e.kind != Expr::Kind::Call && e.kind != Expr::Kind::SqlCall && e.kind != Expr::Kind::Exec) {
       diags_.error(e.span, "this expression's value is unused; only calls can stand alone as statements");
       return nullptr;
     }
@@ -544,6 +553,7 @@ class Checker {
 
   static std::string describe_expr(const Expr& e) {
     if (e.kind == Expr::Kind::Name) return e.text;
+    if (e.kind == Expr::Kind::Field && e.args[0]->kind == Expr::Kind::Name) return e.args[0]->text + "." + e.text;
     return "this value";
   }
 
@@ -647,7 +657,30 @@ class Checker {
                                                : unknown_name_message(e.text));
           return bad();
         }
+        if (fn_->locals[static_cast<std::size_t>(slot)].type.base == Base::Record && !reading_field_) {
+          diags_.error(e.span, "'" + e.text + "' is a row of type " + quoted(fn_->locals[static_cast<std::size_t>(slot)].type) +
+                                   "; use its fields (" + e.text + "." +
+                                   fn_->locals[static_cast<std::size_t>(slot)].type.record->fields[0].name + ")");
+          return bad();
+        }
         return read_local(slot, e.span);
+      }
+      case Expr::Kind::Field: return check_field(e);
+      case Expr::Kind::Query:
+        if (!e.query_one) {
+          diags_.error(e.span, "a query's rows are read with a loop: for r in query \"...\" (...) as (...) { }; "
+                               "use 'query one' for exactly one row");
+          for (const auto& a : e.args) check_expr(*a);
+          return bad();
+        }
+        return check_embedded_sql(e);
+      case Expr::Kind::Exec: {
+        Checked c = check_embedded_sql(e);
+        if (!c.bad && !allow_void) {
+          diags_.error(e.span, "exec returns no value; it stands alone as a statement");
+          return bad();
+        }
+        return c;
       }
       case Expr::Kind::Unary: return check_unary(e);
       case Expr::Kind::Binary: return check_binary(e);
@@ -1019,6 +1052,112 @@ class Checker {
     return ok(std::move(n));
   }
 
+  // row.name
+  Checked check_field(const Expr& e) {
+    reading_field_ = true;
+    Checked row = check_expr(*e.args[0]);
+    reading_field_ = false;
+    if (row.bad) return bad();
+    if (row.type().base != Base::Record) {
+      diags_.error(e.name_span, "only a query's row has fields ('." + e.text + "' on a value of type " + quoted(row.type()) + ")" +
+                                    (is_builtin_name(e.text) ? "; did you mean " + e.text + "(" + describe_expr(*e.args[0]) + ")?" : ""));
+      return bad();
+    }
+    const ir::Record& record = *row.type().record;
+    int index = record.field_index(e.text);
+    if (index < 0) {
+      std::string names;
+      for (const ir::Field& f : record.fields) names += (names.empty() ? "" : ", ") + f.name;
+      diags_.error(e.name_span, "the row has no column '" + e.text + "'; its columns are " + names);
+      return bad();
+    }
+    auto n = node(ir::Expr::Kind::Field, record.fields[static_cast<std::size_t>(index)].type, e.span);
+    n->field = index;
+    n->args.push_back(std::move(row.e));
+    return ok(std::move(n));
+  }
+
+  // query [one] "sql" (args) as ... / exec "sql" (args): parameters bound,
+  // their number matching the placeholders; the declared row type.
+  // `declared` (when given) receives the declared row type even when the
+  // statement has errors, so that a loop body is checked against it.
+  Checked check_embedded_sql(const Expr& e, Type* declared = nullptr) {
+    const bool is_exec = e.kind == Expr::Kind::Exec;
+    const std::string what = is_exec ? "exec" : e.query_one ? "query one" : "query";
+    std::vector<Checked> args;
+    bool all_ok = true;
+    for (const auto& a : e.args) {
+      Checked c = check_expr(*a);
+      if (c.bad) {
+        all_ok = false;
+      } else if (c.type().base == Base::Void) {
+        diags_.error(a->span, "this call returns no value");
+        all_ok = false;
+      } else if (c.type().base == Base::Null) {
+        diags_.error(a->span, "a bare null has no type; bind a typed value (a 'T?' variable) instead");
+        all_ok = false;
+      }
+      args.push_back(std::move(c));
+    }
+    Type value = kVoid;
+    std::vector<ir::Field> columns;
+    bool columns_ok = true;
+    if (!is_exec) {
+      if (e.row.empty()) {
+        columns.push_back({"", from_ast(*e.sql_result)});
+        value = columns[0].type;
+      } else {
+        for (const auto& f : e.row) {
+          bool twice = false;
+          for (const ir::Field& earlier : columns) twice = twice || earlier.name == f.name;
+          if (twice) {
+            diags_.error(f.span, "column '" + f.name + "' is declared twice");
+            columns_ok = false;
+            continue;
+          }
+          columns.push_back({f.name, from_ast(f.type)});
+        }
+        value = ir::record_type(columns);
+      }
+    }
+    if (declared != nullptr) *declared = value;
+    if (!columns_ok) return bad();
+    if (options_.target == Target::Native) {
+      diags_.error(e.span, what + " runs SQL inside PostgreSQL functions (--target pg); native clients cannot use embedded SQL "
+                               "in this version");
+      return bad();
+    }
+    const SqlTextFacts facts = scan_sql_text(e.text);
+    if (!facts.error.empty()) {
+      diags_.error(e.name_span, facts.error);
+      return bad();
+    }
+    if (static_cast<std::size_t>(facts.highest_placeholder) != args.size()) {
+      std::string uses = facts.highest_placeholder == 0 ? std::string("has no placeholders")
+                         : facts.highest_placeholder == 1 ? std::string("uses $1")
+                                                          : "uses $1.." + std::string("$") + std::to_string(facts.highest_placeholder);
+      diags_.error(e.name_span, "the statement " + uses + " but " + std::to_string(args.size()) +
+                                    (args.size() == 1 ? " argument was" : " arguments were") + " given");
+      return bad();
+    }
+    ir::QuerySite site;
+    site.form = is_exec ? ir::QuerySite::Form::Exec : e.query_one ? ir::QuerySite::Form::One : ir::QuerySite::Form::Rows;
+    site.sql = e.text;
+    site.line = line(e.span);
+    site.may_write = is_exec || facts.may_write;
+    site.single_value = !is_exec && e.row.empty();
+    site.columns = std::move(columns);
+    if (!all_ok) return bad();
+    for (const Checked& a : args) site.params.push_back(a.type());
+    if (site.may_write) fn_->writes_database = true;
+    else fn_->reads_database = true;
+    query_sites_.push_back(std::move(site));
+    auto n = node(is_exec ? ir::Expr::Kind::Exec : ir::Expr::Kind::Query, value, e.span);
+    n->query = static_cast<int>(query_sites_.size() - 1);
+    for (auto& a : args) n->args.push_back(std::move(a.e));
+    return ok(std::move(n));
+  }
+
   Checked check_convert(const Expr& e) {
     std::vector<Checked> args;
     if (!check_args(e, args)) return bad();
@@ -1051,6 +1190,7 @@ class Checker {
   std::map<std::string, int> functions_;
   std::vector<bool> fn_index_valid_;
   std::vector<ir::SqlSite> sql_sites_;
+  std::vector<ir::QuerySite> query_sites_;
 
   ir::Function* fn_ = nullptr;
   std::set<std::string> c_names_;
@@ -1058,6 +1198,7 @@ class Checker {
   Narrowing narrowing_;
   std::vector<LocalInfo> infos_;
   int loop_depth_ = 0;
+  bool reading_field_ = false;  // a row may be read only as the operand of a field read
   std::vector<bool> loop_has_break_;
 };
 

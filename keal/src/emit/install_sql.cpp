@@ -51,7 +51,7 @@ std::string install_sql(const ir::Module& module, const std::string& library_pat
     out += "    AS " + sql_literal(library_path) + ", " + sql_literal(entry_symbol(fn)) + "\n";
     out += "    LANGUAGE C";
     if (strict) out += " STRICT";
-    out += fn.pure ? " IMMUTABLE PARALLEL SAFE" : " VOLATILE";
+    out += fn.pure ? " IMMUTABLE PARALLEL SAFE" : fn.writes ? " VOLATILE" : " STABLE";
     out += ";\n";
     out += "COMMENT ON FUNCTION " + signature + " IS " + (fn.doc.empty() ? std::string("NULL") : sql_literal(fn.doc)) + ";\n";
   }

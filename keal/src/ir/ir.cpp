@@ -142,19 +142,27 @@ const char* conv_name(Conv c) {
 }
 
 void analyze(Module& module) {
-  // Purity is a fixpoint over the call graph: a function that reaches a
-  // volatile server function (directly or through callees) is not pure.
-  for (Function& f : module.functions) f.pure = !f.calls_volatile_sql;
+  // Volatility is a fixpoint over the call graph. A function that reaches a
+  // volatile server function or a write (exec, or a query that may write),
+  // directly or through callees, is VOLATILE (`writes`); one that reaches
+  // only reads is STABLE; one that reaches neither stays pure (IMMUTABLE).
+  // `uses_spi`: embedded SQL reached, so its entry point connects to SPI.
+  for (Function& f : module.functions) {
+    f.writes = f.calls_volatile_sql || f.writes_database;
+    f.uses_spi = f.reads_database || f.writes_database;
+    f.pure = !f.writes && !f.uses_spi;
+  }
   bool changed = true;
   while (changed) {
     changed = false;
     for (Function& f : module.functions) {
-      if (!f.pure) continue;
       for (int callee : f.callees) {
-        if (!module.functions[static_cast<std::size_t>(callee)].pure) {
+        const Function& c = module.functions[static_cast<std::size_t>(callee)];
+        if (c.writes && !f.writes) f.writes = changed = true;
+        if (c.uses_spi && !f.uses_spi) f.uses_spi = changed = true;
+        if (!c.pure && f.pure) {
           f.pure = false;
           changed = true;
-          break;
         }
       }
     }
@@ -192,6 +200,26 @@ class Dumper {
       out_ += "sql#" + std::to_string(i) + " " + s.signature + " -> " + to_string(s.result) +
               (s.immutable ? " immutable" : "") + "\n";
     }
+    for (std::size_t i = 0; i < m_.query_sites.size(); ++i) {
+      const QuerySite& q = m_.query_sites[i];
+      static const char* const forms[] = {"rows", "one", "exec"};
+      out_ += "query#" + std::to_string(i) + " " + forms[static_cast<int>(q.form)] + " line " + std::to_string(q.line) + " \"" +
+              q.sql + "\" (";
+      for (std::size_t p = 0; p < q.params.size(); ++p) out_ += (p ? ", " : "") + to_string(q.params[p]);
+      out_ += ")";
+      if (q.form != QuerySite::Form::Exec) {
+        out_ += " as ";
+        if (q.single_value) {
+          out_ += to_string(q.columns[0].type);
+        } else {
+          out_ += "(";
+          for (std::size_t c = 0; c < q.columns.size(); ++c)
+            out_ += (c ? ", " : "") + q.columns[c].name + ": " + to_string(q.columns[c].type);
+          out_ += ")";
+        }
+      }
+      out_ += q.may_write ? " writes\n" : "\n";
+    }
     return out_;
   }
 
@@ -203,7 +231,8 @@ class Dumper {
       const Local& l = f.locals[static_cast<std::size_t>(f.params[i])];
       out_ += (i ? ", " : "") + l.c_name + ": " + to_string(l.type);
     }
-    out_ += ") -> " + to_string(f.ret) + (f.pure ? " pure" : "") + (f.recursive ? " recursive" : "") + "\n";
+    out_ += ") -> " + to_string(f.ret) + (f.pure ? " pure" : "") + (!f.pure && !f.writes ? " stable" : "") +
+            (f.recursive ? " recursive" : "") + "\n";
     block(f.body, 1);
   }
 
@@ -244,6 +273,10 @@ class Dumper {
         out_ += "for " + local(s.local) + " in chars " + expr(*s.a) + "\n";
         block(s.body, depth + 1);
         return;
+      case Stmt::Kind::ForQuery:
+        out_ += "for " + local(s.local) + " in rows " + expr(*s.a) + "\n";
+        block(s.body, depth + 1);
+        return;
       case Stmt::Kind::Break: out_ += "break\n"; return;
       case Stmt::Kind::Continue: out_ += "continue\n"; return;
       case Stmt::Kind::Return: out_ += s.a ? "return " + expr(*s.a) + "\n" : "return\n"; return;
@@ -281,6 +314,8 @@ class Dumper {
       case Expr::Kind::Builtin: return std::string("(") + builtin_name(e.builtin) + t + (e.args.empty() ? "" : " ") + args(e) + ")";
       case Expr::Kind::Sql: return "(sql#" + std::to_string(e.sql_site) + t + " " + args(e) + ")";
       case Expr::Kind::Convert: return std::string("(") + conv_name(e.conv) + " " + args(e) + ")";
+      case Expr::Kind::Query: return "(query#" + std::to_string(e.query) + t + (e.args.empty() ? "" : " ") + args(e) + ")";
+      case Expr::Kind::Exec: return "(exec#" + std::to_string(e.query) + (e.args.empty() ? "" : " ") + args(e) + ")";
       case Expr::Kind::Field: {
         const std::string& name = e.args[0]->type.record->fields[static_cast<std::size_t>(e.field)].name;
         return "(field " + name + t + " " + args(e) + ")";

@@ -143,6 +143,8 @@ struct Expr {
     Sql,      // server function through call site `sql_site`
     Convert,  // `conv`
     Field,    // field number `field` of the record args[0]
+    Query,    // query site `query`, parameters in args: `query one` (its value), or the rows of a ForQuery
+    Exec,     // exec site `query`, parameters in args (no value)
   };
   Kind kind = Kind::Int;
   Type type;
@@ -157,6 +159,7 @@ struct Expr {
   int func = -1;
   int sql_site = -1;
   int field = -1;
+  int query = -1;
   Op op = Op::Add;
   Builtin builtin = Builtin::LenText;
   Conv conv = Conv::IntToFloat;
@@ -177,6 +180,7 @@ struct Stmt {
     While,      // while a { body }
     ForRange,   // for local in a..b / a..=b { body }
     ForChars,   // for local in a (text) { body }
+    ForQuery,   // for local in a (a Query expression: its rows) { body }
     Break,
     Continue,
     Return,     // a may be null (no value)
@@ -213,7 +217,11 @@ struct Function {
   std::string doc;
   std::vector<int> callees;     // user functions called directly
   bool calls_volatile_sql = false;  // a server function not known to be immutable
-  bool pure = true;             // filled in by analyze(): no volatile SQL reached
+  bool reads_database = false;      // runs a query (directly)
+  bool writes_database = false;     // runs exec, or a query that may write (directly)
+  bool uses_spi = false;            // filled in by analyze(): runs embedded SQL, here or in a callee
+  bool pure = true;             // filled in by analyze(): no volatile SQL and no embedded SQL reached
+  bool writes = false;          // filled in by analyze(): volatile SQL or a write reached (VOLATILE)
   bool recursive = false;       // filled in by analyze(): can reach itself through calls
 };
 
@@ -226,10 +234,25 @@ struct SqlSite {
   bool immutable = false;
 };
 
+// One embedded SQL statement: each is prepared once per backend and kept.
+struct QuerySite {
+  enum class Form : std::uint8_t { Rows, One, Exec };
+  Form form = Form::Rows;
+  std::string sql;
+  std::uint32_t line = 0;
+  std::vector<Type> params;    // the Keal types bound to $1..$n
+  // The declared row: one field per column. `as T` is one column (its
+  // name empty) and the query's value is that column, not a record.
+  std::vector<Field> columns;
+  bool single_value = false;
+  bool may_write = false;      // exec, or a statement that is not plainly a read
+};
+
 struct Module {
   std::string source_name;  // file name as shown in runtime errors
   std::vector<Function> functions;
   std::vector<SqlSite> sql_sites;
+  std::vector<QuerySite> query_sites;
 };
 
 // Whole-module facts the checker cannot see one function at a time.

@@ -43,6 +43,9 @@ struct Expr {
     SqlCall,  // sql.name(args) [as T]
     Convert,  // int(x), float(x), text(x), char(x), bytes(x)
     Paren,    // (e): kept so that `-(9223372036854775808)` is not a literal
+    Field,    // args[0].name: a field of a query's row
+    Query,    // query [one] "sql" (args) as T / as (name: T, ...)
+    Exec,     // exec "sql" (args)
   };
   Kind kind = Kind::IntLit;
   Span span;
@@ -57,8 +60,17 @@ struct Expr {
   UnaryOp unary_op = UnaryOp::Neg;
   BinaryOp binary_op = BinaryOp::Add;
   BaseType convert_to = BaseType::Int;
-  std::optional<TypeRef> sql_result;  // `as T`
-  std::vector<ExprPtr> args;          // operands or call arguments
+  std::optional<TypeRef> sql_result;  // `as T` (sql.name calls and query ... as T)
+  std::vector<ExprPtr> args;          // operands or call arguments (query/exec: the bound parameters)
+
+  // Query / Exec: the statement text is `text`, written at `name_span`.
+  bool query_one = false;             // `query one`
+  struct RowField {
+    std::string name;
+    Span span;
+    TypeRef type;
+  };
+  std::vector<RowField> row;  // `as (name: T, ...)`; empty when `as T`
 };
 
 enum class AssignOp : std::uint8_t { Set, Add, Sub, Mul, Div, Mod };

@@ -475,7 +475,6 @@ class Parser {
       }
       return call;
     }
-    if (at(Tok::Dot)) fail(cur().span, "'.' is only used in sql.name(...) calls");
     if (e->kind == Expr::Kind::Name && at(Tok::LParen) && !cur().line_start) {
       auto call = std::make_unique<Expr>();
       call->kind = Expr::Kind::Call;
@@ -483,8 +482,62 @@ class Parser {
       call->name_span = e->span;
       call_args(*call);
       call->span = join(e->span, prev_span());
-      return call;
+      e = std::move(call);
     }
+    // Field reads: row.name (a query's row).
+    while (at(Tok::Dot)) {
+      advance();
+      const Token& name = expect(Tok::Ident, "a field name after '.'");
+      auto field = std::make_unique<Expr>();
+      field->kind = Expr::Kind::Field;
+      field->text = name.text;
+      field->name_span = name.span;
+      field->depth = e->depth + 1;
+      field->span = join(e->span, name.span);
+      if (field->depth > max_nesting) fail(name.span, "expression is nested too deeply");
+      field->args.push_back(std::move(e));
+      e = std::move(field);
+    }
+    return e;
+  }
+
+  // query [one] "sql" [(args)] as T | as (name: T, ...)   and   exec "sql" [(args)]
+  ExprPtr embedded_sql() {
+    auto e = std::make_unique<Expr>();
+    const Token& keyword = advance();
+    e->kind = keyword.text == "exec" ? Expr::Kind::Exec : Expr::Kind::Query;
+    e->span = keyword.span;
+    if (e->kind == Expr::Kind::Query && at(Tok::Ident) && cur().text == "one") {
+      advance();
+      e->query_one = true;
+    }
+    const Token& sql = expect(Tok::String, "the SQL statement as a string literal");
+    e->text = sql.text;
+    e->name_span = sql.span;
+    e->depth = 1;
+    if (at(Tok::LParen) && !cur().line_start) call_args(*e);
+    if (e->kind == Expr::Kind::Query) {
+      if (!(at(Tok::Ident) && cur().text == "as")) {
+        fail_expected("'as' and the row type of the query: as int, or as (name: type, ...)");
+      }
+      advance();
+      if (at(Tok::LParen)) {
+        advance();
+        while (!at(Tok::RParen)) {
+          const Token& name = expect(Tok::Ident, "a column name");
+          Expr::RowField field{name.text, name.span, {}};
+          expect(Tok::Colon, "':' and the column's type");
+          field.type = type();
+          e->row.push_back(std::move(field));
+          if (!accept(Tok::Comma)) break;
+        }
+        expect(Tok::RParen, "')' after the columns");
+        if (e->row.empty()) fail(prev_span(), "a row type needs at least one column");
+      } else {
+        e->sql_result = type();
+      }
+    }
+    e->span = join(keyword.span, prev_span());
     return e;
   }
 
@@ -539,8 +592,8 @@ class Parser {
         return e;
       case Tok::Ident:
         if ((t.text == "query" || t.text == "exec") && !ahead(1).line_start &&
-            (ahead(1).kind == Tok::String || (ahead(1).kind == Tok::Ident && ahead(1).text == "one"))) {
-          fail(t.span, "embedded SQL ('" + t.text + "') is not supported by this version of keal; call server functions with sql.name(...)");
+            (ahead(1).kind == Tok::String || (t.text == "query" && ahead(1).kind == Tok::Ident && ahead(1).text == "one"))) {
+          return embedded_sql();
         }
         e->kind = Expr::Kind::Name;
         e->text = t.text;

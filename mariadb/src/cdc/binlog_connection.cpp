@@ -20,7 +20,7 @@ void rethrow_replica_error(const Error& e, std::string_view step) {
         case 1227:  // ER_SPECIFIC_ACCESS_DENIED_ERROR
         case 1045:
         case 1044:
-            why = "missing privilege: the account needs REPLICATION SLAVE (and BINLOG MONITOR for positions): ";
+            why = "missing privilege: the account needs REPLICATION SLAVE: ";
             break;
         case 1236:  // ER_MASTER_FATAL_ERROR_READING_BINLOG
             why = "the server cannot serve this position (GTIDs purged from its binlogs, or never in them): ";

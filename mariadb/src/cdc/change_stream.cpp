@@ -85,9 +85,25 @@ struct ChangeStream::State {
     bool finished = false;
     std::size_t connects = 0;
 
-    Connection& side_connection() {
-        if (!side || side->broken()) side.emplace(Connection::connect(options));
-        return *side;
+    // Runs f on the side connection, made anew after a lost connection
+    // (the server may have restarted since its last use) and retried like
+    // the binlog connection.
+    template <class F>
+    void with_side_connection(F&& f) {
+        const auto give_up = Clock::now() + stream.reconnect_for;
+        auto pause = std::chrono::milliseconds(100);
+        for (;;) {
+            try {
+                if (!side || side->broken()) side.emplace(Connection::connect(options));
+                f(*side);
+                return;
+            } catch (const Error& e) {
+                side.reset();
+                if (!is_retryable(e) || Clock::now() >= give_up) throw;
+            }
+            std::this_thread::sleep_for(pause);
+            pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+        }
     }
 
     // Column names and the types only the schema knows (UUID, INET6, JSON),
@@ -107,8 +123,9 @@ struct ChangeStream::State {
         auto it = learned.find(key);
         if (it != learned.end() && it->second == signature) return;
         std::vector<binlog::SchemaColumn> now;
-        {
-            ResultSet rs = side_connection().query(
+        with_side_connection([&](Connection& side_conn) {
+            now.clear();
+            ResultSet rs = side_conn.query(
                 "SELECT COLUMN_NAME, DATA_TYPE, DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = " +
                 detail::quote_literal(t.db) + " AND TABLE_NAME = " + detail::quote_literal(t.table) +
                 " ORDER BY ORDINAL_POSITION");
@@ -119,7 +136,7 @@ struct ChangeStream::State {
                 c.datetime_precision = r->get<std::optional<int>>(2).value_or(-1);
                 now.push_back(std::move(c));
             }
-        }
+        });
         binlog::TableSchema schema;
         if (t.has_column_names) {
             for (const binlog::ColumnInfo& c : t.columns) {
@@ -134,6 +151,11 @@ struct ChangeStream::State {
         }
         decoder.set_schema(t.db, t.table, std::move(schema));
         learned[key] = std::move(signature);
+    }
+
+    std::string peer() const {
+        if (!options.unix_socket.empty()) return options.unix_socket;
+        return options.host + ":" + std::to_string(options.port);
     }
 
     // On `first` (the connection open() checked the server on) or a new one.
@@ -201,10 +223,24 @@ struct ChangeStream::State {
                 continue;
             }
             if (!bytes) {
-                finished = true;
-                return nullptr;
+                if (stream.until_end) {
+                    finished = true;
+                    return nullptr;
+                }
+                // A blocking dump ends only when the server goes away
+                // (shutdown sends EOF before closing): follow it back.
+                Error gone(ErrorKind::closed, "the server ended the binlog dump (shutdown?)");
+                if (stream.reconnect_for.count() == 0) throw gone;
+                reconnect(gone);
+                continue;
             }
-            binlog::Event event = decoder.decode(*bytes);
+            binlog::Event event;
+            try {
+                event = decoder.decode(*bytes);
+            } catch (const Error& e) {
+                // The decoder is sans-I/O: say which server sent the bytes.
+                throw Error(e.kind(), std::string(e.what()) + " (server " + peer() + ")");
+            }
             if (auto* map = std::get_if<binlog::TableMapEvent>(&event.body)) {
                 if (map->table && stream.tables.selects(map->table->db, map->table->table)) learn_schema(*map->table);
                 continue;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <map>
+#include <random>
 #include <thread>
 
 #include "cdc_support.hpp"
@@ -428,6 +429,183 @@ TEST_F(CdcStream, ADumpConnectionKilledMidEventIsResumedWithNothingLostOrRepeate
     EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 60000, 1}));
     EXPECT_EQ(rows, 60002U);
     EXPECT_EQ(s.connects(), 2U);
+}
+
+// Starts the CLI with these arguments (no shell), output to /dev/null.
+pid_t spawn_cli(const std::vector<std::string>& args) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::vector<char*> argv;
+        argv.push_back(const_cast<char*>(SLUICE_MARIADB_CLI));
+        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        std::freopen("/dev/null", "w", stdout);
+        std::freopen("/dev/null", "w", stderr);
+        ::execv(SLUICE_MARIADB_CLI, argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+// SIGKILL of `cdc --out` at random moments while a writer commits: started
+// again with the same command each time, the file ends up with every
+// transaction exactly once, in commit order.
+TEST_F(CdcStream, SigkillOfTheCliWithOutManyTimesDeliversEachTransactionOnce) {
+    fresh({"kill9"});
+    sql().execute("CREATE TABLE cdc_stream.kill9 (id INT PRIMARY KEY, pad VARCHAR(100))");
+    const std::string file = std::string(SLUICE_OWN_SERVERS_DIR) + "/cdc-kill9-" + std::to_string(::getpid()) + ".ndjson";
+    std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
+    std::filesystem::remove(file);
+    constexpr int transactions = 600;
+    std::atomic<bool> done{false};
+    std::thread writer([&] {
+        Connection w = Connection::connect(admin_options());
+        for (int i = 1; i <= transactions; ++i) {
+            if (i % 10 == 0) {  // some multi-statement transactions
+                w.execute("START TRANSACTION");
+                w.execute("INSERT INTO cdc_stream.kill9 VALUES (" + std::to_string(i) + ", REPEAT('k', 100))");
+                w.execute("UPDATE cdc_stream.kill9 SET pad = 'u' WHERE id = " + std::to_string(i));
+                w.execute("COMMIT");
+            } else {
+                w.execute("INSERT INTO cdc_stream.kill9 VALUES (" + std::to_string(i) + ", REPEAT('k', 100))");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(2000));
+        }
+        done = true;
+    });
+    const std::vector<std::string> args = {"cdc", url(), "--from-gtid", start_, "--tables", "cdc_stream.kill9",
+                                           "--out", file, "--heartbeat", "1"};
+    std::mt19937 random(12345);
+    int kills = 0;
+    while (!done || kills < 10) {
+        pid_t pid = spawn_cli(args);
+        std::this_thread::sleep_for(std::chrono::milliseconds(30 + random() % 250));
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        EXPECT_TRUE(WIFSIGNALED(status)) << "the CLI exited by itself: " << status;
+        ++kills;
+    }
+    writer.join();
+    std::vector<std::string> final_args = args;
+    final_args.push_back("--until-end");
+    pid_t last = spawn_cli(final_args);
+    int status = 0;
+    ::waitpid(last, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+    std::vector<int> inserted;
+    std::uint64_t last_seq = 0;
+    std::size_t ddl = 0;
+    for (const std::string& line : lines_of(read_file(file))) {
+        std::string g = member(line, "gtid");
+        std::uint64_t seq = std::stoull(g.substr(g.rfind('-') + 1));
+        EXPECT_GT(seq, last_seq) << "GTIDs out of order or repeated: " << line.substr(0, 80);
+        last_seq = seq;
+        if (!member(line, "ddl").empty()) {
+            ++ddl;
+            continue;
+        }
+        for (const std::string& c : changes_of(line))
+            if (member(c, "op") == "\"insert\"") inserted.push_back(std::stoi(member(member(c, "after"), "id")));
+    }
+    EXPECT_GE(kills, 10);
+    EXPECT_EQ(ddl, 1U);
+    ASSERT_EQ(inserted.size(), static_cast<std::size_t>(transactions));
+    for (int i = 0; i < transactions; ++i) EXPECT_EQ(inserted[static_cast<std::size_t>(i)], i + 1);
+    std::filesystem::remove(file);
+}
+
+// A snapshot taken while a writer updates, inserts and deletes: replaying
+// the snapshot rows and then the changes after them gives the table as it
+// is, and every change's before image is what the replay holds at that
+// point (a change already inside the snapshot would not match it).
+TEST_F(CdcStream, ASnapshotTakenWhileAWriterRunsAppearsOnceWithTheChangesAfterIt) {
+    fresh({"snap"});
+    sql().execute("CREATE TABLE cdc_stream.snap (id INT PRIMARY KEY, v INT, f FLOAT, t VARCHAR(20))");
+    sql().execute("INSERT INTO cdc_stream.snap SELECT seq, 0, seq / 3, CONCAT('r', seq) FROM seq_1_to_5000");
+    const std::string file = std::string(SLUICE_OWN_SERVERS_DIR) + "/cdc-snap-" + std::to_string(::getpid()) + ".ndjson";
+    std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
+    std::filesystem::remove(file);
+    std::atomic<bool> stop{false};
+    std::atomic<int> writes{0};
+    std::thread writer([&] {
+        Connection w = Connection::connect(admin_options());
+        std::mt19937 random(7);
+        int next_id = 5001;
+        while (!stop) {
+            int id = 1 + static_cast<int>(random() % 5000);
+            switch (random() % 3) {
+                case 0: w.execute("UPDATE cdc_stream.snap SET v = v + 1 WHERE id = " + std::to_string(id)); break;
+                case 1: w.execute("INSERT INTO cdc_stream.snap VALUES (" + std::to_string(next_id++) + ", 1, 0.5, 'new')"); break;
+                default: w.execute("DELETE FROM cdc_stream.snap WHERE id = " + std::to_string(id)); break;
+            }
+            ++writes;
+        }
+    });
+    while (writes < 50) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const std::string command = "cdc " + quote_arg(url()) + " --snapshot --tables cdc_stream.snap --until-end --out " + quote_arg(file);
+    Outcome during = run_cli(command, true);
+    int writes_at_snapshot_end = writes;
+    while (writes < writes_at_snapshot_end + 50) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop = true;
+    writer.join();
+    EXPECT_EQ(during.status, 0) << during.out;
+    Outcome after = run_cli(command, true);  // resumes after the file's last transaction
+    EXPECT_EQ(after.status, 0) << after.out;
+
+    std::map<int, std::string> replay;
+    bool snapshot_done = false;
+    std::size_t chunks = 0, changes_applied = 0;
+    int last_id = 0;
+    for (const std::string& line : lines_of(read_file(file))) {
+        std::string snap = member(line, "snapshot");
+        if (!snap.empty()) {
+            ASSERT_FALSE(snapshot_done) << "snapshot lines after its end";
+            if (member(snap, "done") == "true") {
+                snapshot_done = true;
+                continue;
+            }
+            ++chunks;
+            auto rows = elements(member(line, "rows"));
+            EXPECT_LE(rows.size(), 1000U);
+            for (const std::string& r : rows) {
+                int id = std::stoi(member(r, "id"));
+                EXPECT_GT(id, last_id) << "snapshot rows not in primary-key order";
+                last_id = id;
+                replay[id] = r;
+            }
+            continue;
+        }
+        ASSERT_TRUE(snapshot_done) << "a change before the snapshot ended";
+        if (!member(line, "ddl").empty()) continue;
+        for (const std::string& c : changes_of(line)) {
+            std::string op = member(c, "op");
+            std::string before = member(c, "before"), after_image = member(c, "after");
+            if (op != "\"insert\"") {
+                int id = std::stoi(member(before, "id"));
+                ASSERT_TRUE(replay.count(id)) << "change of a row the replay does not have: " << c;
+                EXPECT_EQ(replay[id], before) << "before image differs from the replayed row";
+                replay.erase(id);
+            }
+            if (op != "\"delete\"") {
+                int id = std::stoi(member(after_image, "id"));
+                EXPECT_FALSE(replay.count(id)) << "insert of a row the snapshot already holds: " << c;
+                replay[id] = after_image;
+            }
+            ++changes_applied;
+        }
+    }
+    EXPECT_TRUE(snapshot_done);
+    EXPECT_GE(chunks, 5U);
+    EXPECT_GT(changes_applied, 0U);
+    Outcome now = run_cli("--format ndjson " + quote_arg(url()) + " 'SELECT * FROM cdc_stream.snap ORDER BY id'", true);
+    std::vector<std::string> expected = lines_of(now.out);
+    std::vector<std::string> replayed;
+    for (auto& [id, row] : replay) replayed.push_back(row);
+    EXPECT_EQ(replayed.size(), expected.size());
+    EXPECT_TRUE(replayed == expected) << "the replayed table differs from the table";
+    std::filesystem::remove(file);
 }
 
 }  // namespace

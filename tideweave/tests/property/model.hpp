@@ -1,4 +1,4 @@
-// The brute-force model of ../shared/design/tideweave-semantics.md, kept
+// The brute-force model of the contract (docs/tideweave.md, "The contract"), kept
 // independent of the engine on purpose: it holds every active event in a flat
 // list and, after every input line, recomputes every session of every key from
 // scratch (sort, split at gaps, sum exactly). It never parses JSON: it reads the

@@ -1,4 +1,4 @@
-// One test per rule of the contract (../shared/design/tideweave-semantics.md),
+// One test per rule of the contract (docs/tideweave.md, "The contract"),
 // each run on both engines, asserting exact output bytes.
 #include <gtest/gtest.h>
 

@@ -4,6 +4,7 @@
 // Error from a parser is re-thrown naming the event type, file and offset.
 #include "sluice/mariadb/binlog/decoder.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -81,6 +82,10 @@ struct Decoder::State {
     std::shared_ptr<const std::string> file = std::make_shared<const std::string>();
     std::uint64_t offset = 0;
     std::unordered_map<std::uint64_t, std::shared_ptr<TableMap>> tables;
+    // The body of the last TABLE_MAP per table id: the server re-sends the
+    // same map before every statement, so an identical one is not parsed
+    // again (one compare instead of a parse and its allocations).
+    std::unordered_map<std::uint64_t, std::vector<std::uint8_t>> table_map_bytes;
     std::map<std::string, TableSchema> schemas;
     std::vector<std::uint8_t> inflated;
 
@@ -174,7 +179,6 @@ Event Decoder::decode(std::span<const std::uint8_t> bytes) {
         throw Error(ErrorKind::protocol, "binlog event " + type_name(bytes.size() > 4 ? bytes[4] : 0) + " at " +
                                              *s.file + ":" + std::to_string(start) + ": " + e.what());
     }
-    const std::string name = type_name(ev.header.type_code);
     try {
         // Where the checksum is, and whether to check it.
         bool has_crc = false;
@@ -215,16 +219,31 @@ Event Decoder::decode(std::span<const std::uint8_t> bytes) {
                 s.offset = rot.position;
                 // A real ROTATE ends its file: the next file starts with a
                 // FORMAT_DESCRIPTION of its own, and table ids restart.
-                if (!rot.artificial) s.tables.clear();
+                if (!rot.artificial) {
+                    s.tables.clear();
+                    s.table_map_bytes.clear();
+                }
                 return ev;
             }
             case EventType::gtid: ev.body = detail::parse_gtid(r, ev.header); break;
             case EventType::gtid_list: ev.body = detail::parse_gtid_list(r); break;
             case EventType::binlog_checkpoint: ev.body = detail::parse_binlog_checkpoint(r); break;
             case EventType::table_map: {
+                if (body.size() >= 6) {
+                    std::uint64_t id = 0;
+                    for (std::size_t i = 6; i > 0; --i) id = (id << 8) | body[i - 1];
+                    if (s.post_header_length(EventType::table_map) == 6) id &= 0xffffffff;
+                    auto known = s.table_map_bytes.find(id);
+                    if (known != s.table_map_bytes.end() && known->second.size() == body.size() &&
+                        std::equal(body.begin(), body.end(), known->second.begin())) {
+                        ev.body = TableMapEvent{s.tables.at(id)};
+                        break;
+                    }
+                }
                 auto t = detail::parse_table_map(r, s.post_header_length(EventType::table_map));
                 detail::apply_schema(*t, s.schema_for(*t));
                 s.tables[t->table_id] = t;
+                s.table_map_bytes[t->table_id].assign(body.begin(), body.end());
                 ev.body = TableMapEvent{t};
                 break;
             }
@@ -261,7 +280,7 @@ Event Decoder::decode(std::span<const std::uint8_t> bytes) {
                 break;
         }
     } catch (const Error& e) {
-        throw Error(ErrorKind::protocol, "binlog event " + name + " at " + *s.file + ":" + std::to_string(start) +
+        throw Error(ErrorKind::protocol, "binlog event " + type_name(ev.header.type_code) + " at " + *s.file + ":" + std::to_string(start) +
                                              ": " + e.what());
     }
     if (ev.header.next_position != 0 && !(ev.header.flags & header_flag::artificial))

@@ -106,7 +106,14 @@ namespace {
 constexpr std::size_t cells_none = static_cast<std::size_t>(-1);
 }  // namespace
 
-RowReader::RowReader(const Rows& rows) : rows_(&rows) {
+RowReader::RowReader(const Rows& rows) { reset(rows); }
+
+void RowReader::reset(const Rows& rows) {
+    rows_ = &rows;
+    pos_ = 0;
+    count_ = 0;
+    before_.clear();
+    after_.clear();
     if (!rows.table) {
         if (!rows.rows.empty()) fail("rows with no table map", cells_none);
         return;
@@ -123,7 +130,7 @@ RowReader::RowReader(const Rows& rows) : rows_(&rows) {
 }
 
 bool RowReader::next(RowChange& change) {
-    if (!rows_->table || pos_ >= rows_->rows.size()) return false;
+    if (!rows_ || !rows_->table || pos_ >= rows_->rows.size()) return false;
     std::size_t start = pos_;
     if (rows_->kind != RowsKind::write) read_image(rows_->columns_before, before_);
     if (rows_->kind != RowsKind::delete_) read_image(rows_->columns_after, after_);

@@ -72,11 +72,15 @@ struct Checkpoint {
 // The JSON object (no newline), exactly the bytes the CLI writes inside
 // {"version":v,"checkpoint":...}.
 std::string encode_json(const Checkpoint& checkpoint);
+// The same, appended to `out` (no new buffer: the NDJSON codec writes a
+// checkpoint line straight into its output).
+void append_json(const Checkpoint& checkpoint, std::string& out);
 // The JSON object, or a whole {"version":v,"checkpoint":{...}} line (whose
 // version must equal the checkpoint's).
 Result<Checkpoint> decode_json(std::string_view text);
 
 std::string encode_binary(const Checkpoint& checkpoint);
+void append_binary(const Checkpoint& checkpoint, std::string& out);
 Result<Checkpoint> decode_binary(std::string_view bytes);
 
 }  // namespace sluice::tideweave

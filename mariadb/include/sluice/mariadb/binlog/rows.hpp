@@ -40,6 +40,11 @@ public:
     // Error{protocol} when the event's column count exceeds its table
     // map's, or its bitmaps are shorter than the column count.
     explicit RowReader(const Rows& rows);
+    // A reader for reset() (reading nothing until then).
+    RowReader() = default;
+    // Starts over on another event, keeping the cell storage: one reader
+    // for a whole stream allocates nothing per event.
+    void reset(const Rows& rows);
 
     // The next change into `change`; false after the last one.
     bool next(RowChange& change);
@@ -50,7 +55,7 @@ private:
     void read_image(Bytes present, std::vector<Cell>& cells);
     [[noreturn]] void fail(std::string_view what, std::size_t column) const;
 
-    const Rows* rows_;
+    const Rows* rows_ = nullptr;
     std::size_t pos_ = 0;  // into rows_->rows
     std::size_t count_ = 0;
     std::vector<Cell> before_;

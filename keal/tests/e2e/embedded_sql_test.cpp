@@ -1,0 +1,222 @@
+// Embedded SQL in PostgreSQL functions, against the private server: every
+// form, parameters, NULLs, the SQLSTATEs (P0002, P0003, 22004, 42804, and a
+// server error's own), nested statements, cursors closed on break and
+// return, a 10-million-row loop, a text loop in constant memory,
+// cancellation, one prepare per statement per backend, volatility, and the
+// docs' example program.
+#include "keal_database.hpp"
+#include "sql_compare.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#ifndef KEAL_DOCS
+#error "KEAL_DOCS must name docs/keal.md (set by CMake)"
+#endif
+
+namespace keal::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+
+class EmbeddedSql : public ::testing::Test {
+protected:
+    void SetUp() override {
+        db().exec(
+            "CREATE TABLE IF NOT EXISTS es_users (id int PRIMARY KEY, name text NOT NULL, score float8);"
+            "CREATE TABLE IF NOT EXISTS es_orders (user_id int, amount int);"
+            "CREATE TABLE IF NOT EXISTS es_log (msg text);"
+            "TRUNCATE es_users, es_orders, es_log;"
+            "INSERT INTO es_users VALUES (1, 'ann', 1.5), (2, 'bob', NULL), (3, 'cyrille', 2.0), (4, 'dee', 2.0);"
+            "INSERT INTO es_orders VALUES (1, 10), (1, 5), (3, 7);");
+        KealDatabase::get().deploy("embedded_sql.keal");
+    }
+    PgConnection& db() { return KealDatabase::get().sql(); }
+    static std::string at_line_of(const std::string& needle) {
+        return "embedded_sql.keal:" + std::to_string(line_of("embedded_sql.keal", needle));
+    }
+};
+
+TEST_F(EmbeddedSql, LoopsOverRowsWithBoundParameters) {
+    EXPECT_EQ(db().scalar("SELECT total_score(1)"), "5.5");
+    EXPECT_EQ(db().scalar("SELECT total_score(2)"), "4");
+    EXPECT_EQ(db().scalar("SELECT total_score(99)"), "0");
+    // The function runs once per row of an outer query, reusing its plan.
+    EXPECT_EQ(db().scalar("SELECT sum(total_score(n)) FROM generate_series(1, 5) n"), "15.5");
+}
+
+TEST_F(EmbeddedSql, QueryOneReturnsItsValue) {
+    EXPECT_EQ(db().scalar("SELECT count_users()"), "4");
+    EXPECT_EQ(db().scalar("SELECT user_name(3)"), "cyrille");
+    EXPECT_EQ(db().scalar("SELECT score_of(1)"), "1.5");
+    EXPECT_EQ(db().scalar("SELECT score_or_null(2)"), std::nullopt);
+    EXPECT_EQ(db().scalar("SELECT user_row(1)"), "ann 1.5");
+    EXPECT_EQ(db().scalar("SELECT user_row(2)"), "bob (no score)");
+}
+
+TEST_F(EmbeddedSql, NoRowIsP0002AndMoreThanOneIsP0003) {
+    const ServerError none = db().expect_error("SELECT user_name(99)");
+    EXPECT_EQ(none.sqlstate, "P0002") << none.message;
+    EXPECT_THAT(none.message, HasSubstr(at_line_of("select name from es_users where id = $1")));
+    EXPECT_THAT(none.message, HasSubstr("query returned no rows"));
+    const ServerError many = db().expect_error("SELECT name_with_score(2.0)");
+    EXPECT_EQ(many.sqlstate, "P0003") << many.message;
+    EXPECT_THAT(many.message, HasSubstr("more than one row"));
+    EXPECT_EQ(db().scalar("SELECT name_with_score(1.5)"), "ann");
+}
+
+TEST_F(EmbeddedSql, NullForANonNullableTypeIs22004NamingTheColumn) {
+    const ServerError e = db().expect_error("SELECT score_of(2)");
+    EXPECT_EQ(e.sqlstate, "22004") << e.message;
+    EXPECT_THAT(e.message, HasSubstr(at_line_of("select score from es_users where id = $1")));
+    EXPECT_THAT(e.message, HasSubstr("column value of the query is NULL, but it is declared float"));
+}
+
+TEST_F(EmbeddedSql, ExecBindsTextAndNullParameters) {
+    db().exec("SELECT add_log('it''s; drop table es_users; --')");
+    db().exec("SELECT add_log_maybe(NULL)");
+    db().exec("SELECT add_log_maybe('x')");
+    const Rows rows = db().query("SELECT msg FROM es_log ORDER BY msg NULLS FIRST");
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0][0], std::nullopt);
+    EXPECT_EQ(rows[1][0], "it's; drop table es_users; --");
+    EXPECT_EQ(rows[2][0], "x");
+    EXPECT_EQ(db().scalar("SELECT count(*) FROM es_users"), "4");
+}
+
+TEST_F(EmbeddedSql, AServerErrorKeepsItsSqlstateAndNamesTheKealLine) {
+    EXPECT_EQ(db().scalar("SELECT ratio(7, 2)"), "3");
+    const ServerError e = db().expect_error("SELECT ratio(1, 0)");
+    EXPECT_EQ(e.sqlstate, "22012") << e.message;
+    EXPECT_THAT(e.detail, HasSubstr(at_line_of("select $1 / $2") + ": embedded SQL statement"));
+}
+
+TEST_F(EmbeddedSql, ColumnsThatDoNotMatchTheDeclarationAre42804) {
+    const ServerError type = db().expect_error("SELECT numeric_as_int()");
+    EXPECT_EQ(type.sqlstate, "42804");
+    EXPECT_THAT(type.message, HasSubstr("column 1 (value) of the query is numeric, but it is declared int"));
+    const ServerError count = db().expect_error("SELECT two_columns_as_one()");
+    EXPECT_EQ(count.sqlstate, "42804");
+    EXPECT_THAT(count.message, HasSubstr("the query returns 2 columns, but 1 is declared"));
+}
+
+TEST_F(EmbeddedSql, QueriesAndExecRunInsideAQueryLoop) {
+    EXPECT_EQ(db().scalar("SELECT order_totals()"), "4");
+    const Rows rows = db().query("SELECT msg FROM es_log ORDER BY msg");
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0][0], "ann spent 15");
+    EXPECT_EQ(rows[1][0], "bob spent 0");
+    EXPECT_EQ(rows[2][0], "cyrille spent 7");
+    EXPECT_EQ(rows[3][0], "dee spent 0");
+}
+
+TEST_F(EmbeddedSql, BreakAndReturnCloseTheCursor) {
+    PgConnection session = KealDatabase::get().connect();
+    session.exec("BEGIN");
+    EXPECT_EQ(session.scalar("SELECT first_name_longer_than(3)"), "cyrille");
+    EXPECT_EQ(session.scalar("SELECT first_name_longer_than(10)"), std::nullopt);
+    EXPECT_EQ(session.scalar("SELECT sum(rows_until(n)) FROM generate_series(1, 200) n"), "20100");
+    EXPECT_EQ(session.scalar("SELECT count(*) FROM (SELECT first_name_longer_than(0) FROM generate_series(1, 300)) t"),
+              "300");
+    // Within the transaction, no cursor was left open by 502 early exits (the
+    // loops' cursors are "<unnamed portal N>"; "" is this query's own portal).
+    EXPECT_EQ(session.scalar("SELECT count(*) FROM pg_cursors WHERE name <> ''"), "0");
+    session.exec("COMMIT");
+}
+
+TEST_F(EmbeddedSql, TenMillionRowsStream) {
+    EXPECT_EQ(db().scalar("SELECT series_sum(10000000)"), "50000005000000");
+}
+
+TEST_F(EmbeddedSql, ATextLoopRunsInConstantMemory) {
+    // 2,000,000 rows of 200 bytes: 400 MB if each row's text were kept.
+    PgConnection session = KealDatabase::get().connect();
+    const std::string pid = session.scalar("SELECT pg_backend_pid()").value();
+    auto peak_kb = [&pid] {
+        std::ifstream status("/proc/" + pid + "/status");
+        std::string line;
+        while (std::getline(status, line))
+            if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+        throw std::runtime_error("no VmHWM for backend " + pid);
+    };
+    EXPECT_EQ(session.scalar("SELECT text_bytes(1000)"), "200000");
+    const long long before = peak_kb();
+    EXPECT_EQ(session.scalar("SELECT text_bytes(2000000)"), "400000000");
+    const long long grown_mb = (peak_kb() - before) / 1024;
+    EXPECT_LT(grown_mb, 64) << "the backend's peak memory grew by " << grown_mb << " MB";
+}
+
+TEST_F(EmbeddedSql, StatementTimeoutStopsAQueryLoop) {
+    PgConnection session = KealDatabase::get().connect();
+    session.exec("SET statement_timeout = '300ms'");
+    const ServerError e = session.expect_error("SELECT spin_rows()");
+    EXPECT_EQ(e.sqlstate, "57014") << e.message;
+    session.exec("RESET statement_timeout");
+    EXPECT_EQ(session.scalar("SELECT series_sum(3)"), "6");
+}
+
+TEST_F(EmbeddedSql, EachStatementIsPreparedOncePerBackend) {
+    PgConnection session = KealDatabase::get().connect();
+    std::vector<std::string> prepared;
+    session.connection().set_notice_handler([&](const sluice::postgres::ServerDiagnostics& d) {
+        if (d.message.rfind("keal: prepared ", 0) == 0) prepared.push_back(d.message);
+    });
+    session.exec("SET client_min_messages = debug1");
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(session.scalar("SELECT count_users()"), "4");
+        EXPECT_EQ(session.scalar("SELECT total_score(1)"), "5.5");
+    }
+    EXPECT_EQ(session.scalar("SELECT sum(total_score(n)) FROM generate_series(1, 100) n"), "15.5");
+    session.exec("RESET client_min_messages");
+    ASSERT_EQ(prepared.size(), 2u) << ::testing::PrintToString(prepared);
+    EXPECT_EQ(prepared[0], "keal: prepared " + at_line_of("select count(*) from es_users"));
+    EXPECT_EQ(prepared[1], "keal: prepared " + at_line_of("select id, score from es_users where id >= $1"));
+}
+
+TEST_F(EmbeddedSql, VolatilityFollowsWhatAFunctionReaches) {
+    auto volatility = [&](const std::string& f) {
+        return db().scalar("SELECT provolatile::text FROM pg_proc WHERE proname = '" + f + "'").value();
+    };
+    EXPECT_EQ(volatility("total_score"), "s");
+    EXPECT_EQ(volatility("count_users"), "s");
+    EXPECT_EQ(volatility("add_log"), "v");
+    EXPECT_EQ(volatility("order_totals"), "v");
+    EXPECT_EQ(volatility("pure_double"), "i");
+}
+
+// The example program of docs/keal.md's "Embedded SQL" section, as written.
+std::string docs_example() {
+    std::ifstream in(KEAL_DOCS);
+    std::string line;
+    std::string program;
+    bool marked = false;
+    bool inside = false;
+    while (std::getline(in, line)) {
+        if (line == "<!-- keal: e2e docs_embedded_sql -->") marked = true;
+        else if (marked && !inside && line == "```keal") inside = true;
+        else if (inside && line == "```") return program;
+        else if (inside) program += line + "\n";
+    }
+    throw std::runtime_error(std::string("no docs_embedded_sql example in ") + KEAL_DOCS);
+}
+
+TEST_F(EmbeddedSql, TheDocsExampleRuns) {
+    db().exec("CREATE TABLE IF NOT EXISTS users (id int PRIMARY KEY, name text NOT NULL, score float8);"
+              "CREATE TABLE IF NOT EXISTS log (msg text); TRUNCATE users, log;"
+              "INSERT INTO users VALUES (1, 'ann', 1.5), (2, 'bob', NULL), (3, 'cy', 2.0)");
+    const std::string path = testing::TempDir() + "/docs_embedded_sql.keal";
+    std::ofstream(path) << docs_example();
+    const CommandResult r = run_keal({"deploy", path, "--db", KealDatabase::get().url()});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(db().scalar("SELECT total_score(2)"), "2");
+    EXPECT_EQ(db().scalar("SELECT count_users()"), "3");
+    EXPECT_EQ(db().scalar("SELECT msg FROM log"), "counted 3");
+    EXPECT_EQ(db().scalar("SELECT user_name(3)"), "cy");
+    EXPECT_EQ(db().expect_error("SELECT user_name(4)").sqlstate, "P0002");
+}
+
+}  // namespace
+}  // namespace keal::e2e
