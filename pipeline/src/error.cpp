@@ -10,6 +10,7 @@ std::string_view to_string(ErrorKind kind) noexcept {
         case ErrorKind::sink_state: return "sink state";
         case ErrorKind::source_image: return "source image";
         case ErrorKind::source_ended: return "source ended";
+        case ErrorKind::sink_moved: return "sink moved";
     }
     return "unknown";
 }

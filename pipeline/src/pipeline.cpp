@@ -138,19 +138,22 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     Progress progress(o.progress, log);
     std::size_t commits_since_checkpoint = 0;
     std::uint32_t last_commit_time = 0;
-    std::string pending_gtid = committed_gtid.value_or("");
     bool position_moved = false;
+    // After a replay, the next commit carries a checkpoint again, so that
+    // repeated crashes never replay further and further back.
+    bool force_checkpoint = replay_until.has_value();
     Clock::time_point batch_opened = Clock::now();
 
     auto commit = [&]() {
         engine->forget();  // final rows stay in the sink; memory stays bounded
         const std::string gtid = stream.position().to_string();
         std::optional<std::string> checkpoint;
-        if (!committed_gtid || commits_since_checkpoint + 1 >= o.checkpoint_every) {
+        if (!committed_gtid || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every) {
             checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{gtid, rule->max_ts()})));
         }
         sink.commit(batch, committed_gtid, gtid, checkpoint ? &*checkpoint : nullptr, settings);
         committed_gtid = gtid;
+        force_checkpoint = false;
         commits_since_checkpoint = checkpoint ? 0 : commits_since_checkpoint + 1;
         ++stats.sink_commits;
         batch.clear();
@@ -202,7 +205,8 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         progress.maybe(stats, last_commit_time);
     }
     // --until-end: everything the binlog held at the start is applied.
-    if (!batch.empty() || position_moved || !committed_gtid) {
+    // (Groups of other tables move the position without an event.)
+    if (!batch.empty() || position_moved || !committed_gtid || stream.position().to_string() != *committed_gtid) {
         if (replay_until && !reached(stream.position(), *replay_until))
             throw Error(ErrorKind::sink_state, "the binlog ended before the stored position " + replay_until->to_string() +
                                                    " of \"" + o.sink_table + "\" (was the source reset?)");
@@ -217,7 +221,8 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
 }
 
 bool transient(const std::exception& e) {
-    if (const auto* q = dynamic_cast<const Error*>(&e)) return q->kind() == ErrorKind::source_ended;
+    if (const auto* q = dynamic_cast<const Error*>(&e))
+        return q->kind() == ErrorKind::source_ended || q->kind() == ErrorKind::sink_moved;
     if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) {
         switch (m->kind()) {
             case mariadb::ErrorKind::io:

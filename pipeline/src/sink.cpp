@@ -119,6 +119,8 @@ Sink Sink::open(const std::string& url, const std::string& name) {
     check_sink_name(name);
     pg::Connection conn = pg::Connection::open(url);
     conn.set_notice_handler({});
+    // Named in pg_stat_activity, for operators (and the test that cuts its connection).
+    conn.run_script("set application_name = 'sluice-pipeline'");
     const std::string late = name + "_late", rejected = name + "_rejected";
     std::string problems;
     for (const auto& [table, cols] : {std::pair{name, &rows_columns}, std::pair{late, &late_columns},
@@ -224,9 +226,10 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
         written = conn_.execute(*state_update_, {name_, gtid, *previous_gtid}).affected_rows();
     }
     if (written != 1)
-        throw Error(ErrorKind::sink_state, "the state of \"" + name_ +
-                                               "\" in sluice_pipeline_state was changed by another writer "
-                                               "(is a second sluice-pipeline running for it?); nothing was written");
+        throw Error(ErrorKind::sink_moved,
+                    "the state of \"" + name_ +
+                        "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
+                        "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     tx.commit();
 }
 

@@ -422,7 +422,7 @@ TEST_F(Pipeline, SourceServerRestartAndLostSinkConnectionsAreRetriedAndResumeExa
     ASSERT_TRUE(caught_up()) << read_file(log);
     // The sink loses the pipeline's connection (what a PostgreSQL restart does to it).
     pg().run_script("select pg_terminate_backend(pid) from pg_stat_activity where pid <> pg_backend_pid() and "
-                    "(query like '%sluice_stage%' or query like '%sluice_pipeline_state%')");
+                    "application_name = 'sluice-pipeline'");
     write(100);
     ASSERT_TRUE(caught_up()) << read_file(log);
     out.close();

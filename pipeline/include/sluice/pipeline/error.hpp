@@ -17,6 +17,7 @@ enum class ErrorKind {
     sink_state,   // the stored state of NAME is unreadable or was written with other arguments
     source_image, // the binlog does not carry what the mapping needs (row image not FULL, no column names)
     source_ended, // the binlog stream ended without --until-end (the server shut down): retried
+    sink_moved,   // the stored state moved under us (a killed predecessor's last commit landed late): retried
 };
 
 std::string_view to_string(ErrorKind kind) noexcept;

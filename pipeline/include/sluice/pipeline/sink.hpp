@@ -44,7 +44,7 @@ public:
     // One PostgreSQL transaction: the batch's net rows, late and rejected
     // rows, and the state (gtid, settings, and checkpoint when given).
     // `previous_gtid` is the state's gtid before (nullopt: no state yet);
-    // if another writer moved it, Error{sink_state} and nothing is written.
+    // if another writer moved it, Error{sink_moved} and nothing is written.
     void commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
                 const std::string* checkpoint, const std::string& settings);
 
