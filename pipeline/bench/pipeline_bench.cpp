@@ -233,26 +233,14 @@ int main(int argc, char** argv) {
               "bench_steady", "--from-gtid", start2.c_str(), "--quiet", static_cast<char*>(nullptr));
         _exit(127);
     }
-    int to_tw[2], from_tw[2];
-    if (pipe(to_tw) != 0 || pipe(from_tw) != 0) return 1;
-    pid_t tw = fork();
-    if (tw == 0) {
-        dup2(to_tw[0], 0);
-        dup2(from_tw[1], 1);
-        close(to_tw[1]);
-        close(from_tw[0]);
-        execl(tideweave_cli.c_str(), tideweave_cli.c_str(), "stream", static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    close(to_tw[0]);
-    close(from_tw[1]);
     std::this_thread::sleep_for(std::chrono::seconds(2));  // the follower connects and makes its tables
 
-    std::mutex mu;
+    // 2a. The pipeline: the writer commits in MariaDB at the rate.
+    const int per_tx = 100;
+    const auto period = std::chrono::microseconds(1000000LL * per_tx / rate);
     std::vector<std::pair<std::uint64_t, Clock::time_point>> committed;  // seq, commit returned
-    std::vector<Clock::time_point> tw_written;                           // per tx line
+    std::vector<std::pair<std::uint64_t, Clock::time_point>> seen;       // seq first seen in the sink
     std::atomic<bool> done{false};
-    std::vector<std::pair<std::uint64_t, Clock::time_point>> seen;  // seq first seen in the sink
     std::thread poller([&] {
         pg::Connection q = pg::Connection::open(pg_url);
         pg::Statement s = q.prepare("select gtid from sluice_pipeline_state where name = 'bench_steady'");
@@ -270,39 +258,17 @@ int main(int argc, char** argv) {
             }
         }
     });
-    std::vector<Clock::time_point> tw_out;
-    std::thread reader([&] {
-        char buf[1 << 16];
-        std::string pending;
-        for (;;) {
-            ssize_t n = read(from_tw[0], buf, sizeof buf);
-            if (n <= 0) break;
-            const auto now = Clock::now();
-            for (ssize_t i = 0; i < n; ++i)
-                if (buf[i] == '\n') pending += '\n';
-            for (char c : pending)
-                if (c == '\n') tw_out.push_back(now);
-            pending.clear();
-        }
-    });
+    std::vector<std::string> tx_lines;  // for 2b, the same transactions
     {
         Generator g;
-        const int per_tx = 100;
-        const auto period = std::chrono::microseconds(1000000LL * per_tx / rate);
         auto next = Clock::now();
         const auto end = next + std::chrono::seconds(lag_seconds);
-        std::vector<std::pair<std::vector<std::string>, std::string>> txs;
         while (Clock::now() < end) {
             auto [sql, lines] = g.next("bench.steady", 90, 10);
             commit_tx(m, sql);
             const auto t = Clock::now();
             committed.push_back({seq_of(scalar(m, "SELECT @@last_gtid")), t});
-            // The same transaction into tideweave stream: one output line per input line.
-            const auto w = Clock::now();
-            std::size_t count = 0;
-            for (char c : lines) count += c == '\n';
-            for (std::size_t i = 0; i < count; ++i) tw_written.push_back(w);
-            if (write(to_tw[1], lines.data(), lines.size()) < 0) break;
+            tx_lines.push_back(lines);
             next += period;
             std::this_thread::sleep_until(next);
         }
@@ -310,11 +276,50 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::seconds(3));
     done = true;
     poller.join();
+    kill(follower, SIGTERM);
+    waitpid(follower, nullptr, 0);
+
+    // 2b. The engine alone: the same lines into `tideweave stream` through a
+    // pipe, at the same rate, after the pipeline's phase (not beside it: on
+    // two cores they would slow each other down).
+    int to_tw[2], from_tw[2];
+    if (pipe(to_tw) != 0 || pipe(from_tw) != 0) return 1;
+    pid_t tw = fork();
+    if (tw == 0) {
+        dup2(to_tw[0], 0);
+        dup2(from_tw[1], 1);
+        close(to_tw[1]);
+        close(from_tw[0]);
+        execl(tideweave_cli.c_str(), tideweave_cli.c_str(), "stream", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(to_tw[0]);
+    close(from_tw[1]);
+    std::vector<Clock::time_point> tw_written, tw_out;  // per line
+    std::thread reader([&] {
+        char buf[1 << 16];
+        for (;;) {
+            ssize_t n = read(from_tw[0], buf, sizeof buf);
+            if (n <= 0) break;
+            const auto now = Clock::now();
+            for (ssize_t i = 0; i < n; ++i)
+                if (buf[i] == '\n') tw_out.push_back(now);
+        }
+    });
+    {
+        auto next = Clock::now();
+        for (const std::string& lines : tx_lines) {
+            const auto w = Clock::now();
+            for (char c : lines)
+                if (c == '\n') tw_written.push_back(w);
+            if (write(to_tw[1], lines.data(), lines.size()) < 0) break;
+            next += period;
+            std::this_thread::sleep_until(next);
+        }
+    }
     close(to_tw[1]);
     reader.join();
     waitpid(tw, nullptr, 0);
-    kill(follower, SIGTERM);
-    waitpid(follower, nullptr, 0);
 
     std::vector<double> lag_pipe, lag_tw;
     std::size_t j = 0;

@@ -26,6 +26,7 @@
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/postgres/error.hpp"
 #include "sluice/tideweave/checkpoint.hpp"
+#include "sink_writer.hpp"
 #include "source_table.hpp"
 
 namespace sluice::pipeline {
@@ -64,7 +65,7 @@ public:
                               .count();
         log_ << "sluice-pipeline: " << s.source_transactions << " transactions, " << s.row_changes
              << " row changes, " << s.sink_commits << " sink commits, " << s.late << " late, " << s.rejected
-             << " rejected";
+             << " rejected, " << static_cast<std::int64_t>(s.sink_seconds * 1000) << " ms in sink commits";
         if (last_commit_time) log_ << ", lag " << std::max<std::int64_t>(0, wall - last_commit_time) << " s";
         log_ << "\n" << std::flush;
     }
@@ -144,21 +145,34 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     bool force_checkpoint = replay_until.has_value();
     Clock::time_point batch_opened = Clock::now();
 
+    SinkWriter writer(sink, settings);
+    SinkJob job;
+    const std::uint64_t commits_before = stats.sink_commits;
+    const double sink_seconds_before = stats.sink_seconds;
+    auto sync_stats = [&] {
+        stats.sink_commits = commits_before + writer.commits();
+        stats.sink_seconds = sink_seconds_before + writer.seconds();
+    };
+    // Cuts the batch at the current position: the checkpoint (when due) is
+    // taken here, where the engine's state is exactly that position's; the
+    // writer thread commits it while the next batch builds.
     auto commit = [&]() {
         engine->forget();  // final rows stay in the sink; memory stays bounded
         const std::string gtid = stream.position().to_string();
-        std::optional<std::string> checkpoint;
-        if (!committed_gtid || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every) {
-            checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{gtid, rule->max_ts()})));
-        }
-        sink.commit(batch, committed_gtid, gtid, checkpoint ? &*checkpoint : nullptr, settings);
+        job.checkpoint.reset();
+        if (!committed_gtid || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every)
+            job.checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{gtid, rule->max_ts()})));
+        std::swap(job.batch, batch);
+        job.previous_gtid = committed_gtid;
+        job.gtid = gtid;
+        commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
+        writer.submit(job);
         committed_gtid = gtid;
         force_checkpoint = false;
-        commits_since_checkpoint = checkpoint ? 0 : commits_since_checkpoint + 1;
-        ++stats.sink_commits;
         batch.clear();
         position_moved = false;
         batch_opened = Clock::now();
+        sync_stats();
     };
 
     while (const cdc::ChangeEvent* event = stream.next()) {
@@ -200,7 +214,17 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         const bool old = Clock::now() - batch_opened >= o.batch_age;
         const bool idle = !stream.input_pending();
         const bool has_rows = !batch.empty();
-        if (full || (has_rows && (idle || old)) || (!has_rows && position_moved && old && idle) || !committed_gtid)
+        // While the writer is busy the batch keeps growing (up to the size
+        // cap): bigger batches merge more changes per (key, start).
+        bool writer_free = writer.idle();
+        // Nothing more to read: wait for the writer rather than leave this
+        // batch for an event that may not come.
+        if (!writer_free && idle && (has_rows || position_moved)) {
+            writer.finish();
+            writer_free = true;
+        }
+        if (full || !committed_gtid ||
+            (writer_free && ((has_rows && (idle || old)) || (!has_rows && position_moved && old && idle))))
             commit();
         progress.maybe(stats, last_commit_time);
     }
@@ -212,6 +236,8 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
                                                    " of \"" + o.sink_table + "\" (was the source reset?)");
         commit();
     }
+    writer.finish();
+    sync_stats();
     progress.maybe(stats, last_commit_time, true);
     // Without --until-end the stream only ends when the server went away
     // (ChangeStream hands out nullptr when the server shuts the dump down):
