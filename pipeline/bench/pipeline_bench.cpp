@@ -241,6 +241,7 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::uint64_t, Clock::time_point>> committed;  // seq, commit returned
     std::vector<std::pair<std::uint64_t, Clock::time_point>> seen;       // seq first seen in the sink
     std::atomic<bool> done{false};
+    std::mutex seen_mu;
     std::thread poller([&] {
         pg::Connection q = pg::Connection::open(pg_url);
         pg::Statement s = q.prepare("select gtid from sluice_pipeline_state where name = 'bench_steady'");
@@ -252,6 +253,7 @@ int main(int argc, char** argv) {
             if (!r.empty()) {
                 std::uint64_t sq = seq_of(r.row(0).get<std::string>(0));
                 if (sq != last) {
+                    std::lock_guard lock(seen_mu);
                     seen.push_back({sq, Clock::now()});
                     last = sq;
                 }
@@ -261,6 +263,19 @@ int main(int argc, char** argv) {
     std::vector<std::string> tx_lines;  // for 2b, the same transactions
     {
         Generator g;
+        // Warm-up, not measured: one transaction, until the sink shows it
+        // (the follower has connected, made its tables and committed once).
+        {
+            auto [sql, lines] = g.next("bench.steady", 90, 0);
+            commit_tx(m, sql);
+            tx_lines.push_back(lines);
+            const std::uint64_t first = seq_of(scalar(m, "SELECT @@last_gtid"));
+            for (int i = 0; i < 600; ++i) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                std::lock_guard lock(seen_mu);
+                if (!seen.empty() && seen.back().first >= first) break;
+            }
+        }
         auto next = Clock::now();
         const auto end = next + std::chrono::seconds(lag_seconds);
         while (Clock::now() < end) {
