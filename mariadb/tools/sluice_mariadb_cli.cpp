@@ -3,14 +3,19 @@
 #include <openssl/evp.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cdc_command.hpp"
 #include "sluice/mariadb/mariadb.hpp"
+#include "sluice/common/cli_exit.hpp"
+#include "sluice/common/json_write.hpp"
 #include "sluice/mariadb/ndjson.hpp"
 
 namespace {
@@ -59,12 +64,41 @@ std::string hex(std::span<const std::uint8_t> bytes) {
     return out;
 }
 
+// The table right-aligns numbers: what NDJSON prints as numbers, and
+// DECIMAL (a string there, to keep every digit).
+bool is_right_aligned(const Column& c) {
+    return is_json_number(c) || c.type == ColumnType::decimal || c.type == ColumnType::newdecimal;
+}
+
+// A value as one table cell: a tab, a line break or another control
+// character inside it would break the table's lines and columns, so they
+// print as C-style escapes (\t, \n, \r, \xHH), and a backslash as \\ so
+// that the escapes stay unambiguous.
+std::string escape_cell(std::string_view value) {
+    std::string out;
+    out.reserve(value.size());
+    for (char c : value) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\\') out += "\\\\";
+        else if (c == '\t') out += "\\t";
+        else if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (u < 0x20 || u == 0x7F) {
+            static constexpr char digits[] = "0123456789abcdef";
+            out += "\\x";
+            out += digits[u >> 4];
+            out += digits[u & 15];
+        } else out += c;
+    }
+    return out;
+}
+
 // A field as the table shows it.
 std::string cell(const Field& f) {
     if (f.is_null()) return "NULL";
     if (f.column().type == ColumnType::bit) return std::to_string(f.get<std::uint64_t>());
     if (is_bytes(f.column())) return hex(f.raw());
-    return f.to_string();
+    return escape_cell(f.to_string());
 }
 
 // Display width of UTF-8 text: code points (continuation bytes don't count).
@@ -79,7 +113,7 @@ void print_table(ResultSet& rs) {
     const auto& cols = rs.columns();
     std::vector<std::vector<std::string>> cells;
     std::vector<std::size_t> widths(cols.size());
-    for (std::size_t i = 0; i < cols.size(); ++i) widths[i] = width(cols[i].name);
+    for (std::size_t i = 0; i < cols.size(); ++i) widths[i] = width(escape_cell(cols[i].name));
     for (const Row& r : rs) {
         auto& line = cells.emplace_back();
         for (std::size_t i = 0; i < r.size(); ++i) {
@@ -93,13 +127,13 @@ void print_table(ResultSet& rs) {
         std::string s = "|";
         for (std::size_t i = 0; i < values.size(); ++i) {
             std::string pad(widths[i] - width(values[i]), ' ');
-            bool right = !header && is_json_number(cols[i]);
+            bool right = !header && is_right_aligned(cols[i]);
             s += " " + (right ? pad + values[i] : values[i] + pad) + " |";
         }
         std::cout << s << "\n";
     };
     std::vector<std::string> names;
-    for (const Column& c : cols) names.push_back(c.name);
+    for (const Column& c : cols) names.push_back(escape_cell(c.name));
     std::cout << rule << "\n";
     print_line(names, true);
     std::cout << rule << "\n";
@@ -117,6 +151,48 @@ void print_ndjson(ResultSet& rs) {
         line += '\n';
         std::cout << line;
     }
+}
+
+// The URL as error messages show it: whole, with the password masked.
+std::string masked_url(std::string_view url) {
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string_view::npos) return std::string(url);
+    const std::size_t begin = scheme_end + 3;
+    // The authority ends where the parser's does: at '?', then at '/'.
+    std::size_t end = std::min(url.find('?', begin), url.size());
+    end = std::min(url.find('/', begin), end);
+    const std::string_view authority = url.substr(begin, end - begin);
+    const auto at = authority.rfind('@');
+    if (at == std::string_view::npos) return std::string(url);
+    const auto colon = authority.substr(0, at).find(':');
+    if (colon == std::string_view::npos) return std::string(url);
+    return std::string(url.substr(0, begin + colon + 1)) + "***" + std::string(url.substr(begin + at));
+}
+
+// Every URL problem, from the parser or from the command line, in one form:
+//   sluice-mariadb: invalid URL: WHAT in URL (password masked)
+int invalid_url(std::string_view what, std::string_view url) {
+    constexpr std::string_view prefix = "invalid URL: ";
+    if (what.substr(0, prefix.size()) == prefix) what.remove_prefix(prefix.size());
+    std::cerr << "sluice-mariadb: invalid URL: " << what;
+    if (!url.empty()) std::cerr << " in " << masked_url(url);
+    std::cerr << "\n";
+    return sluice::cli::exit_usage;
+}
+
+// A single positional argument is the URL when it starts like one
+// (`scheme://`, which no SQL statement does); a wrong scheme is then an
+// invalid URL rather than SQL sent to the server.
+bool looks_like_url(const std::string& s) {
+    const auto sep = s.find("://");
+    if (sep == std::string::npos || sep == 0) return false;
+    for (std::size_t i = 0; i < sep; ++i) {
+        const char c = s[i];
+        const bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
+                        (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
+        if (!ok) return false;
+    }
+    return true;
 }
 
 // NDJSON prints what CDC prints for the same values: TIMESTAMP in UTC, and
@@ -143,7 +219,9 @@ int main(int argc, char** argv) {
         "The server comes from URL, --url or $SLUICE_MARIADB_URL\n"
         "(mariadb://user:password@host:port/database?ssl-mode=verify-full&ssl-ca=...);\n"
         "the SQL from QUERY or, when absent, standard input. Several statements\n"
-        "separated by ';' print one result after the other."};
+        "separated by ';' print one result after the other.\n"
+        "Without ssl-mode, TCP to a host that is not loopback is verify-full (against\n"
+        "ssl-ca, else the system trust store); loopback and unix sockets use prefer."};
     std::vector<std::string> args;
     std::string url;
     std::string format = "table";
@@ -153,26 +231,38 @@ int main(int argc, char** argv) {
     app.add_option("--format", format, "output format")
         ->check(CLI::IsMember({"table", "ndjson"}))
         ->capture_default_str();
-    CLI11_PARSE(app, argc, argv);
+    if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-mariadb", argc, argv)) return *status;
 
     if (args.size() > 2) {
         std::cerr << "sluice-mariadb: at most two arguments (URL and QUERY); quote the SQL\n";
-        return 2;
+        return sluice::cli::exit_usage;
     }
     std::string query;
-    auto is_url = [](const std::string& s) { return s.rfind("mariadb://", 0) == 0 || s.rfind("mysql://", 0) == 0; };
+    std::string positional_url;
     if (args.size() == 2) {
-        url = args[0];
+        positional_url = args[0];
         query = args[1];
     } else if (args.size() == 1) {
-        (is_url(args[0]) ? url : query) = args[0];
+        (looks_like_url(args[0]) ? positional_url : query) = args[0];
     }
+    if (!positional_url.empty() && !url.empty()) {
+        return invalid_url("both a positional URL (" + masked_url(positional_url) + ") and --url (" + masked_url(url) +
+                               ") are given; pass one",
+                           "");
+    }
+    if (!positional_url.empty()) url = positional_url;
     if (url.empty()) {
         if (const char* e = std::getenv("SLUICE_MARIADB_URL")) url = e;
     }
     if (url.empty()) {
         std::cerr << "sluice-mariadb: no server: pass a mariadb:// URL, --url, or set SLUICE_MARIADB_URL\n";
-        return 2;
+        return sluice::cli::exit_usage;
+    }
+    ConnectOptions options;
+    try {
+        options = parse_url(url);
+    } catch (const Error& e) {
+        return invalid_url(e.what(), url);
     }
     if (query.empty()) {
         // Plain reads: GCC 12 at -O2 misreports istreambuf_iterator as a
@@ -184,11 +274,10 @@ int main(int argc, char** argv) {
     }
     if (query.find_first_not_of(" \t\r\n;") == std::string::npos) {
         std::cerr << "sluice-mariadb: no query given (argument or standard input)\n";
-        return 2;
+        return sluice::cli::exit_usage;
     }
 
     try {
-        ConnectOptions options = parse_url(url);
         if (format == "ndjson") options.init_commands.push_back("SET time_zone = '+00:00'");
         Connection conn = Connection::connect(options);
         std::optional<Statement> stmt;
@@ -207,7 +296,7 @@ int main(int argc, char** argv) {
             }
         } while (rs.next_result());
         std::cout.flush();
-        return std::cout.good() ? 0 : 1;
+        return std::cout.good() ? sluice::cli::exit_ok : sluice::cli::exit_failure;
     } catch (const Error& e) {
         std::cerr << "sluice-mariadb: error: " << e.what();
         if (e.kind() == ErrorKind::server) {
@@ -216,6 +305,6 @@ int main(int argc, char** argv) {
             std::cerr << " (" << to_string(e.kind()) << ")";
         }
         std::cerr << "\n";
-        return 1;
+        return sluice::cli::exit_failure;
     }
 }

@@ -169,8 +169,8 @@ Statement Connection::prepare(const std::string& sql, const std::vector<Oid>& pa
     return s;
 }
 
-Statement Connection::describe(const std::string& sql) {
-    Statement s = prepare_named("", sql, {});
+Statement Connection::describe(const std::string& sql, const std::vector<Oid>& param_types) {
+    Statement s = prepare_named("", sql, param_types);
     s.connection_serial_ = 0;  // the unnamed statement is replaced by the next query
     return s;
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "compare_naive.hpp"
+#include "sluice/common/cli_exit.hpp"
 #include "sluice/tideweave/run.hpp"
 #include "sluice/tideweave/stream.hpp"
 
@@ -21,8 +22,13 @@ namespace tw = sluice::tideweave;
 
 namespace {
 
-constexpr int exit_usage = 1;
-constexpr int exit_error_line = 2;
+// Exit statuses (docs/tideweave.md, docs/exit-status.md): 0 every line
+// processed, 1 a failure (unreadable input or checkpoint, I/O error, or the
+// stream stopped at an error line), 2 usage, 3 --keep-going reached the end
+// but some lines were error lines.
+using sluice::cli::exit_failure;
+using sluice::cli::exit_usage;
+constexpr int exit_kept_going_past_errors = 3;
 
 struct StreamArgs {
     std::string input = "-";
@@ -42,7 +48,7 @@ int run_stream_command(const StreamArgs& args) {
             if (!file) {
                 std::cerr << "tideweave: cannot open checkpoint " << args.restore << ": " << std::strerror(errno)
                           << "\n";
-                return exit_usage;
+                return exit_failure;
             }
             std::ostringstream text;
             text << file.rdbuf();
@@ -61,7 +67,7 @@ int run_stream_command(const StreamArgs& args) {
         }
     } catch (const std::exception& e) {
         std::cerr << "tideweave: " << e.what() << "\n";
-        return exit_usage;
+        return exit_failure;
     }
 
     int in_fd = STDIN_FILENO;
@@ -69,7 +75,7 @@ int run_stream_command(const StreamArgs& args) {
         in_fd = ::open(args.input.c_str(), O_RDONLY | O_CLOEXEC);
         if (in_fd < 0) {
             std::cerr << "tideweave: cannot open " << args.input << ": " << std::strerror(errno) << "\n";
-            return exit_usage;
+            return exit_failure;
         }
     }
     tw::RunOptions options;
@@ -78,14 +84,19 @@ int run_stream_command(const StreamArgs& args) {
     if (in_fd != STDIN_FILENO) ::close(in_fd);
     if (!result.io_error.empty()) {
         std::cerr << "tideweave: " << result.io_error << "\n";
-        return exit_usage;
+        return exit_failure;
     }
     if (result.stopped) {
         std::cerr << "tideweave: stopped at the error on line " << result.lines
                   << " (see the error object on stdout; --keep-going continues past errors)\n";
-        return exit_error_line;
+        return exit_failure;
     }
-    return 0;
+    if (result.errors > 0) {
+        std::cerr << "tideweave: " << result.errors << " of " << result.lines << " lines were error lines"
+                  << " (their error objects are on stdout); exit status " << exit_kept_going_past_errors << "\n";
+        return exit_kept_going_past_errors;
+    }
+    return sluice::cli::exit_ok;
 }
 
 }  // namespace
@@ -99,17 +110,22 @@ int main(int argc, char** argv) {
     CLI::App* stream = app.add_subcommand(
         "stream",
         "Process an NDJSON stream of {\"tx\"}, {\"watermark\"}, {\"forget\"}, {\"snapshot\"} and {\"checkpoint\"} "
-        "lines; one output line per non-empty input line. Exit status 2 at the first error line unless "
-        "--keep-going (then 0); 1 for usage and I/O errors.");
+        "lines; one output line per non-empty input line. Exit status 0 when every line was processed; 1 at "
+        "the first error line, or for unreadable input or checkpoint; 2 for usage errors; with --keep-going, "
+        "3 when some lines were error lines (their count goes to stderr).");
     stream->add_option("FILE", stream_args.input, "Input file, or - for standard input")->capture_default_str();
     stream->add_option("--gap", stream_args.gap, "Session gap, an integer in (0, 2^60] (default 10)")
+        ->check(sluice::cli::integer_check())
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 60));
     stream->add_option("--lateness", stream_args.lateness, "Allowed lateness, an integer in [0, 2^60] (default 20)")
+        ->check(sluice::cli::integer_check())
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 60));
     stream->add_option("--restore", stream_args.restore,
                        "Start from a checkpoint: a file holding a {\"version\":..,\"checkpoint\":{..}} output line "
                        "or its inner object");
-    stream->add_flag("--keep-going", stream_args.keep_going, "Report error lines and continue");
+    stream->add_flag("--keep-going", stream_args.keep_going,
+                     "Report error lines and continue; at the end, their count goes to stderr and the exit "
+                     "status is 3 if there were any");
     stream->add_option("--engine", stream_args.engine,
                        "incremental (default), or naive: rebuilds a key's sessions on every mutation "
                        "(same output, for comparison)")
@@ -121,16 +137,17 @@ int main(int argc, char** argv) {
         "Run a generated workload with retractions through the exact engine and through a numbers-only "
         "session keeper (boundaries, count, double sum, min, max per session; it cannot split), and print a "
         "table of the differences");
-    compare->add_option("--keys", compare_args.keys, "Number of keys")->capture_default_str()->check(CLI::Range(1, 100000));
-    compare->add_option("--events", compare_args.events, "Number of inserts")->capture_default_str()->check(CLI::Range(1, 10000000));
+    compare->add_option("--keys", compare_args.keys, "Number of keys")->capture_default_str()->check(sluice::cli::integer_check())->check(CLI::Range(1, 100000));
+    compare->add_option("--events", compare_args.events, "Number of inserts")->capture_default_str()->check(sluice::cli::integer_check())->check(CLI::Range(1, 10000000));
     compare->add_option("--retract-percent", compare_args.retract_percent, "Inserts later retracted, in percent")
         ->capture_default_str()
+        ->check(sluice::cli::integer_check())
         ->check(CLI::Range(0, 100));
     compare->add_option("--seed", compare_args.seed, "Random seed")->capture_default_str();
-    compare->add_option("--gap", compare_args.gap, "Session gap")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+    compare->add_option("--gap", compare_args.gap, "Session gap")->capture_default_str()->check(sluice::cli::integer_check())->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
     compare->add_option("--rows", compare_args.rows_shown, "Differing sessions to list")->capture_default_str();
 
-    CLI11_PARSE(app, argc, argv);
+    if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "tideweave", argc, argv)) return *status;
     if (stream->parsed()) {
         const int status = run_stream_command(stream_args);
         // Everything is written; tearing down millions of held events would

@@ -1,7 +1,8 @@
-// The session engines behind a Stream: they hold events per key, keep the
-// sessions, and report rows. Validation (shape, lateness, identity), the
-// version, the watermark and all JSON live in the Stream shell (stream.cpp);
-// an engine only ever sees admissible mutations.
+// The session engines behind the typed Engine: they hold events per key,
+// keep the sessions, and report rows. Validation (shape, lateness,
+// identity), undo, the version and the watermark live in the Engine's rule
+// layer (engine.cpp), JSON only in the NDJSON codec (stream.cpp); a session
+// engine only ever sees admissible mutations.
 #pragma once
 
 #include <cstdint>

@@ -365,7 +365,9 @@ void Stream::Impl::run_snapshot(std::string& out) {
 }
 
 void Stream::Impl::run_checkpoint(std::string& out) {
-    Checkpoint c = engine_.checkpoint(engine_.source_position());
+    // No source position: the NDJSON stream's position is its line number
+    // (docs/tideweave.md, "Checkpoints and the source position").
+    Checkpoint c = engine_.checkpoint();
     c.line = line_;
     out.append("{\"version\":");
     json::append_int(out, c.version);

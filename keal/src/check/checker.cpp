@@ -43,7 +43,9 @@ class Checker {
     declare_functions(module, out);
     functions_ir_ = &out.functions;
     for (std::size_t i = 0; i < module.functions.size(); ++i) {
-      if (fn_index_valid_[i]) check_function(module.functions[i], out, static_cast<int>(i));
+      if (fn_index_valid_[i] && !module.functions[i].syntax_errors) {
+        check_function(module.functions[i], out, static_cast<int>(i));
+      }
     }
     out.sql_sites = std::move(sql_sites_);
     out.query_sites = std::move(query_sites_);
@@ -94,6 +96,8 @@ class Checker {
   }
 
   void require_main(const ast::Module& module) {
+    // A `main` whose header did not parse has been reported already.
+    if (std::count(module.unparsed_functions.begin(), module.unparsed_functions.end(), "main") != 0) return;
     for (const ast::Function& f : module.functions) {
       if (f.name != "main") continue;
       if (!f.exported) diags_.error(f.name_span, "a native program's entry point must be exported: 'export fn main()'");
@@ -935,6 +939,12 @@ class Checker {
     auto found = functions_.find(e.text);
     if (found == functions_.end()) {
       if (is_builtin_name(e.text)) return check_builtin(e);
+      const std::vector<std::string>& unparsed = ast_->unparsed_functions;
+      if (std::find(unparsed.begin(), unparsed.end(), e.text) != unparsed.end()) {
+        // Its header had a syntax error, reported already.
+        for (const auto& a : e.args) check_expr(*a);
+        return bad();
+      }
       int slot = lookup(e.text);
       diags_.error(e.name_span, slot >= 0 ? "'" + e.text + "' is a variable, not a function"
                                           : "unknown function '" + e.text + "'");
@@ -1144,6 +1154,8 @@ class Checker {
     site.form = is_exec ? ir::QuerySite::Form::Exec : e.query_one ? ir::QuerySite::Form::One : ir::QuerySite::Form::Rows;
     site.sql = e.text;
     site.line = line(e.span);
+    site.sql_begin = e.name_span.begin;
+    site.sql_end = e.name_span.end;
     site.may_write = is_exec || facts.may_write;
     site.single_value = !is_exec && e.row.empty();
     site.columns = std::move(columns);

@@ -1,11 +1,14 @@
 // keal: the Keal compiler's command line.
-//   keal check F [--target pg|native]
+//   keal check F [--target pg|native] [--db URL | --schema FILE]
+//   keal describe F --db URL -o FILE      (descriptions of the embedded SQL, for --schema)
 //   keal emit-c F --target pg|native [-o FILE]
-//   keal build F --target pg -o DIR      (DIR/<stem>.so + DIR/install.sql)
+//   keal build F --target pg -o DIR [--db URL | --schema FILE]  (DIR/<stem>.so + DIR/install.sql)
 //   keal build F --target native -o EXE
 //   keal deploy F --db URL [--lib-dir DIR]
 //   keal run F [--db URL]
-// Exit status: 0 success, 1 diagnostics or a failed build/deploy/run, 2 usage.
+// Exit status: 0 success, 1 diagnostics or a failed build/deploy/run, 2 usage
+// (docs/exit-status.md): also a directory given as the source file and an
+// output path in a directory that does not exist.
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,17 +23,56 @@
 #include <iostream>
 
 #include "driver/compile.hpp"
+#include "driver/database_check.hpp"
 #include "driver/deploy.hpp"
+#include "driver/deploy_checks.hpp"
 #include "driver/toolchain.hpp"
+#include "sluice/common/cli_exit.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace keal;
 
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
+constexpr int kOk = sluice::cli::exit_ok;
+constexpr int kFailed = sluice::cli::exit_failure;
+constexpr int kUsage = sluice::cli::exit_usage;
+
+// Usage errors about the paths on the command line, found before any work
+// (else a directory reads as an empty program, and a missing output
+// directory surfaces as a C compiler failure).
+bool source_path_ok(const std::string& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    std::cerr << "keal: error: '" << file << "' is a directory; give a Keal source file\n";
+    return false;
+  }
+  return true;
+}
+
+bool output_file_path_ok(const std::string& out) {
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) {
+    std::cerr << "keal: error: output '" << out << "' is a directory; give a file path\n";
+    return false;
+  }
+  fs::path parent = fs::path(out).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    std::cerr << "keal: error: cannot write '" << out << "': the directory '" << parent.string()
+              << "' does not exist\n";
+    return false;
+  }
+  return true;
+}
+
+bool output_dir_path_ok(const std::string& out) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec)) {
+    std::cerr << "keal: error: output directory '" << out << "' exists and is not a directory\n";
+    return false;
+  }
+  return true;
+}
 
 check::Target parse_target(const std::string& t) {
   if (t == "pg") return check::Target::Pg;
@@ -39,19 +81,55 @@ check::Target parse_target(const std::string& t) {
 }
 
 // Reads and compiles; prints diagnostics. nullopt when there were errors.
-std::optional<driver::Compiled> front_end(const std::string& file, check::Target target) {
+// With `db`, the embedded SQL statements are also described against that
+// database (driver/database_check.hpp).
+// With `schema` (a file `keal describe` wrote), against those descriptions.
+// The embedded SQL checked against `db` or the descriptions file `schema`
+// (when either is given); prints the diagnostics. False when there were errors.
+bool sql_checks_pass(const std::string& file, const std::string& text, const ir::Module& module, const std::string& db,
+                     const std::string& schema) {
+  if (db.empty() && schema.empty()) return true;
+  driver::DatabaseCheck checked;
+  if (!db.empty()) {
+    checked = driver::check_against_database(file, text, module, db);
+  } else {
+    std::string error;
+    std::optional<std::string> saved_text = driver::read_source(schema, error);
+    std::vector<driver::Description> saved;
+    if (!saved_text || !driver::read_descriptions(*saved_text, saved, error)) {
+      std::cerr << "keal: error: " << (saved_text ? schema + ": " : "") << error << "\n";
+      return false;
+    }
+    checked = driver::check_against_schema(file, text, module, saved, schema);
+  }
+  std::cerr << checked.rendered;
+  if (checked.errors > 0) {
+    std::cerr << checked.errors << (checked.errors == 1 ? " error" : " errors") << " generated.\n";
+    return false;
+  }
+  return true;
+}
+
+// Reads and compiles; prints diagnostics. nullopt when there were errors.
+// With `db`, the embedded SQL statements are also described against that
+// database (driver/database_check.hpp); with `schema` (a file `keal describe`
+// wrote), checked against those descriptions. `text_out` receives the source.
+std::optional<driver::Compiled> front_end(const std::string& file, check::Target target, const std::string& db = "",
+                                          const std::string& schema = "", std::optional<std::string>* text_out = nullptr) {
   std::string error;
   std::optional<std::string> text = driver::read_source(file, error);
   if (!text) {
     std::cerr << "keal: error: " << error << "\n";
     return std::nullopt;
   }
-  driver::Compiled c = driver::compile_source(file, std::move(*text), target);
+  driver::Compiled c = driver::compile_source(file, *text, target);
   if (!c.ok) {
     std::cerr << c.diagnostics;
     std::cerr << c.error_count << (c.error_count == 1 ? " error" : " errors") << " generated.\n";
     return std::nullopt;
   }
+  if (!sql_checks_pass(file, *text, c.module, db, schema)) return std::nullopt;
+  if (text_out != nullptr) *text_out = std::move(text);
   return c;
 }
 
@@ -99,11 +177,27 @@ int build_native(const driver::Compiled& c, const std::string& exe) {
   return kOk;
 }
 
-int cmd_check(const std::string& file, const std::string& target) {
-  return front_end(file, parse_target(target)) ? kOk : kFailed;
+int cmd_check(const std::string& file, const std::string& target, const std::string& db, const std::string& schema) {
+  if (!source_path_ok(file)) return kUsage;
+  return front_end(file, parse_target(target), db, schema) ? kOk : kFailed;
+}
+
+// Saves what the database says about each embedded SQL statement, for
+// `--schema FILE` to check against without a database.
+int cmd_describe(const std::string& file, const std::string& url, const std::string& out) {
+  if (!source_path_ok(file) || !output_file_path_ok(out)) return kUsage;
+  auto c = front_end(file, check::Target::Pg);
+  if (!c) return kFailed;
+  const std::vector<driver::Description> described = driver::describe_statements(c->module, url);
+  if (!write_file(out, driver::write_descriptions(described))) return kFailed;
+  std::cout << "described " << described.size() << (described.size() == 1 ? " statement" : " statements") << " into "
+            << out << "\n";
+  return kOk;
 }
 
 int cmd_emit(const std::string& file, const std::string& target, const std::string& out) {
+  if (!source_path_ok(file)) return kUsage;
+  if (!out.empty() && out != "-" && !output_file_path_ok(out)) return kUsage;
   auto c = front_end(file, parse_target(target));
   if (!c) return kFailed;
   std::string code = emit::emit_c(c->module, target == "pg" ? emit::Flavour::Pg : emit::Flavour::Native);
@@ -114,16 +208,29 @@ int cmd_emit(const std::string& file, const std::string& target, const std::stri
   return write_file(out, code) ? kOk : kFailed;
 }
 
-int cmd_build(const std::string& file, const std::string& target, const std::string& out) {
-  auto c = front_end(file, parse_target(target));
+int cmd_build(const std::string& file, const std::string& target, const std::string& out, const std::string& db,
+              const std::string& schema) {
+  if (!source_path_ok(file)) return kUsage;
+  if (target == "pg" ? !output_dir_path_ok(out) : !output_file_path_ok(out)) return kUsage;
+  auto c = front_end(file, parse_target(target), db, schema);
   if (!c) return kFailed;
   if (target == "pg") return build_pg(*c, file, out, nullptr);
   return build_native(*c, out);
 }
 
 int cmd_deploy(const std::string& file, const std::string& url, const std::string& lib_dir) {
-  auto c = front_end(file, check::Target::Pg);
+  if (!source_path_ok(file)) return kUsage;
+  std::optional<std::string> text;
+  auto c = front_end(file, check::Target::Pg, "", "", &text);
   if (!c) return kFailed;
+  // Before any build: the server's first complaint would be an unrelated
+  // `permission denied for schema public`.
+  if (std::string problem = driver::c_language_problem(url); !problem.empty()) {
+    std::cerr << "keal: error: " << problem << "\n";
+    return kFailed;
+  }
+  // The embedded SQL against the database it is deployed into.
+  if (!sql_checks_pass(file, *text, c->module, url, "")) return kFailed;
   std::string tmp = driver::make_temp_dir();
   if (tmp.empty()) {
     std::cerr << "keal: error: cannot create a temporary directory\n";
@@ -146,7 +253,14 @@ int cmd_deploy(const std::string& file, const std::string& url, const std::strin
   if (!driver::run_sql(url, emit::install_sql(c->module, installed), error)) {
     std::cerr << "keal: error: installing into the database failed: " << error;
     if (!error.empty() && error.back() != '\n') std::cerr << "\n";
+    if (std::string hint = driver::unreachable_hint(installed, error); !hint.empty()) {
+      std::cerr << "keal: error: " << hint << "\n";
+    }
     return kFailed;
+  }
+  std::string shadow_error;
+  for (const std::string& warning : driver::shadowed_exports(c->module, url, shadow_error)) {
+    std::cerr << "keal: warning: " << warning << "\n";
   }
   for (const ir::Function& f : c->module.functions) {
     if (!f.exported) continue;
@@ -160,6 +274,7 @@ int cmd_deploy(const std::string& file, const std::string& url, const std::strin
 }
 
 int cmd_run(const std::string& file, const std::string& url) {
+  if (!source_path_ok(file)) return kUsage;
   auto c = front_end(file, check::Target::Native);
   if (!c) return kFailed;
   std::string tmp = driver::make_temp_dir();
@@ -199,12 +314,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<std::string> targets = {"pg", "native"};
 
-  std::string file, target, out, url, lib_dir;
+  std::string file, target, out, url, lib_dir, schema;
 
   auto* check = app.add_subcommand("check", "Check a program and report errors; generate nothing");
   check->add_option("file", file, "Keal source file")->required();
   check->add_option("--target", target, "Also apply the rules of a target (pg: no print; native: needs main, no sql.*)")
       ->check(CLI::IsMember(targets));
+  check->add_option("--db", url, "Also describe every embedded SQL statement against this database");
+  check->add_option("--schema", schema, "Check the embedded SQL against descriptions saved by keal describe")
+      ->excludes("--db");
 
   auto* emit_cmd = app.add_subcommand("emit-c", "Print (or write) the generated C");
   emit_cmd->add_option("file", file, "Keal source file")->required();
@@ -215,6 +333,14 @@ int main(int argc, char** argv) {
   build->add_option("file", file, "Keal source file")->required();
   build->add_option("--target", target, "pg or native")->required()->check(CLI::IsMember(targets));
   build->add_option("-o,--output", out, "pg: output directory; native: executable path")->required();
+  build->add_option("--db", url, "Also describe every embedded SQL statement against this database");
+  build->add_option("--schema", schema, "Check the embedded SQL against descriptions saved by keal describe")
+      ->excludes("--db");
+
+  auto* describe = app.add_subcommand("describe", "Save what a database says about each embedded SQL statement (for --schema)");
+  describe->add_option("file", file, "Keal source file")->required();
+  describe->add_option("--db", url, "The database to describe the statements on")->required();
+  describe->add_option("-o,--output", out, "The descriptions file to write")->required();
 
   auto* deploy = app.add_subcommand("deploy", "Build for PostgreSQL and install the exported functions into a database");
   deploy->add_option("file", file, "Keal source file")->required();
@@ -226,21 +352,13 @@ int main(int argc, char** argv) {
   run->add_option("file", file, "Keal source file")->required();
   run->add_option("--db", url, "Database URL for the program (sets DATABASE_URL)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kUsage;
-  }
+  if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "keal", argc, argv)) return *status;
 
   try {
-    if (check->parsed()) return cmd_check(file, target);
+    if (check->parsed()) return cmd_check(file, target, url, schema);
     if (emit_cmd->parsed()) return cmd_emit(file, target, out);
-    if (build->parsed()) return cmd_build(file, target, out);
+    if (build->parsed()) return cmd_build(file, target, out, url, schema);
+    if (describe->parsed()) return cmd_describe(file, url, out);
     if (deploy->parsed()) return cmd_deploy(file, url, lib_dir);
     if (run->parsed()) return cmd_run(file, url);
   } catch (const std::exception& e) {

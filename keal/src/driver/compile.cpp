@@ -48,10 +48,10 @@ Compiled compile_source(const std::string& display_name, std::string text, check
   SourceFile source(display_name, std::move(text));
   Diagnostics diags(source);
   ast::Module tree = parse_source(source, diags);
-  // Type errors in a half-parsed program are mostly noise: check only what parsed.
-  if (!diags.has_errors()) {
-    out.module = check::check(tree, source, diags, check::Options{target});
-  }
+  // The parser recovers per statement and per function; the checker skips
+  // the bodies that had syntax errors (their type errors would be noise) and
+  // checks every other function, so one syntax error hides no type error.
+  out.module = check::check(tree, source, diags, check::Options{target});
   out.module.source_name = base_name(display_name);
   out.ok = !diags.has_errors();
   out.error_count = diags.error_count();

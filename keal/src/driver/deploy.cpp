@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <vector>
 #include <sstream>
 
 namespace keal::driver {
@@ -25,6 +27,23 @@ bool run_sql(const std::string& url, const std::string& sql, std::string& error)
   } catch (const sluice::postgres::Error& e) {
     error = e.what();
     return false;
+  }
+}
+
+std::optional<std::vector<std::vector<std::string>>> query_rows(const std::string& url, const std::string& sql,
+                                                                 std::string& error) {
+  try {
+    sluice::postgres::Connection conn = sluice::postgres::Connection::from_environment(url);
+    const sluice::postgres::Result result = conn.query(sql);
+    std::vector<std::vector<std::string>> rows;
+    for (const sluice::postgres::Row row : result) {
+      std::vector<std::string>& values = rows.emplace_back();
+      for (int c = 0; c < row.size(); ++c) values.push_back(row.get<std::optional<std::string>>(c).value_or(""));
+    }
+    return rows;
+  } catch (const sluice::postgres::Error& e) {
+    error = e.what();
+    return std::nullopt;
   }
 }
 
@@ -53,18 +72,27 @@ std::string install_library(const std::string& so_path, const std::string& lib_d
   char tag[17];
   std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(hash));
   std::error_code ec;
-  fs::path dir = fs::absolute(lib_dir, ec);
-  fs::create_directories(dir, ec);
-  if (ec) {
-    error = "cannot create " + dir.string() + ": " + ec.message();
-    return {};
-  }
-  // The server runs as another user: it must be able to reach and read the file.
-  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0 && st.st_uid == ::geteuid()) {
-      ::chmod(p.c_str(), st.st_mode | S_IXOTH | S_IXGRP | S_IROTH | S_IRGRP);
+  fs::path dir = fs::absolute(lib_dir, ec).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "lib/" names "lib"
+  // The server runs as another user and must reach the file. Directories
+  // that exist are the user's: their modes are never changed, even to let
+  // the server in (that could open a private directory). The directories
+  // created here are new, and get the mode the server needs: 0755. When an
+  // existing directory blocks the server, the install fails and
+  // unreachable_hint() names it.
+  std::vector<fs::path> missing;
+  for (fs::path p = dir; !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path()) missing.push_back(p);
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0755) != 0) {
+      if (errno == EEXIST) continue;  // made meanwhile by someone else: not ours to chmod
+      error = "cannot create " + it->string() + ": " + std::strerror(errno);
+      return {};
     }
+    ::chmod(it->c_str(), 0755);  // ours, just made: the umask must not narrow it
+  }
+  if (!fs::is_directory(dir, ec)) {
+    error = "--lib-dir " + dir.string() + " is not a directory";
+    return {};
   }
   fs::path target = dir / (stem + "-" + tag + ".so");
   fs::path temp = dir / (stem + "-" + tag + ".so.tmp");

@@ -1,7 +1,9 @@
 #pragma once
 // Installing compiled functions into a running PostgreSQL (through sluice::postgres).
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace keal::driver {
 
@@ -10,10 +12,17 @@ namespace keal::driver {
 // connection's or the server's message (with its SQLSTATE).
 bool run_sql(const std::string& url, const std::string& sql, std::string& error);
 
+// Runs a query on the database at `url`: every row's values as text (NULL
+// as empty). nullopt on failure, with `error` set.
+std::optional<std::vector<std::vector<std::string>>> query_rows(const std::string& url, const std::string& sql,
+                                                                 std::string& error);
+
 // Copies `so_path` into `lib_dir` under a name unique to its content (a
 // backend that already loaded an older build would otherwise keep using it),
-// readable by the server's user: directories 0755, file 0644. Returns the
-// installed path, empty on failure.
+// the file readable by all (0644). Creates `lib_dir` and its missing parents
+// with mode 0755; never changes the mode of a directory that already exists
+// (see unreachable_hint in deploy_checks.hpp). Returns the installed path,
+// empty on failure.
 std::string install_library(const std::string& so_path, const std::string& lib_dir, const std::string& stem,
                             std::string& error);
 

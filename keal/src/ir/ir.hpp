@@ -240,6 +240,8 @@ struct QuerySite {
   Form form = Form::Rows;
   std::string sql;
   std::uint32_t line = 0;
+  std::uint32_t sql_begin = 0;  // the statement's string literal in the source (byte offsets)
+  std::uint32_t sql_end = 0;
   std::vector<Type> params;    // the Keal types bound to $1..$n
   // The declared row: one field per column. `as T` is one column (its
   // name empty) and the query's value is that column, not a record.

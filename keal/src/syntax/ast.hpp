@@ -119,10 +119,17 @@ struct Function {
   std::optional<TypeRef> ret;
   Block body;
   std::string doc;
+  // The body had a syntax error the parser recovered from (a statement was
+  // dropped): its signature holds, but checking the body would report
+  // follow-on errors, so the checker skips it.
+  bool syntax_errors = false;
 };
 
 struct Module {
   std::vector<Function> functions;
+  // Names of functions whose header could not be parsed (so they are not in
+  // `functions`): calls to them are not reported as unknown functions.
+  std::vector<std::string> unparsed_functions;
 };
 
 }  // namespace keal::ast

@@ -40,12 +40,21 @@ class Parser {
  public:
   Parser(const std::vector<Token>& tokens, Diagnostics& diags) : toks_(tokens), diags_(diags) {}
 
+  // Recovers per function: a function with a syntax error in its body is
+  // kept (marked) so that the checker still sees its signature and checks
+  // the other functions; one whose header failed is dropped, its name kept.
   Module run() {
     Module module;
     while (!at(Tok::Eof)) {
+      const std::size_t start = pos_;
+      const std::size_t errors_before = diags_.error_count();
+      function_name_.clear();
       try {
-        module.functions.push_back(function());
+        Function fn = function();
+        fn.syntax_errors = diags_.error_count() != errors_before || has_error_token(start, pos_);
+        module.functions.push_back(std::move(fn));
       } catch (const ParseAbort&) {
+        if (!function_name_.empty()) module.unparsed_functions.push_back(function_name_);
         skip_to_item();
       }
     }
@@ -82,6 +91,12 @@ class Parser {
   const Token& expect(Tok kind, const char* what) {
     if (!at(kind)) fail_expected(what);
     return advance();
+  }
+  // The lexer reports bad tokens itself (a bad literal, an unknown
+  // character); the parser then stops at them without a second message.
+  bool has_error_token(std::size_t begin, std::size_t end) const {
+    return std::any_of(toks_.begin() + static_cast<std::ptrdiff_t>(begin), toks_.begin() + static_cast<std::ptrdiff_t>(end),
+                       [](const Token& t) { return t.kind == Tok::Error; });
   }
   Span prev_span() const { return toks_[pos_ == 0 ? 0 : pos_ - 1].span; }
   static Span join(Span a, Span b) { return {a.begin, std::max(a.end, b.end)}; }
@@ -125,6 +140,7 @@ class Parser {
     if (!at(Tok::KwFn)) fail_expected(fn.exported ? "'fn' after 'export'" : "'fn' or 'export fn'");
     advance();
     const Token& name = expect(Tok::Ident, "function name");
+    function_name_ = name.text;
     fn.name = name.text;
     fn.name_span = name.span;
     expect(Tok::LParen, "'(' after the function name");
@@ -640,6 +656,7 @@ class Parser {
   Diagnostics& diags_;
   std::size_t pos_ = 0;
   int recursion_ = 0;
+  std::string function_name_;  // of the function being parsed, once its name is read
 };
 
 }  // namespace

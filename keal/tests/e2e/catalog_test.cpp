@@ -64,7 +64,7 @@ TEST_F(Catalog, PrivateFunctionsAreNotInstalled) {
 }
 
 TEST_F(Catalog, RedeployingReplacesTheFunctions) {
-    const CommandResult again = run_keal({"deploy", program_path("collatz.keal"), "--db", KealDatabase::get().url()});
+    const CommandResult again = run_keal({"deploy", program_path("collatz.keal"), "--db", KealDatabase::get().url(), "--lib-dir", KEAL_E2E_LIB_DIR});
     ASSERT_EQ(again.exit_code, 0) << again.output;
     EXPECT_EQ(db().scalar("SELECT count(*) FROM pg_proc WHERE proname = 'steps'"), "1");
     EXPECT_EQ(db().scalar("SELECT steps(27)"), "111");

@@ -31,7 +31,8 @@ protected:
             "CREATE TABLE IF NOT EXISTS es_log (msg text);"
             "TRUNCATE es_users, es_orders, es_log;"
             "INSERT INTO es_users VALUES (1, 'ann', 1.5), (2, 'bob', NULL), (3, 'cyrille', 2.0), (4, 'dee', 2.0);"
-            "INSERT INTO es_orders VALUES (1, 10), (1, 5), (3, 7);");
+            "INSERT INTO es_orders VALUES (1, 10), (1, 5), (3, 7);"
+            "DROP TABLE IF EXISTS es_kinds; CREATE TABLE es_kinds (v int); INSERT INTO es_kinds VALUES (1);");
         KealDatabase::get().deploy("embedded_sql.keal");
     }
     PgConnection& db() { return KealDatabase::get().sql(); }
@@ -95,6 +96,8 @@ TEST_F(EmbeddedSql, AServerErrorKeepsItsSqlstateAndNamesTheKealLine) {
 }
 
 TEST_F(EmbeddedSql, ColumnsThatDoNotMatchTheDeclarationAre42804) {
+    // Deployed (and checked) while es_kinds was (v int); changed since.
+    db().exec("ALTER TABLE es_kinds ALTER COLUMN v TYPE numeric; ALTER TABLE es_kinds ADD COLUMN w int");
     const ServerError type = db().expect_error("SELECT numeric_as_int()");
     EXPECT_EQ(type.sqlstate, "42804");
     EXPECT_THAT(type.message, HasSubstr("column 1 (value) of the query is numeric, but it is declared int"));
@@ -216,6 +219,90 @@ TEST_F(EmbeddedSql, TheDocsExampleRuns) {
     EXPECT_EQ(db().scalar("SELECT msg FROM log"), "counted 3");
     EXPECT_EQ(db().scalar("SELECT user_name(3)"), "cy");
     EXPECT_EQ(db().expect_error("SELECT user_name(4)").sqlstate, "P0002");
+}
+
+}  // namespace
+}  // namespace keal::e2e
+
+namespace keal::e2e {
+namespace {
+
+// `keal check --db`: statements described against the live database.
+TEST_F(EmbeddedSql, CheckWithDbReportsWhatOnlyTheDatabaseKnows) {
+    const CommandResult r = run_keal({"check", program_path("db_check_errors.keal"), "--db", KealDatabase::get().url()});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const std::string& out = r.output;
+    auto at = [](const std::string& needle) {
+        return "db_check_errors.keal:" + std::to_string(line_of("db_check_errors.keal", needle)) + ":";
+    };
+    EXPECT_THAT(out, HasSubstr(at("no_such_table") + "44: error: the database rejects this statement: relation "
+                                                     "\"no_such_table\" does not exist [42P01]"));
+    EXPECT_THAT(out, HasSubstr(at("select nme") + "30: error: the database rejects this statement: column \"nme\" "
+                                                  "does not exist [42703]"));
+    EXPECT_THAT(out, HasSubstr(at("select name from es_users where id = 1") +
+                               "22: error: the value is text in the database (\"name\"), but it is declared int"));
+    EXPECT_THAT(out, HasSubstr(at("select id, name from es_users") +
+                               "20: error: the statement returns 2 columns but 1 is declared"));
+    EXPECT_THAT(out, HasSubstr(at("where id = $1\" (name)") + "62: error: the database rejects this statement: "
+                                                         "operator does not exist: integer = text [42883]"));
+    EXPECT_THAT(out, HasSubstr(at("delete es_log") + "18: error: the database rejects this statement: syntax error"));
+    EXPECT_THAT(out, HasSubstr(at("select score from es_users") +
+                               "22: warning: the value may be NULL in the database (es_users.score has no NOT NULL)"));
+    EXPECT_THAT(out, HasSubstr("6 errors generated."));
+    // Without --db the same program passes: only the database knows.
+    EXPECT_EQ(run_keal({"check", program_path("db_check_errors.keal")}).exit_code, 0);
+}
+
+TEST_F(EmbeddedSql, CheckWithDbPassesACorrectProgramWithItsWarning) {
+    const CommandResult r = run_keal({"check", program_path("db_check_ok.keal"), "--db", KealDatabase::get().url()});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("warning: the value may be NULL in the database"));
+    EXPECT_EQ(r.output.find("doubled"), std::string::npos) << "an expression is trusted as declared:\n" << r.output;
+}
+
+TEST_F(EmbeddedSql, CheckWithAnUnreachableDbIsAClearError) {
+    const CommandResult r = run_keal(
+        {"check", program_path("db_check_ok.keal"), "--db", "postgresql://nobody@127.0.0.1:1/none?connect_timeout=5"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("keal: error: cannot connect to nobody@127.0.0.1:1/none"));
+}
+
+}  // namespace
+}  // namespace keal::e2e
+
+namespace keal::e2e {
+namespace {
+
+// `keal describe -o FILE` then `--schema FILE`: the same findings without a
+// database, and a file that no longer matches the program is reported.
+TEST_F(EmbeddedSql, DescribeThenCheckOfflineAgainstTheSchemaFile) {
+    const std::string schema = testing::TempDir() + "/db_check_errors.descriptions";
+    const CommandResult described =
+        run_keal({"describe", program_path("db_check_errors.keal"), "--db", KealDatabase::get().url(), "-o", schema});
+    ASSERT_EQ(described.exit_code, 0) << described.output;
+    EXPECT_THAT(described.output, HasSubstr("described 7 statements into " + schema));
+    const CommandResult online = run_keal({"check", program_path("db_check_errors.keal"), "--db", KealDatabase::get().url()});
+    const CommandResult offline = run_keal({"check", program_path("db_check_errors.keal"), "--schema", schema});
+    EXPECT_EQ(offline.exit_code, 1);
+    EXPECT_EQ(offline.output, online.output);
+    EXPECT_THAT(offline.output, HasSubstr("6 errors generated."));
+
+    // The program changes: a statement the file does not describe is stale.
+    std::ifstream in(program_path("db_check_ok.keal"));
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string ok_schema = testing::TempDir() + "/db_check_ok.descriptions";
+    ASSERT_EQ(run_keal({"describe", program_path("db_check_ok.keal"), "--db", KealDatabase::get().url(), "-o", ok_schema})
+                  .exit_code,
+              0);
+    EXPECT_EQ(run_keal({"check", program_path("db_check_ok.keal"), "--schema", ok_schema}).exit_code, 0);
+    std::string changed = text.str();
+    changed.replace(changed.find("select score from es_users"), 26, "select score from es_orders");
+    const std::string changed_path = testing::TempDir() + "/db_check_ok.keal";
+    std::ofstream(changed_path) << changed;
+    const CommandResult stale = run_keal({"check", changed_path, "--schema", ok_schema});
+    EXPECT_EQ(stale.exit_code, 1) << stale.output;
+    EXPECT_THAT(stale.output, HasSubstr("has no description; " + ok_schema + " is stale: describe the program again"));
 }
 
 }  // namespace

@@ -14,6 +14,9 @@
 #ifndef KEAL_EXE
 #error "KEAL_EXE must name the keal compiler (set by CMake)"
 #endif
+#ifndef KEAL_E2E_LIB_DIR
+#error "KEAL_E2E_LIB_DIR must name where the tests' libraries go (set by CMake)"
+#endif
 #ifndef KEAL_E2E_PROGRAMS
 #error "KEAL_E2E_PROGRAMS must name the programs folder (set by CMake)"
 #endif
@@ -101,7 +104,7 @@ void KealDatabase::drop() {
 
 void KealDatabase::deploy(const std::string& file_name) {
     if (deployed_.count(file_name)) return;
-    const CommandResult r = run_keal({"deploy", program_path(file_name), "--db", url_});
+    const CommandResult r = run_keal({"deploy", program_path(file_name), "--db", url_, "--lib-dir", KEAL_E2E_LIB_DIR});
     if (r.exit_code != 0)
         throw std::runtime_error("keal deploy " + file_name + " failed (exit " +
                                  std::to_string(r.exit_code) + "):\n" + r.output);

@@ -56,6 +56,28 @@ std::string scalar(Connection& c, const std::string& sql) {
     return v;
 }
 
+// The server's CPU seconds so far (all its threads), from /proc; -1 when
+// the server is not a local process we can see.
+double server_cpu_seconds(pid_t server) {
+    if (server <= 0) return -1;
+    std::ifstream in("/proc/" + std::to_string(server) + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) return -1;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string f;
+    double utime = 0, stime = 0;
+    for (int i = 3; fields >> f; ++i) {  // field 3 is the state
+        if (i == 14) utime = std::stod(f);
+        if (i == 15) {
+            stime = std::stod(f);
+            break;
+        }
+    }
+    return (utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 struct RunResult {
     double seconds = 0;
     double cpu_seconds = 0;  // the child's user + system
@@ -200,7 +222,7 @@ Workload make_workload(Connection& c, long changes) {
 struct Peer {
     std::string name;
     std::vector<std::string> argv;
-    std::vector<double> seconds, cpu;
+    std::vector<double> seconds, cpu, server_cpu;
     std::string error;  // why it could not run
     long validated_changes = -1;
 };
@@ -229,9 +251,18 @@ int main(int argc, char** argv) {
         return 2;
     }
     const sluice::EnvFile env = sluice::EnvFile::load(a.env);
-    const std::string url = env.require("SLUICE_MARIADB_URL");
+    // Plain TCP for every peer: mariadb-binlog and ZongJi do not use TLS by
+    // default, and sluice would (ssl-mode prefer).
+    std::string url = env.require("SLUICE_MARIADB_URL");
+    url += (url.find('?') == std::string::npos ? "?" : "&") + std::string("ssl-mode=disable");
     ConnectOptions options = parse_url(url);
     const std::string started = machine();
+    pid_t server_pid = 0;
+    if (auto dir = env.get("SLUICE_SERVERS_DIR")) {
+        long pid = 0;
+        std::ifstream(*dir + "/mariadb.pid") >> pid;
+        server_pid = static_cast<pid_t>(pid);
+    }
     const auto wall_start = std::chrono::system_clock::now();
     Connection c = Connection::connect(options);
     const std::string version = scalar(c, "SELECT @@version");
@@ -245,18 +276,22 @@ int main(int argc, char** argv) {
     const std::string tmp = std::filesystem::temp_directory_path() / ("cdc-bench-" + std::to_string(::getpid()));
     std::filesystem::create_directories(tmp);
     std::vector<Peer> peers;
-    peers.push_back({"sluice-mariadb cdc (NDJSON)",
-                     {a.cli, "cdc", url, "--from-gtid", w.gtid_before, "--until-end", "--server-id", "4001"}, {}, {}, "", -1});
-    peers.push_back({"mariadb-binlog --read-from-remote-server --base64-output=DECODE-ROWS --verbose",
+    auto peer = [](std::string name, std::vector<std::string> command) {
+        Peer p;
+        p.name = std::move(name);
+        p.argv = std::move(command);
+        return p;
+    };
+    peers.push_back(peer("sluice-mariadb cdc (NDJSON)",
+                     {a.cli, "cdc", url, "--from-gtid", w.gtid_before, "--until-end", "--server-id", "4001"}));
+    peers.push_back(peer("mariadb-binlog --read-from-remote-server --base64-output=DECODE-ROWS --verbose",
                      {"mariadb-binlog", "--no-defaults", "--read-from-remote-server", "--host=" + options.host,
                       "--port=" + std::to_string(options.port), "--user=" + options.user, "--password=" + options.password,
-                      "--base64-output=DECODE-ROWS", "--verbose", "--to-last-log", w.file},
-                     {}, {}, "", -1});
+                      "--base64-output=DECODE-ROWS", "--verbose", "--to-last-log", w.file}));
     const std::string js = std::string(SLUICE_SOURCE_DIR) + "/mariadb/bench/cdc/zongji_catchup.mjs";
-    peers.push_back({"ZongJi (@vlasky/zongji, JSON per row)",
+    peers.push_back(peer("ZongJi (@vlasky/zongji, JSON per row)",
                      {"node", js, a.zongji, options.host, std::to_string(options.port), options.user, options.password, w.file,
-                      std::to_string(w.changes), "4003"},
-                     {}, {}, "", -1});
+                      std::to_string(w.changes), "4003"}));
 
     // Validation run of each (output kept and counted), then interleaved timed runs.
     for (Peer& p : peers) {
@@ -284,7 +319,9 @@ int main(int argc, char** argv) {
         for (std::size_t i : order) {
             Peer& p = peers[i];
             if (!p.error.empty()) continue;
+            const double server_before = server_cpu_seconds(server_pid);
             RunResult r = run(p.argv, "/dev/null", tmp + "/run.err");
+            if (server_before >= 0) p.server_cpu.push_back(server_cpu_seconds(server_pid) - server_before);
             if (r.status != 0) {
                 p.error = "timed run failed: " + read_file(tmp + "/run.err").substr(0, 400);
                 continue;
@@ -403,7 +440,8 @@ int main(int argc, char** argv) {
         sluice::json::append_string(cmd, joined);
         o << "    {\"name\": " << name << ", \"command\": " << cmd << ", \"validated_changes\": " << p.validated_changes
           << ", \"error\": " << err << ", \"seconds\": " << json_array(p.seconds) << ", \"cpu_seconds\": "
-          << json_array(p.cpu) << "}" << (i + 1 < peers.size() ? "," : "") << "\n";
+          << json_array(p.cpu) << ", \"server_cpu_seconds\": " << json_array(p.server_cpu) << "}"
+          << (i + 1 < peers.size() ? "," : "") << "\n";
     }
     o << "  ],\n  \"lag\": {\"rate\": " << a.lag_rate << ", \"seconds\": " << a.lag_seconds << ", \"samples\": " << lag_ms.size()
       << ", \"p50_ms\": " << percentile(lag_ms, 50) << ", \"p99_ms\": " << percentile(lag_ms, 99)

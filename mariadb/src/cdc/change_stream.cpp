@@ -83,6 +83,22 @@ struct ChangeStream::State {
     ChangeEvent current;
     bool resumable = true;
     bool finished = false;
+    // until_end: @@gtid_binlog_pos when the stream opened; the stream ends
+    // once the position covers it (or at the non-blocking dump's EOF),
+    // so a writer that keeps committing cannot keep it going.
+    GtidState until_state;
+    // The server sent an event of the current dump, so it accepted the start
+    // position (a GTID it cannot serve is an ERR before any event).
+    bool dump_accepted = false;
+
+    bool reached_until_state() const {
+        if (!stream.until_end || until_state.empty() || !dump_accepted) return false;
+        for (const GtidPosition& g : until_state.gtids()) {
+            auto at = assembler->position().domain(g.domain_id);
+            if (!at || at->seq_no < g.seq_no) return false;
+        }
+        return true;
+    }
     std::size_t connects = 0;
 
     // Runs f on the side connection, made anew after a lost connection
@@ -172,6 +188,7 @@ struct ChangeStream::State {
         decoder.expect_checksum(binlog->checksum() == "CRC32" ? binlog::Checksum::crc32 : binlog::Checksum::off);
         assembler->drop_partial_group();
         learned.clear();  // a new decoder has no hints
+        dump_accepted = false;
     }
 
     // Drops the broken dump and starts again from the last complete group,
@@ -201,6 +218,10 @@ struct ChangeStream::State {
 
     const ChangeEvent* next() {
         if (finished) return nullptr;
+        if (!snapshot && reached_until_state()) {
+            finished = true;
+            return nullptr;
+        }
         if (snapshot) {
             SnapshotChunk chunk;
             if (snapshot->next(chunk)) {
@@ -234,6 +255,7 @@ struct ChangeStream::State {
                 reconnect(gone);
                 continue;
             }
+            dump_accepted = true;
             binlog::Event event;
             try {
                 event = decoder.decode(*bytes);
@@ -280,6 +302,7 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
     // connection (information_schema) is made when a table first needs it.
     Connection first = Connection::connect(options);
     check_server(first);
+    if (s->stream.until_end) s->until_state = GtidState::parse(single_value(first, "SELECT @@global.gtid_binlog_pos"));
     GtidState start;
     switch (s->stream.start) {
         case StartAt::oldest: break;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "sluice/mariadb/error.hpp"
 
@@ -35,63 +36,84 @@ std::optional<std::string_view> quoted_after(std::string_view line, std::string_
 
 }  // namespace
 
-FileResume scan_cdc_lines(std::string_view text, const GtidState& start, std::size_t& keep) {
-    FileResume r;
-    GtidState state = start;
-    std::size_t complete = text.rfind('\n');
-    complete = complete == std::string_view::npos ? 0 : complete + 1;
-    std::size_t snapshot_from = std::string_view::npos;
-    GtidState before_snapshot;
-    bool had_lines_before_snapshot = false;
-    std::size_t pos = 0;
-    std::size_t line_no = 0;
-    while (pos < complete) {
-        std::size_t nl = text.find('\n', pos);
-        std::string_view line = text.substr(pos, nl - pos);
-        ++line_no;
+namespace {
+
+// The scan as a state machine over complete lines, so a file can be fed in
+// blocks (bounded memory) and a string at once.
+class LineScanner {
+public:
+    explicit LineScanner(const GtidState& start) : state_(start) {}
+
+    // One complete line (without its '\n') that starts at byte `offset`.
+    void line(std::string_view line, std::size_t offset) {
+        ++line_no_;
         if (auto g = quoted_after(line, "{\"gtid\":\"")) {
             try {
-                state.advance(parse_gtid(*g));
+                state_.advance(parse_gtid(*g));
             } catch (const Error& e) {
-                throw Error(ErrorKind::usage, "line " + std::to_string(line_no) + ": " + e.what());
+                throw Error(ErrorKind::usage, "line " + std::to_string(line_no_) + ": " + e.what());
             }
-            r.has_lines = true;
+            r_.has_lines = true;
         } else if (auto s = quoted_after(line, "{\"snapshot\":{\"gtid\":\"")) {
             GtidState at;
             try {
                 at = GtidState::parse(*s);
             } catch (const Error& e) {
-                throw Error(ErrorKind::usage, "line " + std::to_string(line_no) + ": " + e.what());
+                throw Error(ErrorKind::usage, "line " + std::to_string(line_no_) + ": " + e.what());
             }
             // What follows the state tells a "done" line from a chunk's.
             const std::size_t after = std::string_view("{\"snapshot\":{\"gtid\":\"").size() + s->size() + 1;
             bool done = line.substr(after) == ",\"done\":true}}";
-            if (snapshot_from == std::string_view::npos) {
-                snapshot_from = pos;
-                before_snapshot = state;
-                had_lines_before_snapshot = r.has_lines;
+            if (snapshot_from_ == npos) {
+                snapshot_from_ = offset;
+                before_snapshot_ = state_;
+                had_lines_before_snapshot_ = r_.has_lines;
             }
             if (done) {
-                for (const GtidPosition& done_gtid : at.gtids()) state.advance(done_gtid);
-                snapshot_from = std::string_view::npos;
-                r.snapshot_done = true;
-                r.has_lines = true;
+                for (const GtidPosition& done_gtid : at.gtids()) state_.advance(done_gtid);
+                snapshot_from_ = npos;
+                r_.snapshot_done = true;
+                r_.has_lines = true;
             }
         } else if (!line.empty()) {
-            throw Error(ErrorKind::usage, "line " + std::to_string(line_no) +
+            throw Error(ErrorKind::usage, "line " + std::to_string(line_no_) +
                                               " is not a line of sluice-mariadb cdc (refusing to append to it)");
         }
+    }
+
+    // `complete`: where the last complete line ends; `total`: the size.
+    FileResume finish(std::size_t complete, std::size_t total, std::size_t& keep) {
+        keep = complete;
+        if (snapshot_from_ != npos) {
+            keep = snapshot_from_;
+            state_ = before_snapshot_;
+            r_.has_lines = had_lines_before_snapshot_;
+        }
+        r_.cut_bytes = total - keep;
+        r_.position = state_;
+        return r_;
+    }
+
+private:
+    static constexpr std::size_t npos = std::string_view::npos;
+    FileResume r_;
+    GtidState state_;
+    std::size_t snapshot_from_ = npos;
+    GtidState before_snapshot_;
+    bool had_lines_before_snapshot_ = false;
+    std::size_t line_no_ = 0;
+};
+
+}  // namespace
+
+FileResume scan_cdc_lines(std::string_view text, const GtidState& start, std::size_t& keep) {
+    LineScanner scan(start);
+    std::size_t pos = 0;
+    for (std::size_t nl = text.find('\n'); nl != std::string_view::npos; nl = text.find('\n', pos)) {
+        scan.line(text.substr(pos, nl - pos), pos);
         pos = nl + 1;
     }
-    keep = complete;
-    if (snapshot_from != std::string_view::npos) {
-        keep = snapshot_from;
-        state = before_snapshot;
-        r.has_lines = had_lines_before_snapshot;
-    }
-    r.cut_bytes = text.size() - keep;
-    r.position = state;
-    return r;
+    return scan.finish(pos, text.size(), keep);
 }
 
 NdjsonFile::NdjsonFile(int fd, std::string path, FileResume resume) noexcept
@@ -122,29 +144,47 @@ NdjsonFile::~NdjsonFile() {
 NdjsonFile NdjsonFile::open(const std::string& path, const GtidState& start) {
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) io_error("cannot open", path);
-    std::string text;
-    char buf[1 << 16];
-    for (;;) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            int saved = errno;
-            ::close(fd);
-            errno = saved;
-            io_error("cannot read", path);
-        }
-        if (n == 0) break;
-        text.append(buf, static_cast<std::size_t>(n));
-    }
+    // Read in blocks, keeping only the line being read: memory is one block
+    // plus the longest line, whatever the file's size.
     std::size_t keep = 0;
+    std::size_t total = 0;
     FileResume resume;
     try {
-        resume = scan_cdc_lines(text, start, keep);
+        LineScanner scan(start);
+        std::string partial;  // the current line's bytes so far
+        std::size_t partial_at = 0;
+        std::vector<char> buf(1 << 20);
+        for (;;) {
+            ssize_t n = ::read(fd, buf.data(), buf.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw Error(ErrorKind::io, "cannot read " + path + ": " + std::strerror(errno));
+            if (n == 0) break;
+            std::string_view block(buf.data(), static_cast<std::size_t>(n));
+            std::size_t pos = 0;
+            for (std::size_t nl = block.find('\n'); nl != std::string_view::npos; nl = block.find('\n', pos)) {
+                if (partial.empty()) {
+                    scan.line(block.substr(pos, nl - pos), total + pos);
+                } else {
+                    partial.append(block.substr(pos, nl - pos));
+                    scan.line(partial, partial_at);
+                    partial.clear();
+                }
+                pos = nl + 1;
+            }
+            if (pos < block.size()) {
+                if (partial.empty()) partial_at = total + pos;
+                partial.append(block.substr(pos));
+            }
+            total += block.size();
+        }
+        const std::size_t complete = partial.empty() ? total : partial_at;
+        resume = scan.finish(complete, total, keep);
     } catch (const Error& e) {
         ::close(fd);
-        throw Error(ErrorKind::usage, path + ": " + e.what());
+        if (e.kind() == ErrorKind::usage) throw Error(ErrorKind::usage, path + ": " + e.what());
+        throw;
     }
-    if (keep < text.size()) {
+    if (keep < total) {
         if (::ftruncate(fd, static_cast<off_t>(keep)) != 0 || ::fdatasync(fd) != 0) {
             int saved = errno;
             ::close(fd);

@@ -7,9 +7,14 @@
 
 namespace sluice::mariadb {
 
-SslMode ConnectOptions::effective_ssl_mode() const noexcept {
+// Secure by default, as Connector/C 3.4: without a mode, a connection that
+// crosses a network verifies the server (else anyone on the path can stand
+// in for it and read the login and the data); local transports keep prefer,
+// which nobody off the machine can intercept.
+SslMode ConnectOptions::effective_ssl_mode(PeerLocality peer) const noexcept {
     if (ssl_mode) return *ssl_mode;
-    return (!ssl_ca.empty() || !ssl_capath.empty()) ? SslMode::verify_full : SslMode::prefer;
+    if (!ssl_ca.empty() || !ssl_capath.empty()) return SslMode::verify_full;
+    return peer == PeerLocality::network ? SslMode::verify_full : SslMode::prefer;
 }
 
 namespace {
@@ -96,7 +101,8 @@ ConnectOptions parse_url(std::string_view url) {
     for (std::string_view scheme : {"mariadb://", "mysql://"}) {
         if (url.substr(0, scheme.size()) == scheme) rest = url.substr(scheme.size());
     }
-    if (rest.data() == nullptr) bad_url("expected mariadb://... (got '" + std::string(url.substr(0, 16)) + "')");
+    // The URL itself is not echoed: its start may hold a password.
+    if (rest.data() == nullptr) bad_url("the scheme must be mariadb:// or mysql://");
 
     // Split off ?query first, then /database, then user@host:port.
     std::string_view query;

@@ -39,10 +39,35 @@ std::unique_ptr<AuthPlugin> plugin_for(std::string_view name) {
     }
 }
 
+// Why verify-full applies when the caller chose no mode.
+std::string_view why_default_verifies(const ConnectOptions& o) {
+    const bool ca_given = !o.ssl_ca.empty() || !o.ssl_capath.empty();
+    return ca_given ? "the default when a CA is given" : "the default for TCP to a host that is not loopback";
+}
+
+// What a failed verification under the default mode adds to OpenSSL's
+// reason: why verification was on, and the two ways forward.
+std::string default_verify_advice(const ConnectOptions& o) {
+    return "; ssl-mode was not given, so verify-full applies (" + std::string(why_default_verifies(o)) +
+           "): give ssl-ca (or ssl-capath) with the CA that signed the server's certificate, or choose "
+           "ssl-mode=require knowingly (encrypted, but the server is not verified: anyone on the path can "
+           "stand in for it)";
+}
+
 // Handshake through authentication; the session's channel is open after.
 void login(detail::Session& s) {
     const ConnectOptions& o = s.options;
-    s.channel.emplace(open_socket(o), o.timeouts);
+    Socket socket = open_socket(o);
+    const bool unix_socket = !o.unix_socket.empty();
+    // Decided on the address connected to, not on the name: "localhost"
+    // counts when it resolved to 127.0.0.1 or ::1, and so does any name that
+    // did (no packet to it leaves the machine); a name or literal that
+    // reached another address verifies by default.
+    const PeerLocality locality = unix_socket                ? PeerLocality::unix_socket
+                                  : socket.peer_is_loopback() ? PeerLocality::loopback
+                                                              : PeerLocality::network;
+    const std::string peer = socket.peer();
+    s.channel.emplace(std::move(socket), o.timeouts);
     PacketChannel& ch = s.chan();
     ch.set_max_packet_size(o.max_packet_size);
 
@@ -62,11 +87,18 @@ void login(detail::Session& s) {
 
     // TLS decision. `prefer` over a unix socket stays plain: the socket is
     // local and already counts as secure transport.
-    SslMode mode = o.effective_ssl_mode();
-    bool unix_socket = !o.unix_socket.empty();
+    const SslMode mode = o.effective_ssl_mode(locality);
+    const bool default_verification = !o.ssl_mode && mode == SslMode::verify_full;
     bool want_tls = mode != SslMode::disable && !(mode == SslMode::prefer && unix_socket);
     bool server_tls = hs.capabilities & cap::ssl;
     if (want_tls && !server_tls && mode != SslMode::prefer) {
+        if (default_verification) {
+            throw Error(ErrorKind::tls,
+                        "ssl-mode=verify-full (" + std::string(why_default_verifies(o)) + ") but the server at " + peer +
+                            " does not offer TLS; nothing was sent. Enable TLS on the server, or choose "
+                            "ssl-mode=prefer or ssl-mode=disable knowingly (the login and the data then cross "
+                            "the network unencrypted)");
+        }
         throw Error(ErrorKind::tls, "ssl-mode=" + std::string(to_string(mode)) +
                                         " but the server does not offer TLS");
     }
@@ -90,6 +122,11 @@ void login(detail::Session& s) {
         tls.key_file = o.ssl_key;
         tls.cipher_list = o.ssl_cipher;
         tls.session_reuse = o.tls_session_reuse;
+        if (default_verification) {
+            // No CA given: the system's trust store, as Connector/C 3.4 does.
+            tls.system_trust = true;
+            tls.verify_advice = default_verify_advice(o);
+        }
         ch.start_tls(tls, unix_socket ? std::string_view("localhost") : std::string_view(o.host));
     }
 

@@ -170,10 +170,10 @@ struct FieldAccess {
     double floating() const {
         Bytes b = f.raw();
         if (k == Class::float32) {
-            if (f.binary_protocol()) return double{std::bit_cast<float>(static_cast<std::uint32_t>(little_endian(b)))};
+            if (f.binary_protocol()) return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(little_endian(b))));
             float x = 0;
             parse_float(text(), x, "float");
-            return double{x};
+            return static_cast<double>(x);
         }
         if (k == Class::float64 && f.binary_protocol()) return std::bit_cast<double>(little_endian(b));
         double x = 0;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "sluice/common/json_write.hpp"
 
@@ -55,35 +56,83 @@ void append_integer(std::string& out, std::int64_t v) { append_number(out, v); }
 void append_unsigned(std::string& out, std::uint64_t v) { append_number(out, v); }
 void append_float(std::string& out, float v) { append_floating(out, v); }
 void append_double(std::string& out, double v) { append_floating(out, v); }
-void append_string(std::string& out, std::string_view text) { sluice::json::append_string(out, text); }
+namespace {
+// True when none of the 8 bytes needs escaping ('"', '\\', below 0x20),
+// tested in one word (the classic has-zero-byte trick on three masks).
+inline bool plain8(const char* p) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    constexpr std::uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & high; };
+    const std::uint64_t control = (w - ones * 0x20) & ~w & high;  // bytes < 0x20 (high bit clear)
+    return (control | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) == 0;
+}
+}  // namespace
+
+void append_string(std::string& out, std::string_view text) {
+    // Most values need no escaping: check 8 bytes at a time and copy the
+    // whole text at once; otherwise the shared escaper does it.
+    std::size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8)
+        if (!plain8(text.data() + i)) break;
+    if (i + 8 > text.size()) {
+        bool plain = true;
+        for (; i < text.size() && plain; ++i) {
+            const auto c = static_cast<unsigned char>(text[i]);
+            plain = c >= 0x20 && c != '"' && c != '\\';
+        }
+        if (plain) {
+            out += '"';
+            out.append(text);
+            out += '"';
+            return;
+        }
+    }
+    sluice::json::append_string(out, text);
+}
 
 void append_base64(std::string& out, std::span<const std::uint8_t> bytes, std::size_t zero_padding) {
     static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const std::size_t n = bytes.size() + zero_padding;
     auto at = [&](std::size_t i) -> std::uint32_t { return i < bytes.size() ? bytes[i] : 0; };
-    out.reserve(out.size() + 4 * ((n + 2) / 3) + 2);
-    out += '"';
+    const std::size_t start = out.size();
+    out.resize(start + 4 * ((n + 2) / 3) + 2);
+    char* d = out.data() + start;
+    *d++ = '"';
     std::size_t i = 0;
+    // Whole groups of the bytes themselves (no padding to look up).
+    for (; i + 3 <= bytes.size(); i += 3) {
+        std::uint32_t v = std::uint32_t{bytes[i]} << 16 | std::uint32_t{bytes[i + 1]} << 8 | bytes[i + 2];
+        d[0] = alphabet[v >> 18];
+        d[1] = alphabet[(v >> 12) & 63];
+        d[2] = alphabet[(v >> 6) & 63];
+        d[3] = alphabet[v & 63];
+        d += 4;
+    }
     for (; i + 3 <= n; i += 3) {
         std::uint32_t v = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
-        out += alphabet[v >> 18];
-        out += alphabet[(v >> 12) & 63];
-        out += alphabet[(v >> 6) & 63];
-        out += alphabet[v & 63];
+        d[0] = alphabet[v >> 18];
+        d[1] = alphabet[(v >> 12) & 63];
+        d[2] = alphabet[(v >> 6) & 63];
+        d[3] = alphabet[v & 63];
+        d += 4;
     }
     if (n - i == 1) {
         std::uint32_t v = at(i) << 16;
-        out += alphabet[v >> 18];
-        out += alphabet[(v >> 12) & 63];
-        out += "==";
+        d[0] = alphabet[v >> 18];
+        d[1] = alphabet[(v >> 12) & 63];
+        d[2] = '=';
+        d[3] = '=';
+        d += 4;
     } else if (n - i == 2) {
         std::uint32_t v = at(i) << 16 | at(i + 1) << 8;
-        out += alphabet[v >> 18];
-        out += alphabet[(v >> 12) & 63];
-        out += alphabet[(v >> 6) & 63];
-        out += '=';
+        d[0] = alphabet[v >> 18];
+        d[1] = alphabet[(v >> 12) & 63];
+        d[2] = alphabet[(v >> 6) & 63];
+        d[3] = '=';
+        d += 4;
     }
-    out += '"';
+    *d = '"';
 }
 
 void append_key(std::string& out, std::string_view key) {

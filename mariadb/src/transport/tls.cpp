@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -236,17 +237,35 @@ struct FileStamps {
 
 const std::string& key_file_of(const TlsOptions& o) { return o.key_file.empty() ? o.cert_file : o.key_file; }
 
+// The system store stands in for a CA only when none is given.
+bool uses_system_trust(const TlsOptions& o) { return o.system_trust && o.ca_file.empty() && o.ca_path.empty(); }
+
+// Where SSL_CTX_set_default_verify_paths will look: $SSL_CERT_FILE /
+// $SSL_CERT_DIR, else OpenSSL's compiled-in paths. Stamped like a given CA,
+// so an updated system store (or a changed variable) is read again.
+std::string system_trust_file() {
+    const char* from_env = std::getenv(X509_get_default_cert_file_env());
+    return from_env != nullptr ? from_env : X509_get_default_cert_file();
+}
+std::string system_trust_dir() {
+    const char* from_env = std::getenv(X509_get_default_cert_dir_env());
+    return from_env != nullptr ? from_env : X509_get_default_cert_dir();
+}
+
 FileStamps stamps_of(const TlsOptions& o) {
-    return {stamp_of(o.ca_file), stamp_of(o.ca_path), stamp_of(o.cert_file), stamp_of(key_file_of(o))};
+    const bool system = uses_system_trust(o);
+    return {stamp_of(system ? system_trust_file() : o.ca_file), stamp_of(system ? system_trust_dir() : o.ca_path),
+            stamp_of(o.cert_file), stamp_of(key_file_of(o))};
 }
 
 struct ContextKey {
     std::string ca_file, ca_path, cert_file, key_file, cipher_list;
+    bool system_trust = false;
     FileStamps stamps;
 
     bool same_names(const TlsOptions& o) const {
         return ca_file == o.ca_file && ca_path == o.ca_path && cert_file == o.cert_file &&
-               key_file == key_file_of(o) && cipher_list == o.cipher_list;
+               key_file == key_file_of(o) && cipher_list == o.cipher_list && system_trust == uses_system_trust(o);
     }
 };
 
@@ -283,6 +302,9 @@ CtxPtr build_context(const ContextKey& key, const std::string& peer) {
         if (SSL_CTX_load_verify_locations(ctx, file, dir) != 1) {
             throw tls_error("cannot load CA '" + (file ? key.ca_file : key.ca_path) + "'");
         }
+    } else if (key.system_trust && SSL_CTX_set_default_verify_paths(ctx) != 1) {
+        throw tls_error("cannot load the system trust store ('" + system_trust_file() + "', '" +
+                        system_trust_dir() + "')");
     }
     if (!key.cert_file.empty()) {
         if (SSL_CTX_use_certificate_chain_file(ctx, key.cert_file.c_str()) != 1) {
@@ -319,8 +341,9 @@ public:
                 return reference(entries_.front());
             }
         }
-        ContextKey key{options.ca_file, options.ca_path, options.cert_file, key_file_of(options),
-                       options.cipher_list, stamps};
+        ContextKey key{options.ca_file,          options.ca_path,     options.cert_file,
+                       key_file_of(options),     options.cipher_list, uses_system_trust(options),
+                       stamps};
         CtxPtr built = build_context(key, peer);
         ++stats_.builds;
         // A configuration whose files changed replaces its old context; the
@@ -372,7 +395,8 @@ ContextCache& context_cache() {
 
 // Error{tls} unless the resumed session's certificate passed verification
 // and, under verify_full, names `host`.
-void check_resumed_peer(SSL* ssl, SslMode mode, const std::string& host, bool ip, const std::string& peer) {
+void check_resumed_peer(SSL* ssl, SslMode mode, const std::string& host, bool ip, const std::string& peer,
+                        const std::string& advice) {
     const X509* cert = SSL_get0_peer_certificate(ssl);
     const long result = SSL_get_verify_result(ssl);
     std::string problem;
@@ -389,7 +413,7 @@ void check_resumed_peer(SSL* ssl, SslMode mode, const std::string& host, bool ip
     }
     if (!problem.empty()) {
         ERR_clear_error();
-        throw Error(ErrorKind::tls, "TLS session resumed with " + peer + " " + problem);
+        throw Error(ErrorKind::tls, "TLS session resumed with " + peer + " " + problem + advice);
     }
 }
 
@@ -480,7 +504,7 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
         throw Error(ErrorKind::usage, "TLS requested with ssl-mode=disable");
     }
     const bool verify = options.mode == SslMode::verify_ca || options.mode == SslMode::verify_full;
-    if (verify && options.ca_file.empty() && options.ca_path.empty()) {
+    if (verify && options.ca_file.empty() && options.ca_path.empty() && !options.system_trust) {
         throw Error(ErrorKind::usage, std::string("ssl-mode=") + std::string(to_string(options.mode)) +
                                           " needs a CA (ssl-ca or ssl-capath)");
     }
@@ -548,7 +572,9 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
             throw Error(ErrorKind::tls, "TLS certificate verification of " + peer + " failed: " +
                                             X509_verify_cert_error_string(verify_result) +
                                             (options.mode == SslMode::verify_full ? " (expected host '" + host_text + "')"
-                                                                                  : std::string()));
+                                                                                  : std::string()) +
+                                            (uses_system_trust(options) ? " against the system trust store" : "") +
+                                            options.verify_advice);
         }
         impl->wait_or_throw(rc, deadline, "handshake");
     }
@@ -560,7 +586,7 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
         // resumption key already ties the session to this host, mode and
         // context (CA); checking the kept certificate anyway makes a resumed
         // verify-full connection exactly as strict as a full one.
-        if (verify) check_resumed_peer(ssl, options.mode, host_text, ip, peer);
+        if (verify) check_resumed_peer(ssl, options.mode, host_text, ip, peer, options.verify_advice);
         ++session_counters().resumed;
     } else if (offered) {
         impl->resumption.cache->forget(impl->resumption.key, offered.get());  // refused: do not offer again

@@ -29,6 +29,7 @@ struct Decoded {
     std::vector<EventType> types;
     std::vector<Change> changes;
     std::vector<std::string> queries;
+    std::vector<Query> query_events;  // (views: valid while `events` lives)
     std::vector<Gtid> gtids;  // (xa_xid views are not kept)
     std::vector<Value> values_of_first_insert;
 };
@@ -50,7 +51,10 @@ Decoded decode_fixture(const std::string& name, Decoder& dec) {
     for (auto& bytes : d.events) {
         Event ev = dec.decode(bytes);
         d.types.push_back(ev.header.type);
-        if (auto* q = std::get_if<Query>(&ev.body)) d.queries.emplace_back(q->sql);
+        if (auto* q = std::get_if<Query>(&ev.body)) {
+            d.queries.emplace_back(q->sql);
+            d.query_events.push_back(*q);
+        }
         if (auto* g = std::get_if<Gtid>(&ev.body)) {
             Gtid copy = *g;
             copy.xa_xid.reset();
@@ -282,6 +286,16 @@ TEST(BinlogFixtures, EventSequenceGtidsQueriesAndPosition) {
     Decoded d = decode_fixture("every_type", dec);
     EXPECT_EQ(d.types.front(), EventType::format_description);
     EXPECT_EQ(d.types.back(), EventType::rotate);
+    EXPECT_EQ(d.types[1], EventType::gtid_list);
+    EXPECT_EQ(d.types[2], EventType::binlog_checkpoint);
+    {
+        // The GTID_LIST at the file's start: 0-1-14, the state before it.
+        Decoder fresh;
+        Event list = fresh.decode(d.events[1]);
+        ASSERT_EQ(std::get<GtidList>(list.body).gtids.size(), 1u);
+        EXPECT_EQ(to_string(std::get<GtidList>(list.body).gtids[0]), "0-1-14");
+        EXPECT_EQ(std::get<BinlogCheckpoint>(fresh.decode(d.events[2]).body).file, "mariadb-bin.000003");
+    }
     EXPECT_EQ(dec.checksum(), Checksum::crc32);
     ASSERT_GE(d.gtids.size(), 2u);
     // CREATE TABLE: a standalone DDL group; INSERT: a transaction.
@@ -293,6 +307,15 @@ TEST(BinlogFixtures, EventSequenceGtidsQueriesAndPosition) {
     EXPECT_EQ(d.gtids[1].domain_id, 0u);
     EXPECT_EQ(d.gtids[1].server_id, 1u);
     EXPECT_NE(d.queries[0].find("CREATE TABLE sluice.every_type"), std::string::npos);
+    // The status variables mariadb-binlog shows for that DDL.
+    const Query& ddl = d.query_events[0];
+    EXPECT_EQ(ddl.schema, "sluice");
+    ASSERT_TRUE(ddl.sql_mode.has_value());
+    EXPECT_EQ(*ddl.sql_mode, 1411383296u);  // SET @@session.sql_mode=1411383296
+    ASSERT_TRUE(ddl.charset_client.has_value());
+    EXPECT_EQ(*ddl.charset_client, 45);  // utf8mb4_general_ci
+    ASSERT_TRUE(ddl.flags2.has_value());
+    EXPECT_TRUE(ddl.xid.has_value());  // a DDL logged with its xid (Q_XID)
     std::size_t xids = 0;
     for (EventType t : d.types) xids += t == EventType::xid;
     EXPECT_EQ(xids, 6u);  // one per DML statement (autocommit)

@@ -155,6 +155,11 @@ TEST(BinlogHostile, BitmapShorterThanTheColumnCount) {
     Rows r = std::get<Rows>(ev.body);
     r.columns_after = {};
     expect_contains(error_of([&] { RowReader reader(r); }), "after-image bitmap is shorter than the column count");
+    // A reader reset() onto the bad event after a good one reads nothing more.
+    RowReader reused(std::get<Rows>(ev.body));
+    EXPECT_THROW(reused.reset(r), Error);
+    RowChange none;
+    EXPECT_FALSE(reused.next(none));
 }
 
 TEST(BinlogHostile, RowChangeOfNoColumnsDoesNotLoopForever) {
@@ -282,6 +287,50 @@ TEST(BinlogHostile, SplitterRejectsLyingLengths) {
     expect_contains(error_of([&] { split.next(); }), "the event at offset 4 claims");
     std::vector<std::uint8_t> not_binlog = {1, 2, 3, 4};
     expect_contains(error_of([&] { EventSplitter s(not_binlog); }), "not a binlog file");
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::binlog
+
+namespace sluice::mariadb::binlog {
+namespace {
+
+TEST(BinlogHostile, DummyRowsEventEndingAStatementHasNoRows) {
+    // Table id 0x00ffffff with nothing after the post-header: the server's
+    // statement-end marker when every row was filtered out.
+    Decoder dec;
+    dec.decode(test::format_description());
+    auto ev = test::EventBuilder(EventType::write_rows_v1).u48(0x00ffffff).u16(1).finish();
+    Event e = dec.decode(ev);
+    const Rows& r = std::get<Rows>(e.body);
+    EXPECT_EQ(r.table, nullptr);
+    EXPECT_TRUE(r.end_of_statement());
+    RowReader reader(r);
+    RowChange ch;
+    EXPECT_FALSE(reader.next(ch));
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::binlog
+
+namespace sluice::mariadb::binlog {
+namespace {
+
+TEST(BinlogHostile, FormatDescriptionOfAnOpenBinlogFile) {
+    // The file the server is writing has LOG_EVENT_BINLOG_IN_USE_F set in
+    // its FORMAT_DESCRIPTION's flags, under a CRC computed with the flag
+    // clear (found reading the private server's current binlog).
+    auto events = test::split_events(test::load_fixture("every_type"));
+    auto fd = events[0];
+    ASSERT_EQ(fd[17] & header_flag::binlog_in_use, 0);
+    fd[17] = static_cast<std::uint8_t>(fd[17] | header_flag::binlog_in_use);
+    Decoder dec;
+    Event e = dec.decode(fd);
+    EXPECT_TRUE(e.header.flags & header_flag::binlog_in_use);
+    EXPECT_EQ(dec.checksum(), Checksum::crc32);
+    // Any other damage still fails.
+    fd[30] ^= 1;
+    EXPECT_THROW(Decoder().decode(fd), Error);
 }
 
 }  // namespace

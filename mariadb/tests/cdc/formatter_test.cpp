@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sluice/common/json_write.hpp"
 #include "sluice/mariadb/ndjson.hpp"
 
 namespace sluice::mariadb::ndjson {
@@ -49,6 +50,46 @@ TEST(Formatter, IntegersStringsAndKeys) {
                   append_string(o, "line\nnext");
               }),
               "\"a\\\"b\":\"line\\nnext\"");
+}
+
+TEST(Formatter, StringsAreEscapedWhereverTheSpecialByteFalls) {
+    // The fast path checks 8 bytes at a time: put each special byte at each
+    // position of a block and in the tail.
+    for (char special : {'"', '\\', '\n', '\x01', '\x1f'}) {
+        for (std::size_t len : {1U, 7U, 8U, 9U, 16U, 23U}) {
+            for (std::size_t at = 0; at < len; ++at) {
+                std::string text(len, 'a');
+                text[at] = special;
+                std::string fast, reference;
+                append_string(fast, text);
+                sluice::json::append_string(reference, text);
+                EXPECT_EQ(fast, reference) << int(special) << " at " << at << " of " << len;
+            }
+        }
+    }
+    std::string utf8;
+    append_string(utf8, "caf\xC3\xA9 \xF0\x9F\x98\x80 0123456789");
+    EXPECT_EQ(utf8, "\"caf\xC3\xA9 \xF0\x9F\x98\x80 0123456789\"");
+    std::string empty;
+    append_string(empty, "");
+    EXPECT_EQ(empty, "\"\"");
+}
+
+TEST(Formatter, Base64OfEveryLengthMatchesTheReference) {
+    // RFC 4648 test vectors, then lengths across the fast loop's boundary.
+    const char* vectors[][2] = {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="},
+                                {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+    for (auto& v : vectors) {
+        std::string out;
+        std::string_view in(v[0]);
+        append_base64(out, std::span(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()));
+        EXPECT_EQ(out, "\"" + std::string(v[1]) + "\"");
+    }
+    // Padding bytes continue the value: "f" + two zero bytes is "f\0\0".
+    std::string padded;
+    std::uint8_t f = 'f';
+    append_base64(padded, std::span(&f, 1), 2);
+    EXPECT_EQ(padded, "\"ZgAA\"");
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // GTID states, table filters and the --out file scan: no server.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include "sluice/mariadb/cdc/gtid_state.hpp"
 #include "sluice/mariadb/cdc/ndjson_file.hpp"
@@ -112,6 +115,55 @@ TEST(OutFile, RefusesAFileThatIsNotCdcOutput) {
               std::string::npos);
     std::string bad_gtid = "{\"gtid\":\"0-x-1\",\"server_id\":1}\n";
     EXPECT_NE(message_of([&] { scan_cdc_lines(bad_gtid, GtidState{}, keep); }).find("line 1"), std::string::npos);
+}
+
+// The file is read in 1 MiB blocks: lines that straddle blocks, a torn
+// tail, and the cut made on disk.
+TEST(OutFile, OpenScansABigFileInBlocksAndCutsItsTornTail) {
+    const std::string path = ::testing::TempDir() + "/cdc-out-" + std::to_string(::getpid()) + ".ndjson";
+    std::string text;
+    int seq = 0;
+    while (text.size() < 3 * (1U << 20)) {
+        ++seq;
+        // Lines of varying length (up to ~300 KiB) so boundaries fall anywhere.
+        std::string pad(static_cast<std::size_t>((seq * 7919) % 300000), 'x');
+        text += "{\"gtid\":\"0-1-" + std::to_string(seq) + "\",\"server_id\":1,\"ts\":1,\"changes\":[{\"p\":\"" + pad + "\"}]}\n";
+    }
+    const std::size_t complete = text.size();
+    text += "{\"gtid\":\"0-1-999999\",\"server_id\":1,\"ts\":1,\"changes\":[{\"p\":\"xxxxxxxx";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fwrite(text.data(), 1, text.size(), f);
+        std::fclose(f);
+    }
+    {
+        NdjsonFile file = NdjsonFile::open(path, GtidState{});
+        EXPECT_TRUE(file.resume().has_lines);
+        EXPECT_EQ(file.resume().position.to_string(), "0-1-" + std::to_string(seq));
+        EXPECT_EQ(file.resume().cut_bytes, text.size() - complete);
+        file.append("{\"gtid\":\"0-1-999999\",\"server_id\":1,\"ts\":1,\"changes\":[]}\n");
+    }
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    std::string back(text.size() + 100, '\0');
+    back.resize(std::fread(back.data(), 1, back.size(), f));
+    std::fclose(f);
+    std::remove(path.c_str());
+    EXPECT_EQ(back.substr(0, complete), text.substr(0, complete));
+    EXPECT_EQ(back.substr(complete), "{\"gtid\":\"0-1-999999\",\"server_id\":1,\"ts\":1,\"changes\":[]}\n");
+}
+
+TEST(OutFile, OpenRefusesForeignFilesNamingThePath) {
+    const std::string path = ::testing::TempDir() + "/cdc-foreign-" + std::to_string(::getpid()) + ".txt";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("hello\n", f);
+    std::fclose(f);
+    std::string m = message_of([&] { NdjsonFile::open(path, GtidState{}); });
+    std::remove(path.c_str());
+    EXPECT_NE(m.find(path), std::string::npos) << m;
+    EXPECT_NE(m.find("line 1 is not a line of sluice-mariadb cdc"), std::string::npos) << m;
 }
 
 }  // namespace

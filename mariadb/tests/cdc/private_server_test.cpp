@@ -100,5 +100,26 @@ TEST(CdcPrivateServer, RefusesStatementBinlogsAndPurgedPositionsNamingTheCause) 
         << statement.out;
 }
 
+// binlog_row_metadata=MINIMAL: the binlog has no column names, so they (and
+// the UUID / INET6 / JSON types) come from information_schema.
+TEST(CdcPrivateServer, MinimalMetadataTakesNamesAndTypesFromTheSchema) {
+    PrivateServer server("cdc-minimal");
+    ASSERT_TRUE(server.started()) << server.log();
+    Connection c = Connection::connect(server.options());
+    c.execute("SET GLOBAL binlog_row_metadata = MINIMAL");
+    c.execute("CREATE TABLE m (id INT PRIMARY KEY, u UUID, ip INET6, j JSON, name VARCHAR(10))");
+    c.execute("INSERT INTO m VALUES (1, '123e4567-e89b-12d3-a456-426614174000', '::ffff:1.2.3.4', '{\"a\":1}', 'x')");
+    Outcome r = run_cli("cdc " + quote_arg(server.url()) + " --from-start --until-end --tables sluice.m", true);
+    ASSERT_EQ(r.status, 0) << r.out;
+    auto lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 2U) << r.out;
+    Outcome select = run_cli("--format ndjson " + quote_arg(server.url()) + " 'SELECT * FROM m'", true);
+    auto selected = lines_of(select.out);
+    ASSERT_EQ(selected.size(), 1U) << select.out;
+    EXPECT_EQ(member(elements(member(lines[1], "changes"))[0], "after"), selected[0]);
+    EXPECT_EQ(selected[0],
+              "{\"id\":1,\"u\":\"123e4567-e89b-12d3-a456-426614174000\",\"ip\":\"::ffff:1.2.3.4\",\"j\":\"{\\\"a\\\":1}\",\"name\":\"x\"}");
+}
+
 }  // namespace
 }  // namespace sluice::mariadb::test

@@ -608,5 +608,60 @@ TEST_F(CdcStream, ASnapshotTakenWhileAWriterRunsAppearsOnceWithTheChangesAfterIt
     std::filesystem::remove(file);
 }
 
+// --until-end stops after what the binlog held at the start even while a
+// writer keeps committing (the dump alone would keep finding more).
+TEST_F(CdcStream, UntilEndStopsWhileAWriterKeepsCommitting) {
+    fresh({"busy"});
+    sql().execute("CREATE TABLE cdc_stream.busy (id INT PRIMARY KEY)");
+    for (int i = 1; i <= 200; ++i) sql().execute("INSERT INTO cdc_stream.busy VALUES (" + std::to_string(i) + ")");
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+        Connection w = Connection::connect(admin_options());
+        for (int i = 1000; !stop; ++i) w.execute("INSERT INTO cdc_stream.busy VALUES (" + std::to_string(i) + ")");
+    });
+    std::string at_start = binlog_pos(sql());
+    auto lines = changes("cdc_stream.busy");
+    stop = true;
+    writer.join();
+    ASSERT_GE(lines.size(), 201U);
+    // Everything up to the position read before the CLI started is there.
+    std::string last = member(lines.back(), "gtid");
+    std::uint64_t last_seq = std::stoull(last.substr(last.rfind('-') + 1));
+    std::uint64_t start_seq = std::stoull(at_start.substr(at_start.rfind('-') + 1));
+    EXPECT_GE(last_seq, start_seq);
+}
+
+// XA: the rows of XA PREPARE arrive with XA COMMIT (its GTID), never for
+// XA ROLLBACK; ONE PHASE commits at once.
+TEST_F(CdcStream, XaTransactionsAppearAtXaCommitAndNeverAfterXaRollback) {
+    fresh({"xa"});
+    sql().execute("CREATE TABLE cdc_stream.xa (id INT PRIMARY KEY)");
+    sql().execute("XA START 'x1'");
+    sql().execute("INSERT INTO cdc_stream.xa VALUES (1)");
+    sql().execute("XA END 'x1'");
+    sql().execute("XA PREPARE 'x1'");
+    sql().execute("XA COMMIT 'x1'");
+    sql().execute("XA START 'x2'");
+    sql().execute("INSERT INTO cdc_stream.xa VALUES (2)");
+    sql().execute("XA END 'x2'");
+    sql().execute("XA PREPARE 'x2'");
+    sql().execute("XA ROLLBACK 'x2'");
+    sql().execute("XA START 'x3'");
+    sql().execute("INSERT INTO cdc_stream.xa VALUES (3)");
+    sql().execute("XA END 'x3'");
+    sql().execute("XA COMMIT 'x3' ONE PHASE");
+    auto lines = changes("cdc_stream.xa");
+    ASSERT_EQ(lines.size(), 3U);  // DDL, x1, x3
+    EXPECT_EQ(changes_of(lines[1]),
+              std::vector<std::string>{"{\"op\":\"insert\",\"db\":\"cdc_stream\",\"table\":\"xa\",\"after\":{\"id\":1}}"});
+    EXPECT_EQ(changes_of(lines[2]),
+              std::vector<std::string>{"{\"op\":\"insert\",\"db\":\"cdc_stream\",\"table\":\"xa\",\"after\":{\"id\":3}}"});
+    // x1's line carries the GTID of its XA COMMIT group: the one after its PREPARE's.
+    std::string g1 = member(lines[1], "gtid");
+    std::string g0 = member(lines[0], "gtid");
+    auto seq = [](const std::string& g) { return std::stoull(g.substr(g.rfind('-') + 1, g.size() - g.rfind('-') - 2)); };
+    EXPECT_EQ(seq(g1), seq(g0) + 2);
+}
+
 }  // namespace
 }  // namespace sluice::mariadb::test

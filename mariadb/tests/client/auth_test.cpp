@@ -126,7 +126,7 @@ TEST(Auth, GssapiWithoutATicketFailsClearly) {
 
 TEST(Tls, VerifyFullWithTheRightCaSucceeds) {
     auto o = with_verified_tls(test::admin_options());
-    EXPECT_EQ(o.effective_ssl_mode(), SslMode::verify_full);
+    EXPECT_EQ(o.effective_ssl_mode(PeerLocality::loopback), SslMode::verify_full);
     Connection c = Connection::connect(o);
     EXPECT_TRUE(c.is_tls());
 }

@@ -60,11 +60,66 @@ TEST(Cli, ServerErrorsAndConnectFailuresExitNonZeroWithAMessage) {
     Outcome refused = run_cli("mariadb://u@127.0.0.1:1/ 'SELECT 1'", true);
     EXPECT_EQ(refused.status, 1);
     EXPECT_NE(refused.out.find("127.0.0.1:1"), std::string::npos) << refused.out;
-    Outcome bad_url = run_cli("--url 'mariadb://h/?bogus=1' 'SELECT 1'", true);
-    EXPECT_EQ(bad_url.status, 1);
-    EXPECT_NE(bad_url.out.find("bogus"), std::string::npos) << bad_url.out;
     Outcome no_server = run_cli("'SELECT 1' < /dev/null", true);
     EXPECT_EQ(no_server.status, 2);
+}
+
+// Every URL problem reads `invalid URL: WHAT in URL`, the URL whole with its
+// password masked, and exits 2 (a usage error: nothing was sent).
+TEST(Cli, UrlErrorsHaveOneFormatWithTheWholeUrlAndThePasswordMasked) {
+    auto expect_invalid = [](const std::string& args, const std::string& message) {
+        Outcome r = run_cli(args + " < /dev/null", true);
+        EXPECT_EQ(r.status, 2) << args;
+        EXPECT_EQ(r.out, "sluice-mariadb: invalid URL: " + message + "\n") << args;
+    };
+    expect_invalid("--url 'mariadb://u:secret@h/?bogus=1' 'SELECT 1'",
+                   "unknown parameter 'bogus' in mariadb://u:***@h/?bogus=1");
+    expect_invalid("'mariadb://u:secret@h:99999/db' 'SELECT 1'", "port 99999 out of range in mariadb://u:***@h:99999/db");
+    expect_invalid("'mariadb://u:secret@h/?ssl-mode=sometimes' 'SELECT 1'",
+                   "unknown ssl-mode 'sometimes' (expected disable, prefer, require, verify-ca or verify-full) in "
+                   "mariadb://u:***@h/?ssl-mode=sometimes");
+    // A lone argument that starts like a URL is one, not SQL for the server.
+    expect_invalid("'postgres://u:secret@h/db'", "the scheme must be mariadb:// or mysql:// in postgres://u:***@h/db");
+    expect_invalid("'mariadb://u@h/?compress=maybe' 'SELECT 1'",
+                   "compress=maybe (expected true or false) in mariadb://u@h/?compress=maybe");
+    Outcome from_env = shell("SLUICE_MARIADB_URL='mariadb://u:secret@h/?bogus=1' " SLUICE_MARIADB_CLI " 'SELECT 1' 2>&1");
+    EXPECT_EQ(from_env.status, 2);
+    EXPECT_EQ(from_env.out, "sluice-mariadb: invalid URL: unknown parameter 'bogus' in mariadb://u:***@h/?bogus=1\n");
+}
+
+TEST(Cli, APositionalUrlAndTheUrlOptionConflict) {
+    Outcome r = run_cli("--url 'mariadb://a:one@h1/' 'mariadb://b:two@h2/' 'SELECT 1'", true);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out,
+              "sluice-mariadb: invalid URL: both a positional URL (mariadb://b:***@h2/) and --url "
+              "(mariadb://a:***@h1/) are given; pass one\n");
+}
+
+// CLI11's own statuses (109 for an unexpected argument, 105 for a value not
+// allowed) must not leak out.
+TEST(Cli, CommandLineErrorsExitWith2) {
+    Outcome unknown = run_cli("--bogus 'SELECT 1'", true);
+    EXPECT_EQ(unknown.status, 2);
+    EXPECT_NE(unknown.out.find("--bogus"), std::string::npos) << unknown.out;
+    EXPECT_EQ(run_cli("--format xml 'SELECT 1'").status, 2);
+    EXPECT_EQ(run_cli("'mariadb://h/' 'SELECT 1' 'SELECT 2'").status, 2);
+}
+
+// DECIMAL is a number to the eye: right-aligned like the integers. A tab or
+// line break inside a value would break the table, so it is escaped.
+TEST(Cli, TableRightAlignsDecimalAndEscapesTabsAndNewlines) {
+    Outcome r = run_cli("'" + url() + "' \"SELECT CAST(1.5 AS DECIMAL(6,2)) AS d, "
+                        "CONCAT('a', CHAR(9 USING utf8mb4), 'b', CHAR(10 USING utf8mb4), 'c', CHAR(92 USING utf8mb4), 'd') AS s "
+                        "UNION ALL SELECT 100.25, 'x'\"");
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.out,
+              "+--------+------------+\n"
+              "| d      | s          |\n"
+              "+--------+------------+\n"
+              "|   1.50 | a\\tb\\nc\\\\d |\n"
+              "| 100.25 | x          |\n"
+              "+--------+------------+\n"
+              "2 rows in set\n");
 }
 
 TEST(Cli, HelpDescribesTheInterface) {
@@ -72,6 +127,10 @@ TEST(Cli, HelpDescribesTheInterface) {
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("--format"), std::string::npos);
     EXPECT_NE(r.out.find("SLUICE_MARIADB_URL"), std::string::npos);
+    // The secure default (issue 19) is stated where a user looks first.
+    EXPECT_NE(r.out.find("Without ssl-mode, TCP to a host that is not loopback is verify-full"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("loopback and unix sockets use prefer"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -33,15 +33,37 @@ TEST(Url, MinimalFormsAndDefaults) {
     EXPECT_EQ(o.port, 3306);
     EXPECT_TRUE(o.user.empty());
     EXPECT_TRUE(o.database.empty());
-    EXPECT_EQ(o.effective_ssl_mode(), SslMode::prefer);
+    EXPECT_FALSE(o.ssl_mode.has_value());
     ConnectOptions m = parse_url("mysql://root@127.0.0.1:3306/");
     EXPECT_EQ(m.user, "root");
     EXPECT_TRUE(m.database.empty());
 }
 
 TEST(Url, CaImpliesVerifyFullUnlessAModeIsGiven) {
-    EXPECT_EQ(parse_url("mariadb://h/?ssl-ca=/ca.pem").effective_ssl_mode(), SslMode::verify_full);
-    EXPECT_EQ(parse_url("mariadb://h/?ssl-ca=/ca.pem&ssl-mode=require").effective_ssl_mode(), SslMode::require);
+    for (PeerLocality peer : {PeerLocality::unix_socket, PeerLocality::loopback, PeerLocality::network}) {
+        EXPECT_EQ(parse_url("mariadb://h/?ssl-ca=/ca.pem").effective_ssl_mode(peer), SslMode::verify_full);
+        EXPECT_EQ(parse_url("mariadb://h/?ssl-capath=/certs").effective_ssl_mode(peer), SslMode::verify_full);
+        EXPECT_EQ(parse_url("mariadb://h/?ssl-ca=/ca.pem&ssl-mode=require").effective_ssl_mode(peer),
+                  SslMode::require);
+    }
+}
+
+// The default-mode table of docs/mariadb.md, row by row: without a mode and
+// without a CA, only TCP to an address that is not loopback verifies.
+TEST(Url, WithoutAModeOnlyANetworkPeerVerifiesByDefault) {
+    const ConnectOptions bare = parse_url("mariadb://db.example/");
+    EXPECT_EQ(bare.effective_ssl_mode(PeerLocality::network), SslMode::verify_full);
+    EXPECT_EQ(bare.effective_ssl_mode(PeerLocality::loopback), SslMode::prefer);
+    EXPECT_EQ(bare.effective_ssl_mode(PeerLocality::unix_socket), SslMode::prefer);
+    // An explicit mode is kept for every peer, prefer and disable included.
+    for (SslMode mode : {SslMode::disable, SslMode::prefer, SslMode::require, SslMode::verify_ca,
+                         SslMode::verify_full}) {
+        ConnectOptions o = bare;
+        o.ssl_mode = mode;
+        for (PeerLocality peer : {PeerLocality::unix_socket, PeerLocality::loopback, PeerLocality::network}) {
+            EXPECT_EQ(o.effective_ssl_mode(peer), mode) << to_string(mode);
+        }
+    }
 }
 
 TEST(Url, TlsSessionReuseIsOnUnlessTurnedOff) {
@@ -83,6 +105,9 @@ TEST(Url, ErrorsNameTheOffendingPart) {
         return std::string("no error");
     };
     EXPECT_NE(message("postgres://x").find("mariadb://"), std::string::npos);
+    // A wrong scheme's message does not echo the start of the URL (it named
+    // up to 16 characters: a short password among them).
+    EXPECT_EQ(message("pg://u:secret@h/").find("secret"), std::string::npos) << message("pg://u:secret@h/");
     EXPECT_NE(message("mariadb://h:99999/").find("port"), std::string::npos);
     EXPECT_NE(message("mariadb://h:abc/").find("port"), std::string::npos);
     EXPECT_NE(message("mariadb://h/?bogus=1").find("bogus"), std::string::npos);

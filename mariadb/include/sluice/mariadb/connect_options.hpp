@@ -16,6 +16,13 @@
 
 namespace sluice::mariadb {
 
+// Where a connection goes, as far as the default ssl-mode is concerned.
+enum class PeerLocality {
+    unix_socket,  // a unix domain socket
+    loopback,     // TCP to 127.0.0.0/8 or ::1: the traffic never leaves the machine
+    network,      // TCP to any other address
+};
+
 struct ConnectOptions {
     std::string host = "localhost";
     std::uint16_t port = 3306;
@@ -26,9 +33,14 @@ struct ConnectOptions {
     std::string password;
     std::string database;  // empty: no default database
 
-    // TLS. ssl_mode unset means verify_full when a CA is given (ssl_ca or
-    // ssl_capath), else prefer. `prefer` over a unix socket stays plain (the
-    // socket is local); `require` and stricter never fall back to plain.
+    // TLS. ssl_mode unset (the default; effective_ssl_mode below):
+    //   a CA given (ssl_ca or ssl_capath)       verify_full against it;
+    //   TCP to a peer that is not loopback      verify_full against the system
+    //                                           trust store (OpenSSL's paths);
+    //   a loopback peer or a unix socket        prefer.
+    // The peer is the address the socket connected to (127.0.0.0/8, ::1), not
+    // the name's spelling. `prefer` over a unix socket stays plain (the socket
+    // is local); `require` and stricter never fall back to plain.
     std::optional<SslMode> ssl_mode;
     std::string ssl_ca;
     std::string ssl_capath;
@@ -67,8 +79,9 @@ struct ConnectOptions {
     // collations make sense with this client, which hands out UTF-8 text.
     std::uint8_t collation = 45;
 
-    // The mode the connection will actually use (see ssl_mode).
-    SslMode effective_ssl_mode() const noexcept;
+    // The mode a connection to `peer` uses (see ssl_mode): ssl_mode when
+    // set, else the default for that peer.
+    SslMode effective_ssl_mode(PeerLocality peer) const noexcept;
 };
 
 // Parses

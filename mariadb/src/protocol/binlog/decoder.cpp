@@ -198,7 +198,19 @@ Event Decoder::decode(std::span<const std::uint8_t> bytes) {
             throw Error(ErrorKind::protocol, "no room for the CRC32 (" + std::to_string(bytes.size()) + " bytes)");
         if (verify) {
             std::uint32_t want = detail::stored_crc32(bytes);
-            std::uint32_t got = detail::crc32(bytes.first(bytes.size() - 4));
+            std::uint32_t got = 0;
+            if (ev.header.type == EventType::format_description &&
+                (ev.header.flags & header_flag::binlog_in_use)) {
+                // The server sets LOG_EVENT_BINLOG_IN_USE_F in the
+                // FORMAT_DESCRIPTION of the file it is writing and clears
+                // it on close, without touching the CRC: the CRC is of the
+                // event with the flag clear.
+                std::vector<std::uint8_t> copy(bytes.begin(), bytes.end() - 4);
+                copy[17] = static_cast<std::uint8_t>(copy[17] & ~header_flag::binlog_in_use);
+                got = detail::crc32(copy);
+            } else {
+                got = detail::crc32(bytes.first(bytes.size() - 4));
+            }
             if (want != got)
                 throw Error(ErrorKind::protocol, "checksum mismatch: the event's CRC32 is " + hex32(want) +
                                                      ", its bytes give " + hex32(got));
@@ -285,29 +297,6 @@ Event Decoder::decode(std::span<const std::uint8_t> bytes) {
     }
     if (ev.header.next_position != 0 && !(ev.header.flags & header_flag::artificial))
         s.offset = ev.header.next_position;
-    return ev;
-}
-
-EventSplitter::EventSplitter(std::span<const std::uint8_t> file_bytes) : bytes_(file_bytes) {
-    static constexpr std::uint8_t magic[4] = {0xFE, 'b', 'i', 'n'};
-    if (bytes_.size() < 4 || !std::equal(magic, magic + 4, bytes_.begin()))
-        throw Error(ErrorKind::protocol, "not a binlog file: it does not start with 0xFE 'bin'");
-}
-
-std::span<const std::uint8_t> EventSplitter::next() {
-    if (pos_ >= bytes_.size()) return {};
-    std::size_t left = bytes_.size() - pos_;
-    if (left < event_header_length)
-        throw Error(ErrorKind::protocol, "binlog file: " + std::to_string(left) + " bytes at offset " +
-                                             std::to_string(pos_) + " are less than an event header");
-    const std::uint8_t* p = bytes_.data() + pos_ + 9;
-    std::uint32_t len = std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
-                        (std::uint32_t{p[3]} << 24);
-    if (len < event_header_length || len > left)
-        throw Error(ErrorKind::protocol, "binlog file: the event at offset " + std::to_string(pos_) + " claims " +
-                                             std::to_string(len) + " bytes, " + std::to_string(left) + " are left");
-    auto ev = bytes_.subspan(pos_, len);
-    pos_ += len;
     return ev;
 }
 

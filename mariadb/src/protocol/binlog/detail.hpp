@@ -19,8 +19,11 @@ namespace sluice::mariadb::binlog::detail {
 using protocol::as_text;
 using protocol::Reader;
 
-// zlib's CRC-32 (the binlog's BINLOG_CHECKSUM_ALG_CRC32).
+// The CRC-32 of zlib (the binlog's BINLOG_CHECKSUM_ALG_CRC32): crc32()
+// picks crc32_sliced() below `long_event` bytes and zlib's from there.
+inline constexpr std::size_t long_event = 1024;
 std::uint32_t crc32(Bytes bytes) noexcept;
+std::uint32_t crc32_sliced(Bytes bytes) noexcept;
 inline std::uint32_t stored_crc32(Bytes event) noexcept {
     const std::uint8_t* p = event.data() + event.size() - 4;
     return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |

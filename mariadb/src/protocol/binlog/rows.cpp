@@ -109,12 +109,13 @@ constexpr std::size_t cells_none = static_cast<std::size_t>(-1);
 RowReader::RowReader(const Rows& rows) { reset(rows); }
 
 void RowReader::reset(const Rows& rows) {
-    rows_ = &rows;
+    rows_ = &rows;  // (named by fail())
+    ready_ = false;  // until the checks below pass: next() reads nothing
     pos_ = 0;
     count_ = 0;
-    before_.clear();
-    after_.clear();
     if (!rows.table) {
+        before_.clear();
+        after_.clear();
         if (!rows.rows.empty()) fail("rows with no table map", cells_none);
         return;
     }
@@ -125,12 +126,17 @@ void RowReader::reset(const Rows& rows) {
         fail("the before-image bitmap is shorter than the column count", cells_none);
     if (rows.kind != RowsKind::delete_ && rows.columns_after.size() < bitmap)
         fail("the after-image bitmap is shorter than the column count", cells_none);
+    // Same width as the last event: the cells are kept as they are (every
+    // read overwrites present, null and the value).
     if (rows.kind != RowsKind::write) before_.resize(n);
+    else before_.clear();
     if (rows.kind != RowsKind::delete_) after_.resize(n);
+    else after_.clear();
+    ready_ = true;
 }
 
 bool RowReader::next(RowChange& change) {
-    if (!rows_ || !rows_->table || pos_ >= rows_->rows.size()) return false;
+    if (!ready_ || !rows_->table || pos_ >= rows_->rows.size()) return false;
     std::size_t start = pos_;
     if (rows_->kind != RowsKind::write) read_image(rows_->columns_before, before_);
     if (rows_->kind != RowsKind::delete_) read_image(rows_->columns_after, after_);

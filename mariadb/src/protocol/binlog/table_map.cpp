@@ -183,7 +183,7 @@ void read_column_metadata(Reader& m, ColumnInfo& c, std::string_view field) {
             c.fsp = static_cast<std::uint8_t>(c.metadata);
             break;
         case ColumnType::decimal:
-            bad("pre-5.0 DECIMAL columns are not supported in row events");
+            m.fail(field, "pre-5.0 DECIMAL columns are not supported in row events");
         default: break;  // no metadata
     }
 }

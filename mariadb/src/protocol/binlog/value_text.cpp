@@ -28,34 +28,70 @@ void append_padded(std::string& out, std::uint64_t v, int width) {
     while (n) out += buf[--n];
 }
 
-void append_fraction(std::string& out, std::uint32_t micros, int digits) {
-    if (digits <= 0) return;
-    out += '.';
-    char buf[6];
+// Temporal text is built in a local buffer and appended once (a formatter
+// calls this per cell).
+char* put2(char* p, unsigned v) noexcept {
+    p[0] = static_cast<char>('0' + v / 10 % 10);
+    p[1] = static_cast<char>('0' + v % 10);
+    return p + 2;
+}
+char* put4(char* p, unsigned v) noexcept {
+    p = put2(p, v / 100 % 100);
+    return put2(p, v % 100);
+}
+char* put_fraction(char* p, std::uint32_t micros, int digits) noexcept {
+    if (digits <= 0) return p;
+    if (digits > 6) digits = 6;
+    *p++ = '.';
+    char six[6];
     for (int i = 5; i >= 0; --i) {
-        buf[i] = static_cast<char>('0' + micros % 10);
+        six[i] = static_cast<char>('0' + micros % 10);
         micros /= 10;
     }
-    out.append(buf, static_cast<std::size_t>(digits > 6 ? 6 : digits));
+    for (int i = 0; i < digits; ++i) *p++ = six[i];
+    return p;
+}
+char* put_date(char* p, unsigned y, unsigned m, unsigned d) noexcept {
+    p = put4(p, y);
+    *p++ = '-';
+    p = put2(p, m);
+    *p++ = '-';
+    return put2(p, d);
 }
 
 void append_date(std::string& out, unsigned y, unsigned m, unsigned d) {
-    append_padded(out, y, 4);
-    out += '-';
-    append_padded(out, m, 2);
-    out += '-';
-    append_padded(out, d, 2);
+    char buf[16];
+    out.append(buf, put_date(buf, y, m, d));
 }
 
 void append_datetime(std::string& out, const DateTime& dt, int fsp) {
-    append_date(out, dt.year, dt.month, dt.day);
-    out += ' ';
-    append_padded(out, dt.hour, 2);
-    out += ':';
-    append_padded(out, dt.minute, 2);
-    out += ':';
-    append_padded(out, dt.second, 2);
-    append_fraction(out, dt.microsecond, fsp);
+    char buf[32];
+    char* p = put_date(buf, dt.year, dt.month, dt.day);
+    *p++ = ' ';
+    p = put2(p, dt.hour);
+    *p++ = ':';
+    p = put2(p, dt.minute);
+    *p++ = ':';
+    p = put2(p, dt.second);
+    out.append(buf, put_fraction(p, dt.microsecond, fsp));
+}
+
+void append_time(std::string& out, const Time& t, int fsp) {
+    char buf[32];
+    char* p = buf;
+    if (t.negative) *p++ = '-';
+    std::uint32_t h = t.hours;
+    if (h >= 100) {
+        auto r = std::to_chars(p, buf + 12, h);
+        p = r.ptr;
+    } else {
+        p = put2(p, h);
+    }
+    *p++ = ':';
+    p = put2(p, t.minutes);
+    *p++ = ':';
+    p = put2(p, t.seconds);
+    out.append(buf, put_fraction(p, t.microseconds, fsp));
 }
 
 void append_hex(std::string& out, const std::uint8_t* p, std::size_t n) {
@@ -156,15 +192,7 @@ void append_text(std::string& out, const Value& value, const ColumnInfo& column)
         void operator()(double v) const { append_number(out, v); }
         void operator()(const Decimal& v) const { out += v.text(); }
         void operator()(const Date& d) const { append_date(out, d.year, d.month, d.day); }
-        void operator()(const Time& t) const {
-            if (t.negative) out += '-';
-            append_padded(out, t.hours, 2);
-            out += ':';
-            append_padded(out, t.minutes, 2);
-            out += ':';
-            append_padded(out, t.seconds, 2);
-            append_fraction(out, t.microseconds, fraction_digits(c));
-        }
+        void operator()(const Time& t) const { append_time(out, t, fraction_digits(c)); }
         void operator()(const DateTime& dt) const { append_datetime(out, dt, fraction_digits(c)); }
         void operator()(const Timestamp& ts) const {
             if (ts.seconds == 0 && ts.microseconds == 0) {

@@ -52,7 +52,8 @@ public:
     Statement prepare(const std::string& sql, const std::vector<Oid>& param_types = {});
     // Describes `sql` without keeping it: parameter types and result
     // columns, or the server's error (Error{server}, with its position).
-    Statement describe(const std::string& sql);
+    // `param_types` may fix the types of the first parameters, as in prepare().
+    Statement describe(const std::string& sql, const std::vector<Oid>& param_types = {});
     // Executes a prepared statement. Each parameter is encoded for the type
     // the server gave its $n: binary for int2/int4/int8, float8, bool and
     // bytea (an int out of an int2/int4 range is Error{conversion}),

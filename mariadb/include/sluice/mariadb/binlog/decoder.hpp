@@ -57,7 +57,8 @@ public:
     // The stream's checksum algorithm as known now.
     Checksum checksum() const noexcept;
 
-    // Where the next event starts (the end of the last one decoded).
+    // Where the next event starts (the end of the last one decoded). The
+    // file name is a view valid until the next decode() or set_position().
     BinlogPosition position() const noexcept;
     void set_position(std::string file, std::uint64_t offset);
 

@@ -63,9 +63,8 @@ enum class EventType : std::uint8_t {
     // (MariaDB 11.x adds 172 PARTIAL_ROW_DATA; decoded as Unknown here.)
 };
 
-// "WRITE_ROWS_EVENT_V1", "GTID_EVENT", ... ("UNKNOWN_EVENT(200)" style
-// names are produced by describe(); this returns "UNKNOWN_EVENT" for codes
-// it does not know).
+// "WRITE_ROWS_EVENT_V1", "GTID_EVENT", ...; "UNKNOWN_EVENT" for codes it
+// does not know (error messages then add the code: "UNKNOWN_EVENT(200)").
 std::string_view to_string(EventType type) noexcept;
 
 // The common header every event starts with (19 bytes, v4 format).

@@ -65,6 +65,15 @@ inline constexpr std::uint8_t prepared_xa = 0x40;     // XA PREPARE's event grou
 inline constexpr std::uint8_t completed_xa = 0x80;    // XA COMMIT/ROLLBACK's event group
 }  // namespace gtid_flag
 
+struct GtidPosition {
+    std::uint32_t domain_id = 0;
+    std::uint32_t server_id = 0;
+    std::uint64_t seq_no = 0;
+    friend bool operator==(const GtidPosition&, const GtidPosition&) = default;
+};
+// "0-1-42"
+std::string to_string(const GtidPosition& gtid);
+
 // GTID: starts an event group (a transaction, or one standalone statement).
 struct Gtid {
     std::uint32_t domain_id = 0;
@@ -75,21 +84,13 @@ struct Gtid {
     std::optional<XaXid> xa_xid;             // prepared_xa / completed_xa
     std::uint8_t flags_extra = 0;            // MariaDB 10.8+: multi-engine, alter, ...
 
+    GtidPosition position() const noexcept { return {domain_id, server_id, seq_no}; }
     bool standalone() const noexcept { return flags & gtid_flag::standalone; }
     bool transactional() const noexcept { return flags & gtid_flag::transactional; }
     bool ddl() const noexcept { return flags & gtid_flag::ddl; }
     bool xa_prepare() const noexcept { return flags & gtid_flag::prepared_xa; }
     bool xa_complete() const noexcept { return flags & gtid_flag::completed_xa; }
 };
-
-struct GtidPosition {
-    std::uint32_t domain_id = 0;
-    std::uint32_t server_id = 0;
-    std::uint64_t seq_no = 0;
-    friend bool operator==(const GtidPosition&, const GtidPosition&) = default;
-};
-// "0-1-42"
-std::string to_string(const GtidPosition& gtid);
 
 // GTID_LIST: the binlog state at the start of a file (and, in the dump
 // stream, where a GTID-based dump starts).

@@ -5,8 +5,9 @@
 // leaves the column out (binlog_row_image=MINIMAL or NOBLOB), else NULL or
 // a typed Value.
 //
-// LIFETIME: the cells are owned by the RowReader and overwritten by the
-// next next(); their Values point into the Rows event's bytes (see
+// LIFETIME: a RowReader keeps a pointer to its Rows struct (which must
+// outlive the reading); the cells are owned by the RowReader and
+// overwritten by the next next(); their Values point into the Rows event's bytes (see
 // events.hpp) and its TableMap. To keep a Rows event past the next
 // Decoder::decode(), copy its `rows`, `columns_before`, `columns_after`
 // bytes and point a copy of the Rows struct at them.
@@ -56,6 +57,7 @@ private:
     [[noreturn]] void fail(std::string_view what, std::size_t column) const;
 
     const Rows* rows_ = nullptr;
+    bool ready_ = false;   // reset() passed its checks
     std::size_t pos_ = 0;  // into rows_->rows
     std::size_t count_ = 0;
     std::vector<Cell> before_;

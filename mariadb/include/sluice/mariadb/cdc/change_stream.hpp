@@ -48,9 +48,10 @@ struct StreamOptions {
     StartAt start = StartAt::now;
     GtidState gtid;  // StartAt::gtid
     TableFilter tables;  // empty: every table
-    // Stop (next() returns nullptr) once everything the binlog held when
-    // the dump (re)started has been delivered (COM_BINLOG_DUMP's
-    // non-blocking flag).
+    // Stop (next() returns nullptr) once everything the binlog held at
+    // open() has been delivered: the position covers @@gtid_binlog_pos as
+    // read then, or the dump (COM_BINLOG_DUMP's non-blocking flag) reached
+    // the end of the last binlog.
     bool until_end = false;
     // The replica's server id; 0 = one picked at random in
     // [0x40000000, 0x7FFFFFFF] (the server kills an older dump of the same id).

@@ -48,6 +48,10 @@ public:
     bool is_open() const noexcept { return fd_ >= 0; }
     // "host:port" or the unix socket path, for error messages.
     const std::string& peer() const noexcept { return peer_; }
+    // True for a TCP socket whose peer address (the one actually connected
+    // to, whatever name was resolved) is loopback (loopback.hpp); false for
+    // a unix socket, another address, or a closed socket.
+    bool peer_is_loopback() const noexcept;
     // Shuts down both directions (the peer sees EOF); the fd stays open.
     void shutdown() noexcept;
     void close() noexcept;

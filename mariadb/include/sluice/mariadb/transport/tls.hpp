@@ -6,7 +6,8 @@
 //   prefer       TLS when the server offers CLIENT_SSL, plain otherwise
 //                (the fallback is the Connection's decision, never this layer's).
 //   require      TLS or fail; the certificate is not verified.
-//   verify_ca    TLS, and the server's chain must lead to ca_file/ca_path.
+//   verify_ca    TLS, and the server's chain must lead to ca_file/ca_path
+//                (or, with system_trust, to OpenSSL's default trust store).
 //   verify_full  verify_ca, and the host name (or IP literal) must match the
 //                certificate's subjectAltName.
 #include <cstddef>
@@ -36,6 +37,18 @@ struct TlsOptions {
     std::string cert_file{};    // client certificate (PEM), optional
     std::string key_file{};     // client private key (PEM), optional
     std::string cipher_list{};  // OpenSSL cipher list for TLS 1.2, optional
+    // With neither ca_file nor ca_path, verify against OpenSSL's default
+    // trust store (the system's CA certificates, or $SSL_CERT_FILE /
+    // $SSL_CERT_DIR) instead of refusing a verifying mode. Connection sets
+    // it for the default verify-full of a TCP connection to a non-loopback
+    // host; an explicit verify-ca / verify-full without a CA stays
+    // Error{usage}, as a silent choice of trust store would be a surprise.
+    bool system_trust = false;
+    // Appended to the message of a failed certificate verification (and of
+    // a resumed session whose kept certificate fails the checks): what the
+    // caller can do about it. Connection says how to choose a mode when the
+    // mode was its default rather than the caller's.
+    std::string verify_advice{};
     // Offer a session kept from an earlier connection (TLS session
     // resumption: the server skips its certificate, the handshake its
     // signature), and keep the ones this connection receives. A session is
@@ -72,7 +85,7 @@ public:
     // literal) and checked under verify_full (on a resumed session too).
     // Error{tls} with OpenSSL's reason and the verification result on
     // failure; Error{usage} when the mode is disable or no CA is given for
-    // verify_ca / verify_full.
+    // verify_ca / verify_full (unless system_trust).
     static TlsSession handshake(Socket& socket, const TlsOptions& options,
                                 std::string_view host, Deadline deadline);
 

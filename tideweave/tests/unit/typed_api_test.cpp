@@ -1,0 +1,266 @@
+// The typed API directly: results and typed errors of each call, and the
+// checkpoint codec (JSON and binary, the source position, hostile bytes with
+// the place named).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver.hpp"
+#include "sluice/tideweave/checkpoint.hpp"
+#include "sluice/tideweave/engine.hpp"
+
+namespace sluice::tideweave {
+namespace {
+
+using M = Mutation;
+
+TEST(TypedApi, ChangesListRowsGoneAndNewAndLateItems) {
+    Engine e({.gap = 10, .lateness = 20});
+    auto c = e.apply({M::insert("a", "k", 0, 1), M::insert("b", "k", 10, 2), M::insert("c", "j", 5, 0.5)});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->version, 1);
+    EXPECT_TRUE(c->before.empty());
+    ASSERT_EQ(c->after.size(), 2U);
+    EXPECT_EQ(c->after[0].key, "j");  // sorted by (key, start)
+    EXPECT_EQ(c->after[1].key, "k");
+    EXPECT_EQ(c->after[1].end, 20);
+    EXPECT_EQ(c->after[1].count, 2);
+    EXPECT_EQ(c->after[1].sum, 3);
+
+    ASSERT_TRUE(e.advance_watermark(50).ok());  // horizon 30: both sessions final
+    c = e.apply({M::insert("d", "k", 40, 1), M::insert("late", "k", 29, 1)});
+    ASSERT_TRUE(c.ok());
+    ASSERT_EQ(c->late.size(), 1U);
+    EXPECT_EQ(c->late[0].index, 1U);
+    EXPECT_EQ(c->late[0].id, "late");
+    EXPECT_EQ(c->late[0].ts, 29);
+    ASSERT_EQ(c->after.size(), 1U);
+    EXPECT_EQ(c->after[0].start, 40);
+}
+
+TEST(TypedApi, ARetractAndReinsertLeavingTheRowAsItWasListsNothing) {
+    Engine e;
+    ASSERT_TRUE(e.apply({M::insert("a", "k", 0, 1), M::insert("b", "k", 5, 2)}).ok());
+    auto c = e.apply({M::retract("b", "k", 5, 2), M::insert("b", "k", 5, 2)});
+    ASSERT_TRUE(c.ok());
+    EXPECT_TRUE(c->before.empty());
+    EXPECT_TRUE(c->after.empty());
+    EXPECT_EQ(c->version, 2);
+}
+
+TEST(TypedApi, ErrorsAreTypedAndChangeNothing) {
+    Engine e;
+    ASSERT_TRUE(e.apply({M::insert("a", "k", 0, 1)}).ok());
+    const std::size_t keys = e.key_count();
+
+    auto dup = e.apply({M::insert("n", "new-key", 3, 1), M::insert("a", "k", 1, 1)});
+    ASSERT_FALSE(dup.ok());
+    EXPECT_EQ(dup.error().kind, ErrorKind::identity);
+    EXPECT_EQ(dup.error().index, 1U);
+    EXPECT_EQ(dup.error().message, "tx[1].insert: an active event with id \"a\" already exists (key \"k\", ts 0)");
+    EXPECT_EQ(e.version(), 1);
+    EXPECT_EQ(e.key_count(), keys);  // "new-key" released again
+    EXPECT_EQ(e.active_events(), 1U);
+
+    auto mismatch = e.apply({M::retract("a", "k", 0, 2)});
+    ASSERT_FALSE(mismatch.ok());
+    EXPECT_EQ(mismatch.error().message, "tx[0].retract: event \"a\" has value 1, not 2");
+
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::string bad_utf8 = "\xff";
+    const std::string long_id(257, 'x');
+    const std::vector<std::pair<Mutation, std::string>> shapes = {
+        {M::insert("", "k", 0, 1), "tx[0].insert.id: expected a non-empty string of at most 256 bytes"},
+        {M::insert(long_id, "k", 0, 1), "tx[0].insert.id: expected a non-empty string of at most 256 bytes"},
+        {M::insert("x", bad_utf8, 0, 1), "tx[0].insert.key: not valid UTF-8"},
+        {M::insert("x", "k", (std::int64_t{1} << 60) + 1, 1), "tx[0].insert.ts: expected an integer in [-2^60, 2^60]"},
+        {M::insert("x", "k", 0, nan), "tx[0].insert.value: expected a finite number"},
+        {M::retract("a", "k", 0, std::numeric_limits<double>::infinity()), "tx[0].retract.value: expected a finite number"},
+    };
+    for (const auto& [m, message] : shapes) {
+        auto r = e.apply({m});
+        ASSERT_FALSE(r.ok()) << message;
+        EXPECT_EQ(r.error().kind, ErrorKind::shape);
+        EXPECT_EQ(r.error().index, 0U);
+        EXPECT_EQ(r.error().message, message);
+    }
+    EXPECT_EQ(e.version(), 1);
+
+    auto overflow = e.apply({M::insert("m1", "k", 1, 1.7976931348623157e308), M::insert("m2", "k", 2, 1.7976931348623157e308)});
+    ASSERT_FALSE(overflow.ok());
+    EXPECT_EQ(overflow.error().kind, ErrorKind::sum_overflow);
+    EXPECT_FALSE(overflow.error().index.has_value());
+
+    ASSERT_TRUE(e.advance_watermark(50).ok());
+    auto behind = e.advance_watermark(49);
+    ASSERT_FALSE(behind.ok());
+    EXPECT_EQ(behind.error().kind, ErrorKind::watermark_behind);
+    EXPECT_EQ(behind.error().message, "watermark: 49 is behind the current watermark 50");
+    EXPECT_EQ(e.watermark(), 50);
+    EXPECT_THROW(static_cast<void>(behind.value()), std::logic_error);
+    EXPECT_THROW(Engine({.gap = 0}), std::invalid_argument);
+}
+
+TEST(TypedApi, ForgetAndSnapshot) {
+    Engine e({.gap = 10, .lateness = 0});
+    ASSERT_TRUE(e.apply({M::insert("a", "k", 0, 1), M::insert("b", "k", 100, 2), M::insert("c", "k", 95, 3)}).ok());
+    auto f = e.advance_watermark(99);  // horizon 99: [0, 10) final; 95 sealed, its session open
+    ASSERT_TRUE(f.ok());
+    ASSERT_EQ(f->rows.size(), 1U);
+    EXPECT_TRUE(f->rows[0].final);
+    const Forgotten g = e.forget();
+    EXPECT_EQ(g.rows_dropped, 1U);
+    EXPECT_EQ(g.events_folded, 1U);
+    const Snapshot s = e.snapshot();
+    EXPECT_EQ(s.watermark, 99);
+    ASSERT_EQ(s.rows.size(), 1U);
+    EXPECT_EQ(s.rows[0].start, 95);
+    EXPECT_EQ(s.rows[0].sum, 5);
+}
+
+// A state with a folded block, a final session and two keys.
+Engine sample_engine(EngineKind kind = EngineKind::incremental) {
+    Engine e({.gap = 10, .lateness = 5}, kind);
+    EXPECT_TRUE(e.apply({M::insert("a", "k", 0, 0.1), M::insert("b", "k", 30, 0.2), M::insert("c", "k", 38, 0.3),
+                         M::insert("d", "m\u00e9", 50, 1e16)})
+                    .ok());
+    EXPECT_TRUE(e.advance_watermark(40).ok());  // horizon 35: [0, 10) final, 30 sealed
+    e.forget();
+    EXPECT_TRUE(e.apply({M::insert("e", "k", 45, -1)}).ok());
+    EXPECT_TRUE(e.advance_watermark(41).ok());
+    return e;
+}
+
+TEST(CheckpointCodec, BothEncodingsRoundTripWithTheSourcePosition) {
+    Engine e = sample_engine();
+    const std::string position("0-1-42,\0\xff", 9);
+    const Checkpoint c = e.checkpoint(position);
+    EXPECT_EQ(c.source_position, position);
+    ASSERT_EQ(c.keys.size(), 2U);
+    ASSERT_EQ(c.keys[0].blocks.size(), 1U);
+
+    const std::string json = encode_json(c);
+    EXPECT_NE(json.find(",\"watermark\":41,\"source\":\"302d312d34322c00ff\",\"keys\":"), std::string::npos) << json;
+    for (const bool binary : {false, true}) {
+        const auto decoded = binary ? decode_binary(encode_binary(c)) : decode_json(json);
+        ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+        EXPECT_TRUE(*decoded == c);
+        for (const auto kind : {EngineKind::incremental, EngineKind::naive}) {
+            auto restored = Engine::restore(*decoded, kind);
+            ASSERT_TRUE(restored.ok()) << restored.error().message;
+            EXPECT_EQ(restored->source_position(), position);
+            EXPECT_TRUE(restored->checkpoint(position) == c);
+        }
+    }
+    // Without a source position the member is absent (the CLI's bytes).
+    EXPECT_EQ(encode_json(e.checkpoint()).find("source"), std::string::npos);
+    EXPECT_LT(encode_binary(c).size(), json.size());
+}
+
+TEST(CheckpointCodec, RestoredEnginesContinueIdentically) {
+    Engine original = sample_engine();
+    const Checkpoint c = original.checkpoint("pos");
+    auto from_json = Engine::restore(*decode_json(encode_json(c)), EngineKind::naive);
+    auto from_binary = Engine::restore(*decode_binary(encode_binary(c)));
+    ASSERT_TRUE(from_json.ok() && from_binary.ok());
+    const std::vector<Mutation> next = {M::insert("f", "k", 47, 2), M::retract("c", "k", 38), M::insert("g", "z", 60, 1)};
+    const auto text = [](Engine& e, std::span<const Mutation> tx) {
+        auto r = e.apply(tx);
+        std::string s = std::to_string(r->version);
+        for (const Row& row : r->before) s += " -" + std::string(row.key) + ":" + std::to_string(row.start) + ":" + std::to_string(row.sum);
+        for (const Row& row : r->after) s += " +" + std::string(row.key) + ":" + std::to_string(row.start) + ":" + std::to_string(row.sum);
+        return s;
+    };
+    const std::string expected = text(original, next);
+    EXPECT_EQ(text(*from_json, next), expected);
+    EXPECT_EQ(text(*from_binary, next), expected);
+}
+
+TEST(CheckpointCodec, TheStreamsCheckpointLineIsTheJsonEncoding) {
+    Stream s({.gap = 10, .lateness = 5});
+    std::string out;
+    s.process_line(R"({"tx":[{"insert":{"id":"a","key":"k","ts":0,"value":1}}]})", 1, out);
+    out.clear();
+    s.process_line(R"({"checkpoint":true})", 2, out);
+    Checkpoint c = s.engine().checkpoint();
+    c.line = 2;
+    EXPECT_EQ(out, "{\"version\":1,\"checkpoint\":" + encode_json(c) + "}\n");
+    const auto decoded = decode_json(out.substr(0, out.size() - 1));
+    ASSERT_TRUE(decoded.ok());
+    EXPECT_TRUE(*decoded == c);
+}
+
+TEST(CheckpointCodec, HostileBinaryBytesNameThePlace) {
+    const std::string good = encode_binary(sample_engine().checkpoint("p"));
+    const auto message = [](std::string_view bytes) {
+        auto r = decode_binary(bytes);
+        return r.ok() ? std::string("decoded") : r.error().message;
+    };
+    EXPECT_EQ(message(""), "malformed tideweave checkpoint: format: expected the binary checkpoint magic \"TWCK\"");
+    EXPECT_EQ(message("TWCK"), "malformed tideweave checkpoint: format: truncated");
+    EXPECT_EQ(message(std::string("TWCK\x02", 5)),
+              "malformed tideweave checkpoint: format: binary checkpoint format 2 is not supported (expected 1)");
+    EXPECT_EQ(message(good + "x"), "malformed tideweave checkpoint: checkpoint: 1 bytes after the end of the checkpoint");
+    EXPECT_EQ(message(good.substr(0, good.size() - 1)), "malformed tideweave checkpoint: keys[1].final: truncated");
+    // Every prefix fails cleanly, naming a place.
+    for (std::size_t n = 0; n < good.size(); ++n) {
+        const std::string m = message(good.substr(0, n));
+        EXPECT_EQ(m.rfind("malformed tideweave checkpoint: ", 0), 0U) << n << ": " << m;
+    }
+    // A count larger than the bytes left is refused before allocating.
+    const auto header = encode_binary(Checkpoint{});  // no keys: the last byte is the key count 0
+    std::string bogus = header.substr(0, header.size() - 1) + std::string("\xff\xff\xff\xff\x0f", 5);
+    EXPECT_EQ(message(bogus), "malformed tideweave checkpoint: keys: a count of 4294967295 items is more than the bytes left");
+    // A non-finite value.
+    Checkpoint c;
+    c.keys.push_back({"k", {}, {{0, "a", 1.0}}, {}});
+    std::string nan_bytes = encode_binary(c);
+    const double inf = std::numeric_limits<double>::infinity();
+    std::memcpy(nan_bytes.data() + nan_bytes.size() - 9, &inf, 8);  // the value, before the empty final list
+    EXPECT_EQ(message(nan_bytes), "malformed tideweave checkpoint: keys[0].events[0]: expected a finite number");
+}
+
+TEST(CheckpointCodec, RestoreChecksTheStateTheSameForBothEncodings) {
+    Checkpoint c;
+    c.config = {.gap = 10, .lateness = 20};
+    c.keys.push_back({"k", {}, {{5, "b", 1.0}, {5, "a", 1.0}}, {}});  // not in (ts, id) order
+    for (const bool binary : {false, true}) {
+        const auto decoded = binary ? decode_binary(encode_binary(c)) : decode_json(encode_json(c));
+        ASSERT_TRUE(decoded.ok());
+        auto r = Engine::restore(*decoded);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, ErrorKind::checkpoint);
+        EXPECT_EQ(r.error().message,
+                  "malformed tideweave checkpoint: keys[0].events[1]: events must be in (ts, id) order, without repeats");
+    }
+    c.keys[0].events = {{5, "a", 1.0}};
+    c.keys[0].key = "\xff";
+    EXPECT_EQ(Engine::restore(*decode_binary(encode_binary(c))).error().message,
+              "malformed tideweave checkpoint: keys[0].key: not valid UTF-8");
+}
+
+TEST(CheckpointCodec, JsonSourceMustBeHex) {
+    const std::string base = encode_json(Checkpoint{});
+    const auto with_source = [&](const std::string& value) {
+        std::string s = base;
+        s.insert(s.find(",\"keys\""), ",\"source\":" + value);
+        return s;
+    };
+    auto ok = decode_json(with_source("\"00ff\""));
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ(ok->source_position, std::string("\0\xff", 2));
+    EXPECT_EQ(decode_json(with_source("\"0g\"")).error().message,
+              "malformed tideweave checkpoint: source: expected a string of lowercase hex digits, two per byte");
+    EXPECT_EQ(decode_json(with_source("\"abc\"")).error().message,
+              "malformed tideweave checkpoint: source: expected a string of lowercase hex digits, two per byte");
+    EXPECT_EQ(decode_json(with_source("1")).error().message,
+              "malformed tideweave checkpoint: source: expected a string of lowercase hex digits, two per byte");
+}
+
+}  // namespace
+}  // namespace sluice::tideweave
