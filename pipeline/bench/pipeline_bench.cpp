@@ -1,0 +1,389 @@
+// The pipeline benchmark (docs/benchmarks/pipeline.md), end to end on loopback:
+//  1. catch-up: N source row changes already in the binlog (transactions of
+//     900 inserts + 100 updates), `sluice-pipeline --until-end` from their
+//     first GTID into a fresh sink, beside the same transactions fed from a
+//     file through `tideweave stream` (the engine alone); runs interleaved,
+//     medians, wall and CPU time of the child;
+//  2. steady lag: a writer commits R row changes/s (transactions of 100 rows
+//     every 100/R s) while the pipeline follows; lag = the time the sink's
+//     state row shows the transaction's GTID minus the time its COMMIT
+//     returned (the state row is polled continuously on its own connection);
+//     beside it, the same transactions' NDJSON lines written into
+//     `tideweave stream` through a pipe, lag = its output line minus the write.
+// Usage: pipeline_bench --env ENV --pipeline CLI --tideweave CLI [--rows N]
+//        [--runs K] [--rate R] [--lag-seconds S] --out capture.json
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sluice/common/env_file.hpp"
+#include "sluice/mariadb/mariadb.hpp"
+#include "sluice/postgres/connection.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using sluice::EnvFile;
+namespace my = sluice::mariadb;
+namespace pg = sluice::postgres;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string scalar(my::Connection& c, const std::string& q) {
+    my::ResultSet rs = c.query(q);
+    const my::Row* r = rs.next();
+    std::string v = r ? r->get<std::optional<std::string>>(0).value_or("") : "";
+    while (rs.next()) {
+    }
+    return v;
+}
+
+struct Timing {
+    double wall = 0, cpu = 0;
+};
+
+// Runs argv with stdin/stdout redirected (empty = inherit), waits; wall and child CPU seconds.
+Timing run(const std::vector<std::string>& argv, const std::string& in, const std::string& out) {
+    rusage before{}, after{};
+    getrusage(RUSAGE_CHILDREN, &before);
+    const auto t0 = Clock::now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!in.empty()) dup2(open(in.c_str(), O_RDONLY), 0);
+        if (!out.empty()) dup2(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
+        std::vector<char*> a;
+        std::vector<std::string> copy = argv;
+        for (auto& s : copy) a.push_back(s.data());
+        a.push_back(nullptr);
+        execv(a[0], a.data());
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    Timing t;
+    t.wall = seconds_since(t0);
+    getrusage(RUSAGE_CHILDREN, &after);
+    auto secs = [](const timeval& v) { return static_cast<double>(v.tv_sec) + static_cast<double>(v.tv_usec) / 1e6; };
+    t.cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
+    return t;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+double percentile(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    if (v.empty()) return 0;
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+// The workload: per transaction 900 inserts (ids n+1..n+900, key id % 1000,
+// ts id / 80, value id % 97 + 0.5) and an update of the 100 rows inserted
+// first in the previous transaction (value + 1). SQL and NDJSON with the
+// watermark rule (lag = gap = 10).
+struct Generator {
+    std::int64_t next_id = 1;
+    std::int64_t prev_first = 0;
+    std::int64_t max_ts = 0;
+    std::optional<std::int64_t> watermark;
+    static std::int64_t ts_of(std::int64_t id) { return id / 80; }
+    static double value_of(std::int64_t id) { return static_cast<double>(id % 97) + 0.5; }
+    std::pair<std::vector<std::string>, std::string> next(const std::string& table, int inserts, int updates) {
+        std::vector<std::string> sql;
+        std::string nd = "{\"tx\":[";
+        std::string ins = "INSERT INTO " + table + " VALUES ";
+        const std::int64_t first = next_id;
+        for (int i = 0; i < inserts; ++i, ++next_id) {
+            const std::int64_t id = next_id;
+            const std::string key = "k" + std::to_string(id % 1000);
+            char v[32];
+            std::snprintf(v, sizeof v, "%.1f", value_of(id));
+            ins += (i ? ",(" : "(") + std::to_string(id) + ",'" + key + "'," + std::to_string(ts_of(id)) + "," + v + ")";
+            nd += (i ? "," : "") + std::string("{\"insert\":{\"id\":\"") + std::to_string(id) + "\",\"key\":\"" + key +
+                  "\",\"ts\":" + std::to_string(ts_of(id)) + ",\"value\":" + v + "}}";
+            max_ts = std::max(max_ts, ts_of(id));
+        }
+        sql.push_back(ins);
+        if (prev_first && updates) {
+            sql.push_back("UPDATE " + table + " SET v = v + 1 WHERE id BETWEEN " + std::to_string(prev_first) + " AND " +
+                          std::to_string(prev_first + updates - 1));
+            for (std::int64_t id = prev_first; id < prev_first + updates; ++id) {
+                const std::string key = "k" + std::to_string(id % 1000);
+                char b[32], a[32];
+                std::snprintf(b, sizeof b, "%.1f", value_of(id));
+                std::snprintf(a, sizeof a, "%.1f", value_of(id) + 1);
+                nd += ",{\"retract\":{\"id\":\"" + std::to_string(id) + "\",\"key\":\"" + key + "\",\"ts\":" +
+                      std::to_string(ts_of(id)) + ",\"value\":" + b + "}},{\"insert\":{\"id\":\"" + std::to_string(id) +
+                      "\",\"key\":\"" + key + "\",\"ts\":" + std::to_string(ts_of(id)) + ",\"value\":" + a + "}}";
+            }
+        }
+        prev_first = first;
+        nd += "]}\n";
+        if (!watermark || max_ts - 10 > *watermark) {
+            watermark = max_ts - 10;
+            nd += "{\"watermark\":" + std::to_string(*watermark) + "}\n";
+        }
+        return {sql, nd};
+    }
+};
+
+void commit_tx(my::Connection& c, const std::vector<std::string>& sql) {
+    c.execute("START TRANSACTION");
+    for (const auto& s : sql) c.execute(s);
+    c.execute("COMMIT");
+}
+
+void drop_sink(pg::Connection& p, const std::string& name) {
+    p.run_script("drop table if exists " + name + ", " + name + "_late, " + name + "_rejected");
+    p.run_script("create table if not exists sluice_pipeline_state (name text primary key, gtid text not null, "
+                 "checkpoint bytea, settings text not null)");
+    p.query("delete from sluice_pipeline_state where name = $1", {name});
+}
+
+std::uint64_t seq_of(const std::string& gtid_state) {  // domain 0's sequence
+    auto last = gtid_state.rfind('-');
+    return last == std::string::npos ? 0 : std::stoull(gtid_state.substr(last + 1));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"pipeline_bench: catch-up and steady lag of sluice-pipeline beside tideweave stream"};
+    std::string env_path, pipeline_cli, tideweave_cli, out_path, work = "/tmp";
+    std::int64_t rows = 1000000;
+    int runs = 3, rate = 10000, lag_seconds = 10;
+    app.add_option("--env", env_path, "servers env file")->required();
+    app.add_option("--pipeline", pipeline_cli, "sluice-pipeline")->required();
+    app.add_option("--tideweave", tideweave_cli, "tideweave")->required();
+    app.add_option("--out", out_path, "JSON capture")->required();
+    app.add_option("--work", work, "folder for the NDJSON files");
+    app.add_option("--rows", rows, "catch-up row changes");
+    app.add_option("--runs", runs, "catch-up runs of each");
+    app.add_option("--rate", rate, "steady row changes per second");
+    app.add_option("--lag-seconds", lag_seconds, "steady phase length");
+    CLI11_PARSE(app, argc, argv);
+
+    const EnvFile env = EnvFile::load(env_path);
+    const std::string my_url = env.require("SLUICE_MARIADB_URL"), pg_url = env.require("SLUICE_PG_URL");
+    my::Connection m = my::Connection::connect(my_url);
+    pg::Connection p = pg::Connection::open(pg_url);
+    p.set_notice_handler({});
+    m.execute("CREATE DATABASE IF NOT EXISTS bench");
+
+    // 1. Catch-up.
+    m.execute("DROP TABLE IF EXISTS bench.catchup");
+    m.execute("CREATE TABLE bench.catchup (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start = scalar(m, "SELECT @@global.gtid_binlog_pos");
+    const std::string ndjson = work + "/pipeline-bench-catchup.ndjson";
+    {
+        Generator g;
+        std::ofstream nd(ndjson);
+        std::int64_t changes = 0;
+        while (changes < rows) {
+            auto [sql, lines] = g.next("bench.catchup", 900, 100);
+            commit_tx(m, sql);
+            nd << lines;
+            changes += 900 + (g.prev_first && changes ? 100 : 0);
+        }
+        rows = changes;
+    }
+    std::cerr << "catch-up workload: " << rows << " row changes written\n";
+    std::vector<double> pipe_wall, pipe_cpu, tw_wall, tw_cpu;
+    for (int r = 0; r < runs; ++r) {
+        drop_sink(p, "bench_catchup");
+        Timing a = run({pipeline_cli, "run", "--source", my_url, "--table", "bench.catchup", "--id", "id", "--key", "k",
+                        "--ts", "t", "--value", "v", "--sink", pg_url, "--sink-table", "bench_catchup", "--from-gtid",
+                        start, "--until-end", "--quiet"},
+                       "", "");
+        Timing b = run({tideweave_cli, "stream", ndjson}, "", "/dev/null");
+        pipe_wall.push_back(a.wall);
+        pipe_cpu.push_back(a.cpu);
+        tw_wall.push_back(b.wall);
+        tw_cpu.push_back(b.cpu);
+        std::cerr << "run " << r + 1 << ": pipeline " << a.wall << " s (cpu " << a.cpu << "), tideweave stream " << b.wall
+                  << " s (cpu " << b.cpu << ")\n";
+    }
+    const std::string sink_rows = p.query("select count(*) from bench_catchup").row(0).get<std::string>(0);
+
+    // 2. Steady lag.
+    m.execute("DROP TABLE IF EXISTS bench.steady");
+    m.execute("CREATE TABLE bench.steady (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start2 = scalar(m, "SELECT @@global.gtid_binlog_pos");
+    drop_sink(p, "bench_steady");
+    pid_t follower = fork();
+    if (follower == 0) {
+        execl(pipeline_cli.c_str(), pipeline_cli.c_str(), "run", "--source", my_url.c_str(), "--table", "bench.steady",
+              "--id", "id", "--key", "k", "--ts", "t", "--value", "v", "--sink", pg_url.c_str(), "--sink-table",
+              "bench_steady", "--from-gtid", start2.c_str(), "--quiet", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // the follower connects and makes its tables
+
+    // 2a. The pipeline: the writer commits in MariaDB at the rate.
+    const int per_tx = 100;
+    const auto period = std::chrono::microseconds(1000000LL * per_tx / rate);
+    std::vector<std::pair<std::uint64_t, Clock::time_point>> committed;  // seq, commit returned
+    std::vector<std::pair<std::uint64_t, Clock::time_point>> seen;       // seq first seen in the sink
+    std::atomic<bool> done{false};
+    std::mutex seen_mu;
+    std::thread poller([&] {
+        pg::Connection q = pg::Connection::open(pg_url);
+        pg::Statement s = q.prepare("select gtid from sluice_pipeline_state where name = 'bench_steady'");
+        std::uint64_t last = 0;
+        while (!done) {
+            // 0.5 ms apart: polling flat out would take a core from the servers on a small machine.
+            std::this_thread::sleep_for(std::chrono::microseconds(500));
+            pg::Result r = q.execute(s, {}, pg::Format::text);
+            if (!r.empty()) {
+                std::uint64_t sq = seq_of(r.row(0).get<std::string>(0));
+                if (sq != last) {
+                    std::lock_guard lock(seen_mu);
+                    seen.push_back({sq, Clock::now()});
+                    last = sq;
+                }
+            }
+        }
+    });
+    std::vector<std::string> tx_lines;  // for 2b, the same transactions
+    {
+        Generator g;
+        // Warm-up, not measured: one transaction, until the sink shows it
+        // (the follower has connected, made its tables and committed once).
+        {
+            auto [sql, lines] = g.next("bench.steady", 90, 0);
+            commit_tx(m, sql);
+            tx_lines.push_back(lines);
+            const std::uint64_t first = seq_of(scalar(m, "SELECT @@last_gtid"));
+            for (int i = 0; i < 600; ++i) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                std::lock_guard lock(seen_mu);
+                if (!seen.empty() && seen.back().first >= first) break;
+            }
+        }
+        auto next = Clock::now();
+        const auto end = next + std::chrono::seconds(lag_seconds);
+        while (Clock::now() < end) {
+            auto [sql, lines] = g.next("bench.steady", 90, 10);
+            commit_tx(m, sql);
+            const auto t = Clock::now();
+            committed.push_back({seq_of(scalar(m, "SELECT @@last_gtid")), t});
+            tx_lines.push_back(lines);
+            next += period;
+            std::this_thread::sleep_until(next);
+        }
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    done = true;
+    poller.join();
+    kill(follower, SIGTERM);
+    waitpid(follower, nullptr, 0);
+
+    // 2b. The engine alone: the same lines into `tideweave stream` through a
+    // pipe, at the same rate, after the pipeline's phase (not beside it: on
+    // two cores they would slow each other down).
+    int to_tw[2], from_tw[2];
+    if (pipe(to_tw) != 0 || pipe(from_tw) != 0) return 1;
+    pid_t tw = fork();
+    if (tw == 0) {
+        dup2(to_tw[0], 0);
+        dup2(from_tw[1], 1);
+        close(to_tw[1]);
+        close(from_tw[0]);
+        execl(tideweave_cli.c_str(), tideweave_cli.c_str(), "stream", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(to_tw[0]);
+    close(from_tw[1]);
+    std::vector<Clock::time_point> tw_written, tw_out;  // per line
+    std::thread reader([&] {
+        char buf[1 << 16];
+        for (;;) {
+            ssize_t n = read(from_tw[0], buf, sizeof buf);
+            if (n <= 0) break;
+            const auto now = Clock::now();
+            for (ssize_t i = 0; i < n; ++i)
+                if (buf[i] == '\n') tw_out.push_back(now);
+        }
+    });
+    {
+        auto next = Clock::now();
+        for (const std::string& lines : tx_lines) {
+            const auto w = Clock::now();
+            for (char c : lines)
+                if (c == '\n') tw_written.push_back(w);
+            if (write(to_tw[1], lines.data(), lines.size()) < 0) break;
+            next += period;
+            std::this_thread::sleep_until(next);
+        }
+    }
+    close(to_tw[1]);
+    reader.join();
+    waitpid(tw, nullptr, 0);
+
+    std::vector<double> lag_pipe, lag_tw;
+    std::size_t j = 0;
+    for (const auto& [sq, t] : committed) {
+        while (j < seen.size() && seen[j].first < sq) ++j;
+        if (j == seen.size()) break;
+        lag_pipe.push_back(std::chrono::duration<double, std::milli>(seen[j].second - t).count());
+    }
+    for (std::size_t i = 0; i < std::min(tw_written.size(), tw_out.size()); ++i)
+        lag_tw.push_back(std::chrono::duration<double, std::milli>(tw_out[i] - tw_written[i]).count());
+
+    utsname u{};
+    uname(&u);
+    double load[3] = {0, 0, 0};
+    getloadavg(load, 3);
+    std::string cpu_model;
+    {
+        std::ifstream ci("/proc/cpuinfo");
+        for (std::string line; std::getline(ci, line);)
+            if (line.rfind("model name", 0) == 0) {
+                cpu_model = line.substr(line.find(':') + 2);
+                break;
+            }
+    }
+    auto arr = [](const std::vector<double>& v) {
+        std::string s = "[";
+        for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+        return s + "]";
+    };
+    const double pm = median(pipe_wall), tm = median(tw_wall);
+    std::ofstream out(out_path);
+    out << "{\n  \"machine\": {\"host\": \"" << u.nodename << "\", \"cpu\": \"" << cpu_model << "\", \"cores\": "
+        << std::thread::hardware_concurrency() << ", \"load_average_at_end\": [" << load[0] << "," << load[1] << ","
+        << load[2] << "]},\n"
+        << "  \"catchup\": {\"row_changes\": " << rows << ", \"runs\": " << runs << ", \"sink_rows\": " << sink_rows
+        << ",\n    \"pipeline_wall_s\": " << arr(pipe_wall) << ", \"pipeline_cpu_s\": " << arr(pipe_cpu)
+        << ",\n    \"tideweave_wall_s\": " << arr(tw_wall) << ", \"tideweave_cpu_s\": " << arr(tw_cpu)
+        << ",\n    \"pipeline_rows_per_s\": " << static_cast<double>(rows) / pm
+        << ", \"tideweave_rows_per_s\": " << static_cast<double>(rows) / tm << ", \"pipeline_over_tideweave_time\": "
+        << pm / tm << "},\n"
+        << "  \"steady\": {\"rate_row_changes_per_s\": " << rate << ", \"seconds\": " << lag_seconds
+        << ", \"transactions\": " << committed.size() << ", \"measured\": " << lag_pipe.size()
+        << ",\n    \"pipeline_lag_ms\": {\"p50\": " << percentile(lag_pipe, 0.5) << ", \"p99\": "
+        << percentile(lag_pipe, 0.99) << ", \"max\": " << percentile(lag_pipe, 1.0) << "}"
+        << ",\n    \"tideweave_lag_ms\": {\"p50\": " << percentile(lag_tw, 0.5) << ", \"p99\": " << percentile(lag_tw, 0.99)
+        << ", \"max\": " << percentile(lag_tw, 1.0) << ", \"lines\": " << lag_tw.size() << "}}\n}\n";
+    std::cerr << "catch-up: pipeline " << static_cast<double>(rows) / pm << " row changes/s, tideweave stream "
+              << static_cast<double>(rows) / tm << "; lag p50 " << percentile(lag_pipe, 0.5) << " ms p99 "
+              << percentile(lag_pipe, 0.99) << " ms\n";
+    std::remove(ndjson.c_str());
+    return 0;
+}

@@ -1,0 +1,63 @@
+#pragma once
+// The PostgreSQL sink: the tables of one pipeline NAME and its stored state.
+//
+//   NAME          (key text, start bigint, "end" bigint, count bigint, sum, min, max
+//                  double precision, final boolean, PRIMARY KEY (key, start))
+//   NAME_late     (id text, key text, ts bigint, gtid text, seq bigint, op text,
+//                  value double precision, PRIMARY KEY (gtid, seq))
+//   NAME_rejected (gtid text, seq bigint, image text, id text, key text, ts text,
+//                  value text, reason text, PRIMARY KEY (gtid, seq))
+//   sluice_pipeline_state (name text PRIMARY KEY, gtid text, checkpoint bytea,
+//                  settings text)
+//
+// open() checks every existing table's columns first (a mismatch is
+// Error{sink_schema} and nothing is created), then creates the missing ones
+// in one transaction. commit() writes a SinkBatch, the GTID state and
+// (when given) the binary Tideweave checkpoint in ONE transaction.
+//
+// Failures of PostgreSQL itself are sluice::postgres::Error (a lost
+// connection: kind connection); the caller retries from the stored state.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sluice/pipeline/sink_batch.hpp"
+#include "sluice/postgres/connection.hpp"
+
+namespace sluice::pipeline {
+
+struct StoredState {
+    std::string gtid;        // the GTID state the sink's tables correspond to
+    std::string checkpoint;  // binary Tideweave checkpoint (its source position may be older: replay)
+    std::string settings;    // the arguments that shape the tables (settings_text)
+};
+
+// A NAME that the sink accepts: [A-Za-z_][A-Za-z0-9_]*, at most 54 bytes (so
+// NAME_rejected fits PostgreSQL's 63-byte identifiers). Error{usage} else.
+void check_sink_name(const std::string& name);
+
+class Sink {
+public:
+    static Sink open(const std::string& url, const std::string& name);
+
+    std::optional<StoredState> load();
+    // One PostgreSQL transaction: the batch's net rows, late and rejected
+    // rows, and the state (gtid, settings, and checkpoint when given).
+    // `previous_gtid` is the state's gtid before (nullopt: no state yet);
+    // if another writer moved it, Error{sink_moved} and nothing is written.
+    void commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
+                const std::string* checkpoint, const std::string& settings);
+
+    postgres::Connection& connection() { return conn_; }
+
+private:
+    Sink(postgres::Connection conn, std::string name);
+    void prepare_statements();
+
+    postgres::Connection conn_;
+    std::string name_;
+    std::optional<postgres::Statement> upsert_, remove_, late_, reject_, state_insert_, state_update_,
+        state_update_checkpoint_;
+};
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,75 @@
+#pragma once
+// One source transaction -> one Tideweave transaction (issue 15, "Mapping"):
+//   insert -> insert of the after image;
+//   delete -> retraction of the before image, with its value;
+//   update -> retraction of the before image, then insert of the after image.
+// Mutations keep the binlog's order. An after image that is not an event
+// is a RejectedRow (for NAME_rejected) and no mutation; a before image that
+// is not an event was never inserted, so there is nothing to retract
+// (docs/pipeline.md, "Rejected rows").
+//
+// LIFETIME: mutations() views strings held by the mapper (its arena) or by
+// the changes given to add(); valid until begin() and while those are.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sluice/pipeline/mapping.hpp"
+#include "sluice/pipeline/source_change.hpp"
+#include "sluice/tideweave/types.hpp"
+
+namespace sluice::pipeline {
+
+// A row of NAME_rejected, before its GTID is known to the sink.
+struct RejectedRow {
+    std::size_t change = 0;  // the change's position in its source transaction, from 0
+    std::string image;       // "after" or "before"
+    std::optional<std::string> id, key, ts, value;  // the mapped cells' text (nullopt: NULL)
+    std::string reason;
+};
+
+class TransactionMapper {
+public:
+    explicit TransactionMapper(ColumnNames names) : names_(std::move(names)) {}
+
+    // Starts a new transaction: forgets the previous one's mutations.
+    void begin();
+    // Maps the next change of the transaction.
+    void add(const SourceChange& change);
+
+    std::span<const tideweave::Mutation> mutations() const { return mutations_; }
+    // origin()[i]: the change that mutation i came from.
+    std::span<const std::size_t> origins() const { return origins_; }
+    std::vector<RejectedRow>& rejected() { return rejected_; }
+    // The largest ts among the transaction's after images that are events.
+    std::optional<std::int64_t> max_after_ts() const { return max_after_ts_; }
+    std::size_t changes() const { return changes_; }
+
+    // Every change of the transaction as a rejected row with `reason` (the
+    // engine refused the transaction as a whole): after images, or before
+    // images for deletes. Rows already rejected keep their own reason.
+    std::vector<RejectedRow> reject_all(const std::string& reason) const;
+
+    const ColumnNames& names() const { return names_; }
+
+private:
+    ColumnNames names_;
+    StringArena arena_;
+    std::vector<tideweave::Mutation> mutations_;
+    std::vector<std::size_t> origins_;
+    std::vector<RejectedRow> rejected_;
+    struct ImageOfChange {
+        const char* image;
+        std::optional<RowImage> cells;
+    };
+    std::vector<ImageOfChange> images_;  // per change, for reject_all (after, or before of a delete)
+    std::optional<std::int64_t> max_after_ts_;
+    std::size_t changes_ = 0;
+};
+
+RejectedRow rejected_row(std::size_t change, std::string image, const RowImage& cells, std::string reason);
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,323 @@
+// One run of the pipeline: restore, follow, batch, commit. The exactly-once
+// argument is in docs/pipeline.md; the code below keeps to it:
+//   - the only state that survives a crash is the sink's, written in one
+//     PostgreSQL transaction with the rows it explains;
+//   - every start (a fresh process, or a retry after a lost connection)
+//     restores the engine from the stored checkpoint and resumes the binlog
+//     at that checkpoint's position;
+//   - commits are held back until the stream is past the stored GTID state
+//     again (replay after a checkpoint that is older than the state), and
+//     replayed writes are idempotent (upserts by (key, start), late and
+//     rejected rows by (gtid, seq)).
+#include "sluice/pipeline/pipeline.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+#include <variant>
+
+#include "sluice/mariadb/cdc/change_stream.hpp"
+#include "sluice/mariadb/connection.hpp"
+#include "sluice/mariadb/error.hpp"
+#include "sluice/pipeline/binlog_adapter.hpp"
+#include "sluice/pipeline/error.hpp"
+#include "sluice/pipeline/session_applier.hpp"
+#include "sluice/pipeline/sink.hpp"
+#include "sluice/pipeline/source_position.hpp"
+#include "sluice/postgres/error.hpp"
+#include "sluice/tideweave/checkpoint.hpp"
+#include "sink_writer.hpp"
+#include "source_table.hpp"
+
+namespace sluice::pipeline {
+
+namespace cdc = sluice::mariadb::cdc;
+namespace tw = sluice::tideweave;
+using Clock = std::chrono::steady_clock;
+
+std::string settings_text(const Options& o) {
+    return "table=" + o.db + "." + o.table + " id=" + o.columns.id + " key=" + o.columns.key + " ts=" + o.columns.ts +
+           " value=" + o.columns.value + " gap=" + std::to_string(o.gap) + " lateness=" + std::to_string(o.lateness) +
+           " watermark-lag=" + std::to_string(o.watermark_lag.value_or(o.gap));
+}
+
+namespace {
+
+// Every domain of `target` reached by `position`.
+bool reached(const cdc::GtidState& position, const cdc::GtidState& target) {
+    for (const auto& g : target.gtids()) {
+        auto p = position.domain(g.domain_id);
+        if (!p || p->seq_no < g.seq_no) return false;
+    }
+    return true;
+}
+
+class Progress {
+public:
+    Progress(bool on, std::ostream& log) : on_(on), log_(log) {}
+    void maybe(const RunStats& s, std::uint32_t last_commit_time, bool last_line = false) {
+        if (!on_) return;
+        const auto now = Clock::now();
+        if (now - last_ < std::chrono::seconds(1) && !last_line) return;
+        last_ = now;
+        const auto wall = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+        log_ << "sluice-pipeline: " << s.source_transactions << " transactions, " << s.row_changes
+             << " row changes, " << s.sink_commits << " sink commits, " << s.late << " late, " << s.rejected
+             << " rejected, " << static_cast<std::int64_t>(s.sink_seconds * 1000) << " ms in sink commits";
+        if (last_commit_time) log_ << ", lag " << std::max<std::int64_t>(0, wall - last_commit_time) << " s";
+        log_ << "\n" << std::flush;
+    }
+
+private:
+    bool on_;
+    std::ostream& log_;
+    Clock::time_point last_{};
+};
+
+}  // namespace
+
+void run_once(const Options& o, RunStats& stats, std::ostream& log) {
+    const std::string settings = settings_text(o);
+    const std::int64_t lag = o.watermark_lag.value_or(o.gap);
+    const mariadb::ConnectOptions source = mariadb::parse_url(o.source_url);
+    {
+        mariadb::Connection check = mariadb::Connection::connect(source);
+        check_source_table(check, o);
+    }
+    Sink sink = Sink::open(o.sink_url, o.sink_table);
+
+    // Restore, or start fresh as --from-* says.
+    std::optional<tw::Engine> engine;
+    std::optional<WatermarkRule> rule;
+    std::optional<std::string> committed_gtid;  // the state row's gtid
+    std::optional<cdc::GtidState> replay_until;
+    cdc::StreamOptions so;
+    so.tables = cdc::TableFilter::parse(o.db + "." + o.table);
+    so.until_end = o.until_end;
+    if (auto state = sink.load()) {
+        if (state->settings != settings)
+            throw Error(ErrorKind::sink_state, "\"" + o.sink_table + "\" was written with " + state->settings +
+                                                   ", not " + settings +
+                                                   " (use another --sink-table, or drop its tables and its "
+                                                   "sluice_pipeline_state row to start over)");
+        auto cp = tw::decode_binary(state->checkpoint);
+        if (!cp) throw Error(ErrorKind::sink_state, "the stored checkpoint of \"" + o.sink_table + "\": " + cp.error().message);
+        auto restored = tw::Engine::restore(*cp);
+        if (!restored) throw Error(ErrorKind::sink_state, "the stored checkpoint of \"" + o.sink_table + "\": " + restored.error().message);
+        auto pos = decode_source_position(restored->source_position());
+        if (!pos) throw Error(ErrorKind::sink_state, "the stored checkpoint of \"" + o.sink_table + "\" has no pipeline source position");
+        engine.emplace(std::move(*restored));
+        rule.emplace(lag, pos->max_ts, engine->watermark());
+        so.start = cdc::StartAt::gtid;
+        so.gtid = cdc::GtidState::parse(pos->gtid);
+        committed_gtid = state->gtid;
+        if (state->gtid != pos->gtid) replay_until = cdc::GtidState::parse(state->gtid);
+    } else {
+        engine.emplace(tw::Config{o.gap, o.lateness});
+        rule.emplace(lag);
+        switch (o.start) {
+            case StartMode::from_start: so.start = cdc::StartAt::oldest; break;
+            case StartMode::from_gtid:
+                so.start = cdc::StartAt::gtid;
+                so.gtid = cdc::GtidState::parse(o.from_gtid);
+                break;
+            case StartMode::from_now: so.start = cdc::StartAt::now; break;
+            case StartMode::snapshot: so.start = cdc::StartAt::snapshot; break;
+        }
+    }
+
+    cdc::ChangeStream stream = cdc::ChangeStream::open(source, so);
+    BinlogAdapter adapter(o.columns);
+    TransactionMapper mapper(o.columns);
+    SessionApplier applier(*engine, *rule);
+    SinkBatch batch;
+    StringArena scratch;
+    StringArena snapshot_arena;
+    std::vector<SourceChange> snapshot_rows;
+    Progress progress(o.progress, log);
+    std::size_t commits_since_checkpoint = 0;
+    std::uint32_t last_commit_time = 0;
+    bool position_moved = false;
+    // After a replay, the next commit carries a checkpoint again, so that
+    // repeated crashes never replay further and further back.
+    bool force_checkpoint = replay_until.has_value();
+    Clock::time_point batch_opened = Clock::now();
+
+    SinkWriter writer(sink, settings);
+    SinkJob job;
+    const std::uint64_t commits_before = stats.sink_commits;
+    const double sink_seconds_before = stats.sink_seconds;
+    auto sync_stats = [&] {
+        stats.sink_commits = commits_before + writer.commits();
+        stats.sink_seconds = sink_seconds_before + writer.seconds();
+    };
+    // Cuts the batch at the current position: the checkpoint (when due) is
+    // taken here, where the engine's state is exactly that position's; the
+    // writer thread commits it while the next batch builds.
+    auto commit = [&]() {
+        engine->forget();  // final rows stay in the sink; memory stays bounded
+        const std::string gtid = stream.position().to_string();
+        job.checkpoint.reset();
+        if (!committed_gtid || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every)
+            job.checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{gtid, rule->max_ts()})));
+        std::swap(job.batch, batch);
+        job.previous_gtid = committed_gtid;
+        job.gtid = gtid;
+        commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
+        writer.submit(job);
+        committed_gtid = gtid;
+        force_checkpoint = false;
+        batch.clear();
+        position_moved = false;
+        batch_opened = Clock::now();
+        sync_stats();
+    };
+
+    while (const cdc::ChangeEvent* event = stream.next()) {
+        if (const auto* t = std::get_if<cdc::Transaction>(event)) {
+            mapper.begin();
+            scratch.clear();
+            t->for_each_change([&](const cdc::Change& c) { mapper.add(adapter.change(c, scratch)); });
+            if (batch.empty()) batch_opened = Clock::now();
+            auto outcome = applier.apply(mapper, mariadb::binlog::to_string(t->gtid), batch);
+            ++stats.source_transactions;
+            stats.row_changes += mapper.changes();
+            stats.late += outcome.late;
+            stats.rejected += outcome.rejected;
+            last_commit_time = t->timestamp;
+        } else if (const auto* chunk = std::get_if<cdc::SnapshotChunk>(event)) {
+            for (std::size_t r = 0; r < chunk->size(); ++r) {
+                SourceChange c;
+                c.op = SourceChange::Op::insert;
+                c.after = adapter.snapshot_row(*chunk, r, snapshot_arena);
+                snapshot_rows.push_back(c);
+            }
+        } else if (const auto* done = std::get_if<cdc::SnapshotDone>(event)) {
+            // The whole snapshot is one Tideweave transaction: its rows come
+            // in key order, not in time, so no watermark moves inside it.
+            mapper.begin();
+            for (const SourceChange& c : snapshot_rows) mapper.add(c);
+            auto outcome = applier.apply(mapper, "snapshot:" + done->at.to_string(), batch);
+            stats.row_changes += mapper.changes();
+            stats.late += outcome.late;
+            stats.rejected += outcome.rejected;
+            snapshot_rows.clear();
+            snapshot_arena.clear();
+        }
+        position_moved = true;
+        if (!stream.resumable()) continue;
+        if (replay_until && !reached(stream.position(), *replay_until)) continue;
+        replay_until.reset();
+        const bool full = batch.row_changes() >= o.batch_row_changes;
+        const bool old = Clock::now() - batch_opened >= o.batch_age;
+        const bool idle = !stream.input_pending();
+        const bool has_rows = !batch.empty();
+        // While the writer is busy the batch keeps growing (up to the size
+        // cap): bigger batches merge more changes per (key, start).
+        bool writer_free = writer.idle();
+        // Nothing more to read: wait for the writer rather than leave this
+        // batch for an event that may not come.
+        if (!writer_free && idle && (has_rows || position_moved)) {
+            writer.finish();
+            writer_free = true;
+        }
+        if (full || !committed_gtid ||
+            (writer_free && ((has_rows && (idle || old)) || (!has_rows && position_moved && old && idle))))
+            commit();
+        progress.maybe(stats, last_commit_time);
+    }
+    // --until-end: everything the binlog held at the start is applied.
+    // (Groups of other tables move the position without an event.)
+    if (!batch.empty() || position_moved || !committed_gtid || stream.position().to_string() != *committed_gtid) {
+        if (replay_until && !reached(stream.position(), *replay_until))
+            throw Error(ErrorKind::sink_state, "the binlog ended before the stored position " + replay_until->to_string() +
+                                                   " of \"" + o.sink_table + "\" (was the source reset?)");
+        commit();
+    }
+    writer.finish();
+    sync_stats();
+    progress.maybe(stats, last_commit_time, true);
+    // Without --until-end the stream only ends when the server went away
+    // (ChangeStream hands out nullptr when the server shuts the dump down):
+    // a lost source, retried from the sink's state.
+    if (!o.until_end)
+        throw Error(ErrorKind::source_ended, "the binlog stream ended (the source server shut down?)");
+}
+
+bool transient(const std::exception& e) {
+    if (const auto* q = dynamic_cast<const Error*>(&e))
+        return q->kind() == ErrorKind::source_ended || q->kind() == ErrorKind::sink_moved;
+    if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) {
+        switch (m->kind()) {
+            case mariadb::ErrorKind::io:
+            case mariadb::ErrorKind::timeout:
+            case mariadb::ErrorKind::closed:
+            case mariadb::ErrorKind::broken: return true;
+            case mariadb::ErrorKind::server:
+                // shutdown in progress, connection killed, too many connections
+                return m->server_code() == 1053 || m->server_code() == 1927 || m->server_code() == 1040;
+            default: return false;
+        }
+    }
+    if (const auto* p = dynamic_cast<const postgres::Error*>(&e)) {
+        if (p->kind() == postgres::ErrorKind::connection) return true;
+        if (p->kind() != postgres::ErrorKind::server) return false;
+        const std::string& s = p->sqlstate();
+        return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03" || s == "40001" ||
+               s == "40P01" || s == "53300";
+    }
+    return false;
+}
+
+namespace {
+
+std::string describe(const std::exception& e) {
+    if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) {
+        std::string s = std::string("source: ") + m->what();
+        if (m->kind() == mariadb::ErrorKind::server)
+            s += " (server error " + std::to_string(m->server_code()) + ", SQLSTATE " + m->sqlstate() + ")";
+        else
+            s += " (" + std::string(mariadb::to_string(m->kind())) + ")";
+        return s;
+    }
+    if (const auto* p = dynamic_cast<const postgres::Error*>(&e)) return std::string("sink: ") + p->what();
+    if (const auto* q = dynamic_cast<const Error*>(&e)) return std::string(to_string(q->kind())) + ": " + q->what();
+    return e.what();
+}
+
+}  // namespace
+
+int run_with_retries(const Options& o, std::ostream& log) {
+    RunStats stats;
+    auto backoff = std::chrono::milliseconds(100);
+    auto failing_since = Clock::now();
+    std::uint64_t commits_seen = 0;
+    for (;;) {
+        try {
+            run_once(o, stats, log);
+            return 0;
+        } catch (const std::exception& e) {
+            if (!transient(e)) {
+                log << "sluice-pipeline: error: " << describe(e) << "\n";
+                return 1;
+            }
+            if (stats.sink_commits != commits_seen) {  // progress since the last failure
+                commits_seen = stats.sink_commits;
+                failing_since = Clock::now();
+                backoff = std::chrono::milliseconds(100);
+            }
+            if (Clock::now() - failing_since > o.retry_for) {
+                log << "sluice-pipeline: error: " << describe(e) << " (gave up after retrying for "
+                    << std::chrono::duration_cast<std::chrono::seconds>(o.retry_for).count() << " s)\n";
+                return 1;
+            }
+            log << "sluice-pipeline: " << describe(e) << "; retrying in " << backoff.count() << " ms\n";
+            std::this_thread::sleep_for(backoff);
+            backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+        }
+    }
+}
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,236 @@
+// The sink's SQL. Identifiers are always double-quoted (NAME is checked to
+// be a plain identifier first); values are always bound or COPYed, never
+// pasted. Rows reach the tables through temporary staging tables (COPY, then
+// one INSERT ... SELECT ... ON CONFLICT or DELETE ... USING), which is what
+// makes a 20,000-row batch a handful of round trips.
+#include "sluice/pipeline/sink.hpp"
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sluice/pipeline/error.hpp"
+#include "sluice/postgres/copy.hpp"
+#include "sluice/postgres/transaction.hpp"
+
+namespace sluice::pipeline {
+
+namespace pg = sluice::postgres;
+
+namespace {
+
+constexpr std::string_view state_table = "sluice_pipeline_state";
+
+struct ColumnSpec {
+    const char* name;
+    const char* type;  // as format_type() prints it
+};
+
+const std::vector<ColumnSpec> rows_columns = {{"key", "text"},
+                                              {"start", "bigint"},
+                                              {"end", "bigint"},
+                                              {"count", "bigint"},
+                                              {"sum", "double precision"},
+                                              {"min", "double precision"},
+                                              {"max", "double precision"},
+                                              {"final", "boolean"}};
+const std::vector<ColumnSpec> late_columns = {{"id", "text"},    {"key", "text"}, {"ts", "bigint"},
+                                              {"gtid", "text"},  {"seq", "bigint"}, {"op", "text"},
+                                              {"value", "double precision"}};
+const std::vector<ColumnSpec> rejected_columns = {{"gtid", "text"}, {"seq", "bigint"}, {"image", "text"},
+                                                  {"id", "text"},   {"key", "text"},   {"ts", "text"},
+                                                  {"value", "text"}, {"reason", "text"}};
+const std::vector<ColumnSpec> state_columns = {
+    {"name", "text"}, {"gtid", "text"}, {"checkpoint", "bytea"}, {"settings", "text"}};
+
+std::string quote_ident(std::string_view s) {
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"') q += '"';
+        q += c;
+    }
+    return q + "\"";
+}
+
+std::string describe(const std::vector<std::pair<std::string, std::string>>& cols) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < cols.size(); ++i) s += (i ? ", " : "") + cols[i].first + " " + cols[i].second;
+    return s + ")";
+}
+
+std::string describe(const std::vector<ColumnSpec>& cols) {
+    std::vector<std::pair<std::string, std::string>> v;
+    for (const auto& c : cols) v.emplace_back(c.name, c.type);
+    return describe(v);
+}
+
+std::string create_sql(const std::string& table, const std::vector<ColumnSpec>& cols, const std::string& pk,
+                       bool temp = false) {
+    std::string s = temp ? "create temp table if not exists " : "create table if not exists ";
+    s += quote_ident(table) + " (";
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+        s += (i ? ", " : "") + quote_ident(cols[i].name) + " " + cols[i].type;
+        if (!temp && (std::string_view(cols[i].name) == "gtid" || std::string_view(cols[i].name) == "settings"))
+            s += " not null";
+    }
+    if (!pk.empty()) s += ", primary key (" + pk + ")";
+    s += ")";
+    if (temp) s += " on commit delete rows";
+    return s;
+}
+
+// The existing table's columns, empty when it does not exist.
+std::vector<std::pair<std::string, std::string>> columns_of(pg::Connection& conn, const std::string& table) {
+    pg::Result r = conn.query(
+        "select a.attname::text, format_type(a.atttypid, a.atttypmod) from pg_attribute a "
+        "where a.attrelid = to_regclass(quote_ident($1)) and a.attnum > 0 and not a.attisdropped order by a.attnum",
+        {table});
+    std::vector<std::pair<std::string, std::string>> out;
+    for (pg::Row row : r) out.emplace_back(row.get<std::string>(0), row.get<std::string>(1));
+    return out;
+}
+
+std::string check_table(pg::Connection& conn, const std::string& table, const std::vector<ColumnSpec>& want) {
+    auto have = columns_of(conn, table);
+    if (have.empty()) return {};
+    bool same = have.size() == want.size();
+    for (std::size_t i = 0; same && i < have.size(); ++i)
+        same = have[i].first == want[i].name && have[i].second == want[i].type;
+    if (same) return {};
+    return "sink table \"" + table + "\" has columns " + describe(have) + ", expected " + describe(want);
+}
+
+pg::Bytes bytes_of(const std::string& s) { return pg::Bytes(s.begin(), s.end()); }
+
+}  // namespace
+
+void check_sink_name(const std::string& name) {
+    bool ok = !name.empty() && name.size() <= 54 && !(name[0] >= '0' && name[0] <= '9');
+    for (char c : name)
+        ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+    if (!ok)
+        throw Error(ErrorKind::usage, "--sink-table \"" + name +
+                                          "\": expected a plain identifier ([A-Za-z_][A-Za-z0-9_]*, at most 54 bytes)");
+}
+
+Sink::Sink(pg::Connection conn, std::string name) : conn_(std::move(conn)), name_(std::move(name)) {}
+
+Sink Sink::open(const std::string& url, const std::string& name) {
+    check_sink_name(name);
+    pg::Connection conn = pg::Connection::open(url);
+    conn.set_notice_handler({});
+    // Named in pg_stat_activity, for operators (and the test that cuts its connection).
+    conn.run_script("set application_name = 'sluice-pipeline'");
+    const std::string late = name + "_late", rejected = name + "_rejected";
+    std::string problems;
+    for (const auto& [table, cols] : {std::pair{name, &rows_columns}, std::pair{late, &late_columns},
+                                      std::pair{rejected, &rejected_columns},
+                                      std::pair{std::string(state_table), &state_columns}}) {
+        std::string p = check_table(conn, table, *cols);
+        if (!p.empty()) problems += (problems.empty() ? "" : "; ") + p;
+    }
+    if (!problems.empty()) throw Error(ErrorKind::sink_schema, problems + " (nothing was written)");
+    {
+        pg::Transaction tx(conn);
+        conn.run_script(create_sql(name, rows_columns, "key, start") + ";" +
+                        create_sql(late, late_columns, "gtid, seq") + ";" +
+                        create_sql(rejected, rejected_columns, "gtid, seq") + ";" +
+                        create_sql(std::string(state_table), state_columns, "name"));
+        tx.commit();
+    }
+    // Staging tables of this session, emptied by every commit.
+    conn.run_script(create_sql("sluice_stage_put", rows_columns, "", true) + ";" +
+                    "create temp table if not exists sluice_stage_remove (key text, start bigint) on commit delete rows;" +
+                    create_sql("sluice_stage_late", late_columns, "", true) + ";" +
+                    create_sql("sluice_stage_rejected", rejected_columns, "", true));
+    Sink sink(std::move(conn), name);
+    sink.prepare_statements();
+    return sink;
+}
+
+void Sink::prepare_statements() {
+    const std::string t = quote_ident(name_);
+    upsert_ = conn_.prepare("insert into " + t +
+                            " select * from sluice_stage_put on conflict (key, start) do update set "
+                            "\"end\" = excluded.\"end\", count = excluded.count, sum = excluded.sum, "
+                            "min = excluded.min, max = excluded.max, final = excluded.final");
+    remove_ = conn_.prepare("delete from " + t + " t using sluice_stage_remove r where t.key = r.key and t.start = r.start");
+    late_ = conn_.prepare("insert into " + quote_ident(name_ + "_late") +
+                          " select * from sluice_stage_late on conflict (gtid, seq) do nothing");
+    reject_ = conn_.prepare("insert into " + quote_ident(name_ + "_rejected") +
+                            " select * from sluice_stage_rejected on conflict (gtid, seq) do nothing");
+    state_insert_ = conn_.prepare("insert into sluice_pipeline_state (name, gtid, checkpoint, settings) "
+                                  "values ($1, $2, $3, $4) on conflict (name) do nothing");
+    state_update_ = conn_.prepare("update sluice_pipeline_state set gtid = $2 where name = $1 and gtid = $3");
+    state_update_checkpoint_ = conn_.prepare(
+        "update sluice_pipeline_state set gtid = $2, checkpoint = $4 where name = $1 and gtid = $3");
+}
+
+std::optional<StoredState> Sink::load() {
+    pg::Result r = conn_.query("select gtid, checkpoint, settings from sluice_pipeline_state where name = $1", {name_},
+                               pg::Format::binary);
+    if (r.empty()) return std::nullopt;
+    StoredState s;
+    s.gtid = r.row(0).get<std::string>(0);
+    auto cp = r.row(0).get<std::optional<pg::Bytes>>(1);
+    if (!cp) throw Error(ErrorKind::sink_state, "sluice_pipeline_state row of \"" + name_ + "\" has no checkpoint");
+    s.checkpoint.assign(cp->begin(), cp->end());
+    s.settings = r.row(0).get<std::string>(2);
+    return s;
+}
+
+void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
+                  const std::string* checkpoint, const std::string& settings) {
+    pg::Transaction tx(conn_);
+    if (batch.puts() > 0) {
+        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_put from stdin");
+        batch.for_each_net([&](const std::string& identity, const SinkBatch::Entry& e) {
+            if (!e.row) return;
+            const SessionRow& r = *e.row;
+            copy.row({std::string(SinkBatch::key_of(identity)), r.start, r.end, r.count, r.sum, r.min, r.max, r.final});
+        });
+        copy.finish();
+        conn_.execute(*upsert_);
+    }
+    if (batch.removes() > 0) {
+        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
+        batch.for_each_net([&](const std::string& identity, const SinkBatch::Entry& e) {
+            if (e.row) return;
+            copy.row({std::string(SinkBatch::key_of(identity)), SinkBatch::start_of(identity)});
+        });
+        copy.finish();
+        conn_.execute(*remove_);
+    }
+    if (!batch.late_rows().empty()) {
+        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_late from stdin");
+        for (const LateRow& l : batch.late_rows()) copy.row({l.id, l.key, l.ts, l.gtid, l.seq, l.op, l.value});
+        copy.finish();
+        conn_.execute(*late_);
+    }
+    if (!batch.rejected_rows().empty()) {
+        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_rejected from stdin");
+        for (const RejectedSinkRow& r : batch.rejected_rows())
+            copy.row({r.gtid, static_cast<std::int64_t>(r.row.change), r.row.image, r.row.id, r.row.key, r.row.ts,
+                      r.row.value, r.row.reason});
+        copy.finish();
+        conn_.execute(*reject_);
+    }
+    std::uint64_t written = 0;
+    if (!previous_gtid) {
+        if (!checkpoint) throw std::logic_error("pipeline: the first commit must carry a checkpoint");
+        written = conn_.execute(*state_insert_, {name_, gtid, bytes_of(*checkpoint), settings}).affected_rows();
+    } else if (checkpoint) {
+        written = conn_.execute(*state_update_checkpoint_, {name_, gtid, *previous_gtid, bytes_of(*checkpoint)})
+                      .affected_rows();
+    } else {
+        written = conn_.execute(*state_update_, {name_, gtid, *previous_gtid}).affected_rows();
+    }
+    if (written != 1)
+        throw Error(ErrorKind::sink_moved,
+                    "the state of \"" + name_ +
+                        "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
+                        "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
+    tx.commit();
+}
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,86 @@
+#include "sink_writer.hpp"
+
+#include <chrono>
+
+namespace sluice::pipeline {
+
+SinkWriter::SinkWriter(Sink& sink, std::string settings)
+    : sink_(sink), settings_(std::move(settings)), thread_([this] { loop(); }) {}
+
+SinkWriter::~SinkWriter() {
+    {
+        std::lock_guard lock(mu_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+void SinkWriter::rethrow_locked() {
+    if (failure_) std::rethrow_exception(failure_);
+}
+
+void SinkWriter::submit(SinkJob& job) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return (!job_ && !busy_) || failure_; });
+    rethrow_locked();
+    job_.emplace(std::move(job));
+    job.batch.clear();
+    cv_.notify_all();
+}
+
+void SinkWriter::finish() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return (!job_ && !busy_) || failure_; });
+    rethrow_locked();
+}
+
+bool SinkWriter::idle() const {
+    std::lock_guard lock(mu_);
+    return !job_ && !busy_;
+}
+
+std::uint64_t SinkWriter::commits() const {
+    std::lock_guard lock(mu_);
+    return commits_;
+}
+
+double SinkWriter::seconds() const {
+    std::lock_guard lock(mu_);
+    return seconds_;
+}
+
+void SinkWriter::loop() {
+    for (;;) {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return job_ || stop_; });
+        if (!job_) return;  // stop_ with nothing left
+        SinkJob job = std::move(*job_);
+        job_.reset();
+        busy_ = true;
+        lock.unlock();
+        std::exception_ptr failure;
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+            sink_.commit(job.batch, job.previous_gtid, job.gtid, job.checkpoint ? &*job.checkpoint : nullptr, settings_);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        lock.lock();
+        busy_ = false;
+        if (failure) failure_ = failure;
+        else {
+            ++commits_;
+            seconds_ += took;
+        }
+        cv_.notify_all();
+        if (failure_) {
+            // Nothing after a failed batch may be written: wait to be stopped.
+            cv_.wait(lock, [&] { return stop_; });
+            return;
+        }
+    }
+}
+
+}  // namespace sluice::pipeline

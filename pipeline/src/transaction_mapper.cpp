@@ -1,0 +1,69 @@
+#include "sluice/pipeline/transaction_mapper.hpp"
+
+namespace sluice::pipeline {
+
+namespace tw = sluice::tideweave;
+
+RejectedRow rejected_row(std::size_t change, std::string image, const RowImage& cells, std::string reason) {
+    RejectedRow r;
+    r.change = change;
+    r.image = std::move(image);
+    r.id = text_of(cells[0]);
+    r.key = text_of(cells[1]);
+    r.ts = text_of(cells[2]);
+    r.value = text_of(cells[3]);
+    r.reason = std::move(reason);
+    return r;
+}
+
+void TransactionMapper::begin() {
+    arena_.clear();
+    mutations_.clear();
+    origins_.clear();
+    rejected_.clear();
+    images_.clear();
+    max_after_ts_.reset();
+    changes_ = 0;
+}
+
+void TransactionMapper::add(const SourceChange& change) {
+    const std::size_t index = changes_++;
+    if (change.before && change.op != SourceChange::Op::insert) {
+        const RowImage& b = *change.before;
+        Mapped m = map_event(names_, b[0], b[1], b[2], b[3], arena_);
+        if (const Event* e = std::get_if<Event>(&m)) {
+            mutations_.push_back(tw::Mutation::retract(e->id, e->key, e->ts, e->value));
+            origins_.push_back(index);
+        }
+    }
+    if (change.after && change.op != SourceChange::Op::remove) {
+        const RowImage& a = *change.after;
+        Mapped m = map_event(names_, a[0], a[1], a[2], a[3], arena_);
+        if (const Event* e = std::get_if<Event>(&m)) {
+            mutations_.push_back(tw::Mutation::insert(e->id, e->key, e->ts, e->value));
+            origins_.push_back(index);
+            if (!max_after_ts_ || e->ts > *max_after_ts_) max_after_ts_ = e->ts;
+        } else {
+            rejected_.push_back(rejected_row(index, "after", a, std::get<Rejection>(m).reason));
+        }
+    }
+    if (change.op == SourceChange::Op::remove) images_.push_back({"before", change.before});
+    else images_.push_back({"after", change.after});
+}
+
+std::vector<RejectedRow> TransactionMapper::reject_all(const std::string& reason) const {
+    std::vector<RejectedRow> out;
+    std::size_t next_own = 0;
+    for (std::size_t i = 0; i < images_.size(); ++i) {
+        while (next_own < rejected_.size() && rejected_[next_own].change < i) ++next_own;
+        if (next_own < rejected_.size() && rejected_[next_own].change == i) {
+            out.push_back(rejected_[next_own]);
+            continue;
+        }
+        if (!images_[i].cells) continue;
+        out.push_back(rejected_row(i, images_[i].image, *images_[i].cells, reason));
+    }
+    return out;
+}
+
+}  // namespace sluice::pipeline

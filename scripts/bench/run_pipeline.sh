@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The pipeline benchmark end to end: private MariaDB and PostgreSQL, the
+# release build of sluice-pipeline, tideweave and the bench, the capture and
+# the rendered report. Usage:
+#   scripts/bench/run_pipeline.sh [BUILD_DIR=build/release] [extra pipeline_bench options]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$here/build/release}
+shift || true
+cmake --build "$build" -j2 --target sluice_pipeline_cli tideweave pipeline_bench
+servers="$build/servers-own/pipeline-bench"
+"$here/scripts/servers/start" --dir "$servers" --only mariadb,postgres > /dev/null
+trap '"$here/scripts/servers/stop" --dir "$servers" > /dev/null 2>&1 || true' EXIT
+capture="$here/docs/benchmarks/pipeline-capture.json"
+"$build/pipeline/bench/pipeline_bench" --env "$servers/env" --pipeline "$build/pipeline/cli/sluice-pipeline" \
+  --tideweave "$build/tideweave/cli/tideweave" --work "$build" --out "$capture" "$@"
+"$here/scripts/bench/render_pipeline.py" "$capture" -o "$here/docs/benchmarks/pipeline.md" \
+  --command "scripts/bench/run_pipeline.sh $*" --date "$(date -u +%Y-%m-%d)"
