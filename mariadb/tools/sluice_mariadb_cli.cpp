@@ -25,37 +25,20 @@ using namespace sluice::mariadb;
 using sluice::mariadb::tools::invalid_url;
 using sluice::mariadb::tools::masked_url;
 
-// Numbers (and BIT) print as JSON numbers; DECIMAL stays a string to keep
-// every digit; bytes print as base64.
+// The table classifies columns as the NDJSON formatter does (one rule for
+// both outputs): numbers are right-aligned, bytes print as hex.
 bool is_json_number(const Column& c) {
-    switch (c.type) {
-        case ColumnType::tiny:
-        case ColumnType::short_:
-        case ColumnType::int24:
-        case ColumnType::long_:
-        case ColumnType::longlong:
-        case ColumnType::year:
-        case ColumnType::float_:
-        case ColumnType::double_:
-        case ColumnType::bit: return true;
+    switch (ndjson::style_of(c)) {
+        case ndjson::ValueStyle::integer:
+        case ndjson::ValueStyle::unsigned_integer:
+        case ndjson::ValueStyle::bit:
+        case ndjson::ValueStyle::float32:
+        case ndjson::ValueStyle::float64: return true;
         default: return false;
     }
 }
 
-bool is_bytes(const Column& c) {
-    if (c.type == ColumnType::geometry) return true;
-    if (!c.is_binary()) return false;
-    switch (c.type) {
-        case ColumnType::tiny_blob:
-        case ColumnType::medium_blob:
-        case ColumnType::long_blob:
-        case ColumnType::blob:
-        case ColumnType::var_string:
-        case ColumnType::varchar:
-        case ColumnType::string: return true;
-        default: return false;
-    }
-}
+bool is_bytes(const Column& c) { return ndjson::style_of(c) == ndjson::ValueStyle::bytes; }
 
 std::string hex(std::span<const std::uint8_t> bytes) {
     static constexpr char digits[] = "0123456789ABCDEF";

@@ -6,30 +6,15 @@
 #include <filesystem>
 
 #include "driver/deploy.hpp"
+#include "emit/sql_quote.hpp"
 
 namespace keal::driver {
 
 namespace fs = std::filesystem;
+using emit::sql_literal;
+using emit::sql_ident;
 
 namespace {
-
-std::string sql_literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string sql_ident(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string octal_mode(mode_t mode) {
   char text[8];

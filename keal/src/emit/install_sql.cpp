@@ -1,30 +1,9 @@
 #include <string>
 
 #include "emit/c_emitter.hpp"
+#include "emit/sql_quote.hpp"
 
 namespace keal::emit {
-
-namespace {
-
-std::string sql_ident(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string sql_literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-}  // namespace
 
 std::string entry_symbol(const ir::Function& fn) { return "keal_export_" + fn.name; }
 
