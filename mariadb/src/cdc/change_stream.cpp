@@ -141,16 +141,35 @@ struct ChangeStream::State {
         std::vector<binlog::SchemaColumn> now;
         with_side_connection([&](Connection& side_conn) {
             now.clear();
-            ResultSet rs = side_conn.query(
-                "SELECT COLUMN_NAME, DATA_TYPE, DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = " +
-                detail::quote_literal(t.db) + " AND TABLE_NAME = " + detail::quote_literal(t.table) +
-                " ORDER BY ORDINAL_POSITION");
-            while (const Row* r = rs.next()) {
-                binlog::SchemaColumn c;
-                c.name = r->get<std::string>(0);
-                c.data_type = r->get<std::string>(1);
-                c.datetime_precision = r->get<std::optional<int>>(2).value_or(-1);
-                now.push_back(std::move(c));
+            // The result metadata of an empty SELECT, not information_schema:
+            // MariaDB 10.11.19 crashed (SIGSEGV in ha_maria::drop_table,
+            // freeing the I_S temporary table) on an information_schema.COLUMNS
+            // query run right after DDL, in our CI. The column definitions
+            // carry the same facts: names, UUID/INET types in the extended
+            // metadata, and the fractional digits of temporals.
+            auto ident = [](const std::string& name) {
+                std::string q = "`";
+                for (char ch : name) q += ch == '`' ? std::string("``") : std::string(1, ch);
+                return q + "`";
+            };
+            try {
+                ResultSet rs = side_conn.query("SELECT * FROM " + ident(t.db) + "." + ident(t.table) + " LIMIT 0");
+                for (const Column& col : rs.columns()) {
+                    binlog::SchemaColumn c;
+                    c.name = col.org_name.empty() ? col.name : col.org_name;
+                    const std::string& ext = col.extended_type;
+                    if (ext == "uuid" || ext == "inet6" || ext == "inet4") c.data_type = ext;
+                    const bool temporal = col.type == ColumnType::time || col.type == ColumnType::datetime ||
+                                          col.type == ColumnType::timestamp;
+                    c.datetime_precision = temporal ? col.decimals : -1;
+                    now.push_back(std::move(c));
+                }
+                while (rs.next()) {
+                }
+            } catch (const Error& e) {
+                // A table dropped later than the binlog being read: no hints.
+                if (e.kind() != ErrorKind::server || e.server_code() != 1146) throw;
+                now.clear();
             }
         });
         binlog::TableSchema schema;
