@@ -206,6 +206,34 @@ void keep(std::map<std::string, std::vector<double>>& raw, const std::string& na
     raw[name + ".wall_ms"] = s.wall.samples;
 }
 
+// The batched stream `shape` through the typed API alone (no JSON in or
+// out), in this thread: apply per transaction, then advance_watermark past
+// every event and forget. A fresh Engine per sample.
+Stats typed_api_throughput(const Shape& shape, int warmups, int samples) {
+    const TypedWorkload typed = typed_inserts(shape, 10, 20);
+    const std::span<const Mutation> all(typed.mutations);
+    return measure(warmups, samples, [&] {
+        std::optional<Engine> engine;
+        engine.emplace(Config{10, 20});
+        std::size_t rows = 0;
+        const Sample s = time_in_process([&] {
+            for (std::size_t at = 0; at < all.size(); at += static_cast<std::size_t>(typed.per_tx)) {
+                const auto n = std::min(static_cast<std::size_t>(typed.per_tx), all.size() - at);
+                auto changes = engine->apply(all.subspan(at, n));
+                if (!changes) throw std::runtime_error("typed API: " + changes.error().message);
+                rows += changes->after.size();
+            }
+            auto finalized = engine->advance_watermark(typed.final_watermark);
+            if (!finalized) throw std::runtime_error("typed API: " + finalized.error().message);
+            rows += finalized->rows.size();
+            engine->forget();
+        });
+        if (rows == 0 || engine->active_events() != 0)
+            throw std::runtime_error("typed API: the stream did not end empty after forget");
+        return s;
+    });
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -220,7 +248,20 @@ int run(int argc, char** argv) {
     app.add_option("--work-dir", work_dir, "where to write generated inputs and outputs")->capture_default_str();
     app.add_option("--throughput-events", throughput_events)->capture_default_str();
     app.add_option("--memory-events", memory_events)->capture_default_str();
+    int typed_only = 0;
+    app.add_option("--typed-only", typed_only,
+                   "only the typed-API row, N samples (for profiling: no CLI, no other rows, no samples file)");
     CLI11_PARSE(app, argc, argv);
+
+    if (typed_only > 0) {
+        const Stats api = typed_api_throughput(Shape{throughput_events, 64, 1000, 8}, 0, typed_only);
+        header();
+        row("typed API, batched", api);
+        fmt::print("  = {:.2f} M inserts/s per CPU second, {:.2f} M inserts/s wall (load average {})\n",
+                   static_cast<double>(throughput_events) / api.cpu.median() / 1000.0,
+                   static_cast<double>(throughput_events) / api.wall.median() / 1000.0, load_average());
+        return 0;
+    }
 
     fmt::print("tideweave_bench on {} ({} cores), load average {}\n"
                "times in ms; cpu = CPU time of the thread (in process) or of the CLI process (user + system)\n\n",
@@ -338,32 +379,11 @@ int run(int argc, char** argv) {
     // The same batched stream through the typed API alone: no JSON in or
     // out, in this thread (one core).
     {
-        const TypedWorkload typed = typed_inserts(big, 10, 20);
         fmt::print("Typed API: the same {} events as Mutation values, Engine::apply per transaction of {},\n"
                    "  then advance_watermark + forget; in process, one thread (1 warm-up, 3 samples)\n",
-                   throughput_events, typed.per_tx);
+                   throughput_events, big.per_tx);
         header();
-        const std::span<const Mutation> all(typed.mutations);
-        const Stats api = measure(1, 3, [&] {
-            std::optional<Engine> engine;
-            engine.emplace(Config{10, 20});
-            std::size_t rows = 0;
-            const Sample s = time_in_process([&] {
-                for (std::size_t at = 0; at < all.size(); at += static_cast<std::size_t>(typed.per_tx)) {
-                    const auto n = std::min(static_cast<std::size_t>(typed.per_tx), all.size() - at);
-                    auto changes = engine->apply(all.subspan(at, n));
-                    if (!changes) throw std::runtime_error("typed API: " + changes.error().message);
-                    rows += changes->after.size();
-                }
-                auto finalized = engine->advance_watermark(typed.final_watermark);
-                if (!finalized) throw std::runtime_error("typed API: " + finalized.error().message);
-                rows += finalized->rows.size();
-                engine->forget();
-            });
-            if (rows == 0 || engine->active_events() != 0)
-                throw std::runtime_error("typed API: the stream did not end empty after forget");
-            return s;
-        });
+        const Stats api = typed_api_throughput(big, 1, 3);
         keep(raw, "typed_api.throughput", api);
         row("typed API, batched", api);
         fmt::print("  = {:.2f} M inserts/s per CPU second, {:.2f} M inserts/s wall (goal >= 10); CLI / typed API: {:.2f}x cpu\n",

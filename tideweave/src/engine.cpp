@@ -17,27 +17,13 @@ Engine::Impl::Impl(Config config, EngineKind kind)
       sessions_(kind == EngineKind::naive ? make_naive_engine(config) : make_incremental_engine(config)) {}
 
 KeyId Engine::Impl::intern(std::string_view key) {
-    if (auto it = key_ids_.find(key); it != key_ids_.end()) return it->second;
-    KeyId id = 0;
-    if (!free_key_ids_.empty()) {
-        id = free_key_ids_.back();
-        free_key_ids_.pop_back();
-        key_names_[id].assign(key);
-    } else {
-        id = static_cast<KeyId>(key_names_.size());
-        key_names_.emplace_back(key);
-    }
-    key_ids_.emplace(std::string(key), id);
-    new_keys_.push_back(id);
+    bool added = false;
+    const KeyId id = key_names_.intern(key, added);
+    if (added) new_keys_.push_back(id);
     return id;
 }
 
-void Engine::Impl::release_key(KeyId key) {
-    if (auto it = key_ids_.find(key_names_[key]); it != key_ids_.end()) key_ids_.erase(it);
-    key_names_[key].clear();
-    key_names_[key].shrink_to_fit();
-    free_key_ids_.push_back(key);
-}
+void Engine::Impl::release_key(KeyId key) { key_names_.release(key); }
 
 void Engine::Impl::sort_rows(std::vector<SessionRow>& rows) const {
     std::sort(rows.begin(), rows.end(), [this](const SessionRow& a, const SessionRow& b) {
@@ -49,7 +35,7 @@ void Engine::Impl::sort_rows(std::vector<SessionRow>& rows) const {
 void Engine::Impl::publish(const std::vector<SessionRow>& from, std::vector<Row>& to) const {
     to.clear();
     for (const SessionRow& r : from)
-        to.push_back(Row{key_names_[r.key], r.start, r.end, r.count, r.sum, r.min, r.max, r.final});
+        to.push_back(Row{key_names_.name(r.key), r.start, r.end, r.count, r.sum, r.min, r.max, r.final});
 }
 
 namespace {
@@ -92,7 +78,7 @@ std::optional<Error> Engine::Impl::apply_checked(const Mutation& m, std::size_t 
         // One lookup; an entry already there is an error unless its event is
         // sealed (its id may then be used again).
         const auto [entry, inserted] = ids_.try_emplace(m.id, hash, IdEntry{0, m.ts, value});
-        if (!inserted && entry->ts >= h) return messages::duplicate_id(index, m.id, key_names_[entry->key], entry->ts);
+        if (!inserted && entry->ts >= h) return messages::duplicate_id(index, m.id, key_names_.name(entry->key), entry->ts);
         const KeyId key = intern(m.key);
         *entry = IdEntry{key, m.ts, value};
         sessions_->insert(key, m.ts, m.id, value);
@@ -101,8 +87,8 @@ std::optional<Error> Engine::Impl::apply_checked(const Mutation& m, std::size_t 
     const IdEntry* found = ids_.find(m.id);
     if (found == nullptr || found->ts < h) return messages::no_such_event(index, m.id);
     const IdEntry held = *found;
-    if (key_names_[held.key] != m.key)
-        return messages::retract_mismatch(index, m.id, "key", messages::quoted(key_names_[held.key]),
+    if (key_names_.name(held.key) != m.key)
+        return messages::retract_mismatch(index, m.id, "key", messages::quoted(key_names_.name(held.key)),
                                           messages::quoted(m.key));
     if (held.ts != m.ts)
         return messages::retract_mismatch(index, m.id, "ts", std::to_string(held.ts), std::to_string(m.ts));
@@ -198,7 +184,7 @@ Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const s
     for (const SessionRow& r : after_) {
         if (std::isfinite(r.sum)) continue;
         // The exact sum is beyond the double range: undo, newest first.
-        Error error = messages::sum_overflow(key_names_[r.key], r.start);
+        Error error = messages::sum_overflow(key_names_.name(r.key), r.start);
         undo_applied(mutations, n);
         return error;
     }
@@ -228,21 +214,22 @@ Result<Finalized> Engine::Impl::advance_watermark(std::int64_t w) {
 
 Forgotten Engine::Impl::forget() {
     std::vector<KeyId> emptied;
-    // Released ids leave the identity index one by one while they are few;
-    // past an eighth of the index, one sweep drops every entry below the
-    // horizon instead (after forget exactly those are gone: each such event
-    // was either in a final row or sealed and folded), without the random
-    // access per id.
+    // Released ids leave the identity index one by one when they are few;
+    // when they may be more than an eighth of the index, one sweep drops
+    // every entry below the horizon instead (after forget exactly those are
+    // gone: each such event was either in a final row or sealed and folded),
+    // without the random accesses per id. The session engine bounds the
+    // count beforehand, so a large forget does not first erase an eighth of
+    // the index one by one.
     const std::int64_t h = horizon();
-    const std::size_t one_by_one_limit = ids_.size() / 8;
-    std::size_t released = 0;
+    const bool sweep = sessions_->forget_bound(h) > ids_.size() / 8;
     const ReleaseFn release = [&](std::string_view id, KeyId key, std::int64_t ts) {
-        if (++released > one_by_one_limit) return;
+        if (sweep) return;
         const IdEntry* held = ids_.find(id);
         if (held != nullptr && held->key == key && held->ts == ts) ids_.erase(id);
     };
     const ForgetTally counts = sessions_->forget(h, release, emptied);
-    if (released > one_by_one_limit) ids_.erase_older_than(h);
+    if (sweep) ids_.erase_older_than(h);
     for (KeyId key : emptied) release_key(key);
     return Forgotten{version_, counts.rows_dropped, counts.events_folded};
 }
@@ -271,7 +258,7 @@ Checkpoint Engine::Impl::checkpoint(std::string_view source_position) const {
         held.final_starts.clear();
         sessions_->export_key(key, held);
         CheckpointKey& out = c.keys.emplace_back();
-        out.key = key_names_[key];
+        out.key = key_names_.name(key);
         for (const Block& b : held.blocks)
             out.blocks.push_back(CheckpointBlock{b.first_ts, b.last_ts, b.count, b.min, b.max, b.sum.to_parts()});
         out.events.reserve(held.events.size());
@@ -396,7 +383,7 @@ std::optional<Error> Engine::Impl::load(const Checkpoint& c) {
     new_keys_.clear();
     for (const auto& [key, start] : finals)
         if (!sessions_->mark_final(key, start))
-            return checkpoint_error("final", "no session of key \"" + key_names_[key] + "\" starts at " +
+            return checkpoint_error("final", "no session of key \"" + key_names_.name(key) + "\" starts at " +
                                                  std::to_string(start));
     rows_.clear();
     sessions_->all_rows(rows_);

@@ -9,10 +9,10 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "id_index.hpp"
+#include "key_names.hpp"
 #include "session_engine.hpp"
 #include "sluice/tideweave/engine.hpp"
 #include "strict_json.hpp"
@@ -43,7 +43,7 @@ public:
     std::string_view source_position() const { return source_position_; }
     const Config& config() const { return config_; }
     const SessionEngine& sessions() const { return *sessions_; }
-    std::size_t key_count() const { return key_ids_.size(); }
+    std::size_t key_count() const { return key_names_.size(); }
 
 private:
     std::int64_t horizon() const {
@@ -59,7 +59,7 @@ private:
     KeyId intern(std::string_view key);  // new keys are also listed in new_keys_
     void release_key(KeyId key);
     void sort_rows(std::vector<SessionRow>& rows) const;
-    bool key_less(KeyId a, KeyId b) const { return key_names_[a] < key_names_[b]; }
+    bool key_less(KeyId a, KeyId b) const { return key_names_.name(a) < key_names_.name(b); }
 
     Config config_;
     std::unique_ptr<SessionEngine> sessions_;
@@ -68,9 +68,7 @@ private:
     std::int64_t watermark_ = 0;
     std::string source_position_;
 
-    std::unordered_map<std::string, KeyId, StringHash, std::equal_to<>> key_ids_;
-    std::vector<std::string> key_names_;
-    std::vector<KeyId> free_key_ids_;
+    KeyNames key_names_;
     std::vector<KeyId> new_keys_;  // keys registered by the current transaction
     // Identity index of events inserted and not retracted. Entries of events
     // that became sealed (ts < horizon) are stale and ignored; forget removes

@@ -4,13 +4,16 @@
 //
 // std::unordered_map spends one allocation per id and three dependent cache
 // misses per lookup (bucket, node, string), and most inserts are of new ids,
-// i.e. unsuccessful lookups. Here the entries sit densely in chunks of 2 MiB
-// (an id of up to 15 bytes stays inline, in std::string's small buffer; only
-// the first chunk grows by copying, up to its full size, so a large index
-// copies almost no entry and touches almost no page twice), and an open-addressing table of 8-byte slots (entry position +
-// the hash's upper 32 bits) finds them: one miss in the table, which callers
-// can prefetch ahead (prefetch()), one in the entry, and a different id is
-// almost always rejected by the hash bits without touching its entry.
+// i.e. unsuccessful lookups. Here the entries (40 bytes: the id as a SmallId,
+// inline up to 15 bytes, and key, ts, value) sit densely in chunks of 2 MiB
+// (only the first chunk grows by copying, up to its full size, so a large
+// index copies almost no entry and touches almost no page twice), and an
+// open-addressing table of 8-byte slots (entry position + the hash's upper
+// 32 bits) finds them: one miss in the table, which callers can prefetch
+// ahead (prefetch()), one in the entry, and a different id is almost always
+// rejected by the hash bits without touching its entry. The hash itself is
+// not stored (8 bytes per entry): the few places that need an entry's slot
+// (erase moving the last entry, a rebuild) hash its id again.
 //
 // A slot's home is the hash's top bits, which the slot's tag holds: growing
 // (each old slot lands at twice its position, or just after) and the
@@ -33,6 +36,8 @@
 
 #include "session_engine.hpp"
 #include "huge_pages.hpp"
+#include "small_id.hpp"
+#include "string_hash.hpp"
 
 namespace sluice::tideweave {
 
@@ -47,7 +52,7 @@ public:
     std::size_t size() const { return size_; }
     bool contains(std::string_view id) const { return find(id) != nullptr; }
 
-    static std::uint64_t hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+    static std::uint64_t hash(std::string_view id) { return hash_string(id); }
 
     // Starts loading the table slot where a lookup of this hash begins (a
     // prefetch never faults: with no table yet, home() is 0 and data() may
@@ -83,7 +88,6 @@ public:
         Entry& e = chunk[size_ % chunk_size];
         e.id.assign(id);
         e.value = value;
-        e.hash = h;
         ++size_;
         s = Slot{static_cast<std::uint32_t>(size_), tag(h)};
         return {&e.value, true};
@@ -127,15 +131,14 @@ public:
 
 private:
     static constexpr std::size_t max_entries = 0x7FFFFFFFU;  // the table's size stays within 2^32
-    static constexpr std::size_t chunk_size = std::size_t{1} << 15;  // 2 MiB: one huge page
     static constexpr std::size_t min_capacity = 16;
     static constexpr std::size_t first_chunk_reserve = 256;
 
     struct Entry {
-        std::string id;
+        SmallId id;
         IdEntry value{};
-        std::uint64_t hash = 0;  // kept so that erasing finds the moved entry's slot without hashing
     };
+    static constexpr std::size_t chunk_size = huge_page_bytes / sizeof(Entry);  // one huge page
     struct Slot {
         std::uint32_t entry = 0;  // position in the entries + 1; 0: empty
         std::uint32_t tag = 0;    // the hash's upper half; its top bits are the home slot
@@ -152,12 +155,12 @@ private:
         const std::uint32_t t = tag(h);
         for (std::size_t i = home(t);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
-            if (s.entry == 0 || (s.tag == t && entry(s.entry - 1).id == id)) return i;
+            if (s.entry == 0 || (s.tag == t && entry(s.entry - 1).id.view() == id)) return i;
         }
     }
 
     std::size_t slot_of_entry(std::uint32_t position) const {
-        for (std::size_t i = home(tag(entry(position).hash));; i = (i + 1) & mask_)
+        for (std::size_t i = home(tag(hash(entry(position).id)));; i = (i + 1) & mask_)
             if (slots_[i].entry == position + 1) return i;
     }
 
@@ -208,7 +211,7 @@ private:
         slots_.assign(capacity, Slot{});
         set_capacity(capacity);
         for (std::size_t p = 0; p < size_; ++p) {
-            const std::uint32_t t = tag(entry(p).hash);
+            const std::uint32_t t = tag(hash(entry(p).id));
             std::size_t i = home(t);
             while (slots_[i].entry != 0) i = (i + 1) & mask_;
             slots_[i] = Slot{static_cast<std::uint32_t>(p + 1), t};

@@ -34,6 +34,10 @@ struct Session {
     std::int64_t start = 0;  // the block's first ts, else the smallest event ts
     std::int64_t last = 0;   // the largest ts (end = last + gap)
     Node* root = nullptr;
+    // Events appended past every event of `root` (ts above `last`), in a
+    // leaf not yet linked into the treap, with its own aggregates; linked
+    // (flush) when full or before any other change to the session.
+    Node* tail = nullptr;
     bool has_block = false;
     Block block;
     bool final = false;
@@ -64,8 +68,25 @@ public:
 
     void insert(KeyId key, std::int64_t ts, std::string_view id, double value) override {
         KeyState& ks = key_state(key);
-        tree::Event ev{ts, value, std::string(id)};
         ++events_;
+        // The common case, event time growing: the event follows every event
+        // of its key's last session, and joins it or starts a new one after
+        // it. No map search, no treap descent (append()).
+        if (!ks.sessions.empty()) {
+            Session& last = *ks.sessions.rbegin()->second;
+            if (ts > last.last) {
+                if (ts - last.last <= gap_) {
+                    touch(last);
+                    append(last, ts, id, value);
+                    last.last = ts;
+                } else {
+                    Session& s = create(ks, key, ts);
+                    s.last = ts;
+                    append(s, ts, id, value);
+                }
+                return;
+            }
+        }
         auto right_it = ks.sessions.upper_bound(ts);
         Session* right = right_it != ks.sessions.end() ? right_it->second.get() : nullptr;
         Session* left = right_it != ks.sessions.begin() ? std::prev(right_it)->second.get() : nullptr;
@@ -75,24 +96,32 @@ public:
             touch(*left);
             touch(*right);
             assert(!right->has_block);  // a later session's events are all unsealed
-            tree::insert(left->root, std::move(ev), pool_);
+            flush(*left);
+            flush(*right);
+            tree::insert(left->root, tree::Event{ts, value, SmallId(id)}, pool_);
             left->root = tree::join(left->root, right->root);
             right->root = nullptr;
             left->last = right->last;
             kill(ks, right_it);
         } else if (join_left) {
             touch(*left);
-            tree::insert(left->root, std::move(ev), pool_);
-            left->last = std::max(left->last, ts);
+            if (ts > left->last) {
+                append(*left, ts, id, value);
+                left->last = ts;
+            } else {
+                flush(*left);
+                tree::insert(left->root, tree::Event{ts, value, SmallId(id)}, pool_);
+            }
         } else if (join_right) {
             touch(*right);
             assert(!right->has_block);
-            tree::insert(right->root, std::move(ev), pool_);
+            flush(*right);
+            tree::insert(right->root, tree::Event{ts, value, SmallId(id)}, pool_);
             rekey(ks, right_it, ts);
         } else {
             Session& s = create(ks, key, ts);
             s.last = ts;
-            tree::insert(s.root, std::move(ev), pool_);
+            append(s, ts, id, value);
         }
     }
 
@@ -101,6 +130,7 @@ public:
         auto it = std::prev(ks.sessions.upper_bound(ts));
         Session& s = *it->second;
         touch(s);
+        flush(s);
         tree::erase(s.root, ts, id, pool_);
         --events_;
         if (s.root == nullptr && !s.has_block) {
@@ -116,14 +146,14 @@ public:
                 const std::int64_t succ_ts = succ->ts;
                 Node* below = nullptr;
                 Node* rest = nullptr;
-                const std::string succ_id = succ->id;  // the split moves it
+                const std::string succ_id(succ->id.view());  // the split moves it
                 tree::split(s.root, succ_ts, succ_id, below, rest, pool_);
                 const std::int64_t old_last = s.last;
                 s.root = below;
                 s.last = pred_ts;
-                Session& tail = create(ks, key, succ_ts);
-                tail.root = rest;
-                tail.last = old_last;
+                Session& upper = create(ks, key, succ_ts);
+                upper.root = rest;
+                upper.last = old_last;
             }
         } else if (!has_pred) {  // the first event went
             rekey(ks, it, succ->ts);
@@ -202,6 +232,7 @@ public:
             SessionMap& sessions = keys_[key].sessions;
             for (auto it = sessions.begin(); it != sessions.end() && it->first < horizon;) {
                 Session& s = *it->second;
+                flush(s);
                 if (s.final) {
                     release_tree(s.root, key, release);
                     it = sessions.erase(it);
@@ -237,6 +268,19 @@ public:
         return counts;
     }
 
+    // The events of every session starting below the horizon (forget visits
+    // exactly those): all of a final one's, at most all of an open one's.
+    std::size_t forget_bound(std::int64_t horizon) const override {
+        std::size_t bound = 0;
+        for (auto it = first_starts_.begin(); it != first_starts_.end() && it->first < horizon; ++it) {
+            const SessionMap& sessions = keys_[it->second].sessions;
+            for (auto s = sessions.begin(); s != sessions.end() && s->first < horizon; ++s)
+                for (const Node* n : {s->second->root, s->second->tail})
+                    if (n != nullptr) bound += static_cast<std::size_t>(n->count);
+        }
+        return bound;
+    }
+
     void all_rows(std::vector<SessionRow>& rows) const override {
         for (const KeyState& ks : keys_)
             for (const auto& [start, s] : ks.sessions) rows.push_back(row(*s));
@@ -249,6 +293,8 @@ public:
             tree::for_each_node(s->root, [&](const Node& n) {
                 for (const tree::Event& e : n.events) out.events.push_back({e.ts, e.id, e.value});
             });
+            if (s->tail != nullptr)  // after every event of the root
+                for (const tree::Event& e : s->tail->events) out.events.push_back({e.ts, e.id, e.value});
             if (s->final) out.final_starts.push_back(start);
         }
     }
@@ -300,18 +346,46 @@ private:
             sum = s.block.sum;
             any = true;
         }
-        if (s.root != nullptr) {
-            r.count += s.root->count;
-            r.min = any ? std::min(r.min, s.root->min) : s.root->min;
-            r.max = any ? std::max(r.max, s.root->max) : s.root->max;
+        for (const Node* n : {s.root, s.tail}) {
+            if (n == nullptr) continue;
+            r.count += n->count;
+            r.min = any ? std::min(r.min, n->min) : n->min;
+            r.max = any ? std::max(r.max, n->max) : n->max;
             if (any) {
-                sum.add(s.root->sum);
+                sum.add(n->sum);
             } else {
-                sum = s.root->sum;
+                sum = n->sum;
             }
+            any = true;
         }
         r.sum = sum.to_double();
         return r;
+    }
+
+    // Adds an event after every event of the session (ts > s.last) to its
+    // tail leaf: O(1), no descent; a full tail is linked into the treap as
+    // its rightmost leaf (one descent per leaf_capacity events).
+    void append(Session& s, std::int64_t ts, std::string_view id, double value) {
+        Node* t = s.tail;
+        if (t == nullptr) {
+            t = s.tail = pool_.make();
+            t->events.push_back(tree::Event{ts, value, SmallId(id)});
+            tree::recompute(t);
+            return;
+        }
+        t->events.push_back(tree::Event{ts, value, SmallId(id)});
+        t->count += 1;
+        t->min = std::min(t->min, value);
+        t->max = std::max(t->max, value);
+        t->sum.add(value);
+        if (t->events.size() == tree::leaf_capacity) flush(s);
+    }
+
+    // Links the tail leaf into the treap, before any change other than an append.
+    void flush(Session& s) {
+        if (s.tail == nullptr) return;
+        tree::insert_rightmost(s.root, s.tail);
+        s.tail = nullptr;
     }
 
     // Records the session's row as it was before this transaction changed it.

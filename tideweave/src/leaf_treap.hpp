@@ -20,6 +20,7 @@
 
 #include "exact_sum.hpp"
 #include "huge_pages.hpp"
+#include "small_id.hpp"
 
 namespace sluice::tideweave::leaf_treap {
 
@@ -28,7 +29,7 @@ inline constexpr std::size_t leaf_capacity = 32;
 struct Event {
     std::int64_t ts = 0;
     double value = 0;
-    std::string id;
+    SmallId id;
 };
 
 inline bool less(std::int64_t ts_a, std::string_view id_a, std::int64_t ts_b, std::string_view id_b) {
@@ -150,20 +151,28 @@ inline void recompute(Node* t) {
     if (t->right != nullptr) t->sum.add(t->right->sum);
 }
 
-// The node rotated up takes over the old root's subtree, hence its aggregates.
-inline void take_aggregates(Node* to, const Node* from) {
-    to->count = from->count;
-    to->min = from->min;
-    to->max = from->max;
-    to->sum = from->sum;
+// A rotation: the node rotated up (`up`, the old root's child) takes over
+// the old root's subtree, hence its aggregates; the old root keeps its
+// subtree minus `up`'s, plus the subtree `up` hands over (`moved`). The
+// exact sums do that by subtracting and adding (integers: exact), two
+// passes over the limbs instead of re-adding the leaf's events one by one;
+// count, min and max are recomputed from the leaf and its new children.
+// Both nodes' aggregates must be up to date (they are, in every caller).
+inline void rotated(Node* old_root, Node* up, const Node* moved) {
+    up->count = old_root->count;
+    up->min = old_root->min;
+    up->max = old_root->max;
+    old_root->sum.subtract(up->sum);  // old root's subtree without up's
+    up->sum.add(old_root->sum);       // = the old root's whole subtree
+    if (moved != nullptr) old_root->sum.add(moved->sum);
+    recompute_min_max(old_root);
 }
 
 inline void rotate_right(Node*& t) {
     Node* l = t->left;
     t->left = l->right;
     l->right = t;
-    take_aggregates(l, t);
-    recompute(t);
+    rotated(t, l, t->left);
     t = l;
 }
 
@@ -171,8 +180,7 @@ inline void rotate_left(Node*& t) {
     Node* r = t->right;
     t->right = r->left;
     r->left = t;
-    take_aggregates(r, t);
-    recompute(t);
+    rotated(t, r, t->right);
     t = r;
 }
 
@@ -189,6 +197,21 @@ inline void insert_leftmost(Node*& t, Node* leaf) {
     t->sum.add(leaf->sum);
     insert_leftmost(t->left, leaf);
     if (t->left->priority > t->priority) rotate_right(t);
+}
+
+// Links `leaf` (all of whose events follow the whole subtree) as the
+// subtree's rightmost node: how a session's tail leaf joins its index.
+inline void insert_rightmost(Node*& t, Node* leaf) {
+    if (t == nullptr) {
+        t = leaf;
+        return;
+    }
+    t->count += leaf->count;
+    t->min = std::min(t->min, leaf->min);
+    t->max = std::max(t->max, leaf->max);
+    t->sum.add(leaf->sum);
+    insert_rightmost(t->right, leaf);
+    if (t->right->priority > t->priority) rotate_left(t);
 }
 
 inline void insert(Node*& t, Event&& ev, Pool& pool) {

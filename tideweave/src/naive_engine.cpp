@@ -81,6 +81,8 @@ public:
         return false;
     }
 
+    std::size_t forget_bound(std::int64_t) const override { return events_; }  // every event: a bound
+
     ForgetTally forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) override {
         ForgetTally counts;
         for (KeyId key = 0; key < keys_.size(); ++key) {

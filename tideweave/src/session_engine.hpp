@@ -92,6 +92,9 @@ public:
     // Drops final rows and folds events with ts < horizon into blocks.
     // Appends keys left without any session to `emptied`.
     virtual ForgetTally forget(std::int64_t horizon, const ReleaseFn& release, std::vector<KeyId>& emptied) = 0;
+    // An upper bound on the events forget(horizon) would release (the shell
+    // chooses by it how to drop them from its identity index).
+    virtual std::size_t forget_bound(std::int64_t horizon) const = 0;
 
     virtual void all_rows(std::vector<SessionRow>& rows) const = 0;
     virtual void export_key(KeyId key, KeyExport& out) const = 0;

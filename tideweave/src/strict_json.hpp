@@ -15,14 +15,6 @@
 
 namespace sluice::tideweave {
 
-// Transparent hashing, so maps keyed by std::string accept string_views.
-// Deliberately not noexcept: libstdc++ then stores each node's hash code, so
-// walking a bucket compares codes instead of rehashing every key in it.
-struct StringHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 namespace strict {
 
 using simdjson::dom::element;

@@ -1,0 +1,97 @@
+// An event id as the engine holds it: 16 bytes, the id's bytes inline when
+// it has at most 15 (the usual case), else a pointer to a heap copy.
+//
+// Why not std::string: the engine holds every active event's id twice (in
+// its session's leaf, ordered by (ts, id), and in the identity index), and
+// at millions of events these copies are most of the engine's memory. A
+// std::string is 32 bytes with a 15-byte small buffer; this is the same
+// small buffer in half the size, which cut the memory fresh per event (and
+// the kernel's time zeroing it, the largest single cost of a long batched
+// stream) by 32 bytes (docs/tideweave.md, "Memory layout").
+//
+// Layout: bytes_[15] is the length when the id is inline (0..15); the flag
+// value heap_mark says the first 8 bytes are a pointer and the next 4 the
+// length. A moved-from SmallId is empty.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace sluice::tideweave {
+
+class SmallId {
+public:
+    SmallId() { set_empty(); }
+    explicit SmallId(std::string_view s) {
+        set_empty();
+        assign(s);
+    }
+    SmallId(const SmallId& other) : SmallId(other.view()) {}
+    SmallId& operator=(const SmallId& other) {
+        if (this != &other) assign(other.view());
+        return *this;
+    }
+    SmallId(SmallId&& other) noexcept {
+        std::memcpy(bytes_, other.bytes_, sizeof bytes_);
+        other.set_empty();
+    }
+    SmallId& operator=(SmallId&& other) noexcept {
+        if (this != &other) {
+            release();
+            std::memcpy(bytes_, other.bytes_, sizeof bytes_);
+            other.set_empty();
+        }
+        return *this;
+    }
+    ~SmallId() { release(); }
+
+    void assign(std::string_view s) {
+        release();
+        if (s.size() <= inline_capacity) {
+            if (!s.empty()) std::memcpy(bytes_, s.data(), s.size());
+            bytes_[inline_capacity] = static_cast<char>(s.size());
+            return;
+        }
+        char* heap = new char[s.size()];
+        std::memcpy(heap, s.data(), s.size());
+        const auto size = static_cast<std::uint32_t>(s.size());
+        std::memcpy(bytes_, &heap, sizeof heap);
+        std::memcpy(bytes_ + sizeof heap, &size, sizeof size);
+        bytes_[inline_capacity] = heap_mark;
+    }
+    void clear() {
+        release();
+        set_empty();
+    }
+
+    std::string_view view() const {
+        if (!on_heap()) return {bytes_, static_cast<std::size_t>(static_cast<unsigned char>(bytes_[inline_capacity]))};
+        const char* heap = nullptr;
+        std::uint32_t size = 0;
+        std::memcpy(&heap, bytes_, sizeof heap);
+        std::memcpy(&size, bytes_ + sizeof heap, sizeof size);
+        return {heap, size};
+    }
+    operator std::string_view() const { return view(); }  // NOLINT: an id reads as its bytes
+
+private:
+    static constexpr std::size_t inline_capacity = 15;
+    static constexpr char heap_mark = static_cast<char>(0x80);
+
+    bool on_heap() const { return bytes_[inline_capacity] == heap_mark; }
+    void set_empty() { bytes_[inline_capacity] = 0; }
+    void release() {
+        if (!on_heap()) return;
+        char* heap = nullptr;
+        std::memcpy(&heap, bytes_, sizeof heap);
+        delete[] heap;
+        set_empty();
+    }
+
+    alignas(8) char bytes_[16];
+};
+
+static_assert(sizeof(SmallId) == 16);
+
+}  // namespace sluice::tideweave

@@ -1,0 +1,79 @@
+// The engine's hash of ids and keys: the wyhash construction (64x64->128
+// bit multiply-and-fold of 8-byte reads), for the short strings ids and
+// keys usually are.
+//
+// Why not std::hash<std::string_view>: libstdc++'s is a byte-oriented
+// Murmur variant behind a call; every mutation hashes its id (identity
+// index) and its key (key table), and on the typed API's batched stream
+// those two calls cost ~120 instructions of the engine's few hundred per
+// insert. This one is inline and a few multiplies for up to 16 bytes. Its
+// top bits are as good as its low ones (IdIndex takes a slot's home from
+// the top bits).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace sluice::tideweave {
+
+namespace string_hash_detail {
+
+__extension__ typedef unsigned __int128 uint128;  // GCC and Clang: one mul instruction
+
+inline std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) {
+    const uint128 r = static_cast<uint128>(a) * b;
+    return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+}
+inline std::uint64_t read8(const char* p) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+inline std::uint64_t read4(const char* p) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+inline constexpr std::uint64_t k0 = 0xa0761d6478bd642fULL;
+inline constexpr std::uint64_t k1 = 0xe7037ed1a0b428dbULL;
+inline constexpr std::uint64_t k2 = 0x8ebc6af09c88c6e3ULL;
+
+}  // namespace string_hash_detail
+
+inline std::uint64_t hash_string(std::string_view s) {
+    using namespace string_hash_detail;
+    const char* p = s.data();
+    const std::size_t len = s.size();
+    std::uint64_t seed = k0 ^ fold_multiply(k0 ^ k2, k1);
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+    if (len <= 16) {
+        if (len >= 4) {  // two overlapping pairs of 4-byte reads cover 4..16 bytes
+            const std::size_t step = (len >> 3) << 2;
+            a = (read4(p) << 32) | read4(p + step);
+            b = (read4(p + len - 4) << 32) | read4(p + len - 4 - step);
+        } else if (len > 0) {
+            a = (std::uint64_t{static_cast<unsigned char>(p[0])} << 16) |
+                (std::uint64_t{static_cast<unsigned char>(p[len >> 1])} << 8) |
+                std::uint64_t{static_cast<unsigned char>(p[len - 1])};
+        }
+    } else {
+        std::size_t left = len;
+        while (left > 16) {
+            seed = fold_multiply(read8(p) ^ k1, read8(p + 8) ^ seed);
+            p += 16;
+            left -= 16;
+        }
+        // The last 16 bytes, overlapping what the loop read when fewer are left.
+        a = read8(p + left - 16);
+        b = read8(p + left - 8);
+    }
+    a ^= k1;
+    b ^= seed;
+    const uint128 r = static_cast<uint128>(a) * b;
+    return fold_multiply(static_cast<std::uint64_t>(r) ^ k0 ^ len, static_cast<std::uint64_t>(r >> 64) ^ k1);
+}
+
+}  // namespace sluice::tideweave
