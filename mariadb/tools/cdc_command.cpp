@@ -45,11 +45,11 @@ std::string describe(const Error& e) {
 class Output {
 public:
     explicit Output(std::optional<NdjsonFile> file) : file_(std::move(file)) {}
-    std::string& buffer() { return buffer_; }
+    mariadb::ndjson::Buffer& buffer() { return buffer_; }
     void flush() {
         if (buffer_.empty()) return;
-        if (file_) file_->append(buffer_);
-        else write_all(STDOUT_FILENO, buffer_, "standard output");
+        if (file_) file_->append(buffer_.view());
+        else write_all(STDOUT_FILENO, buffer_.view(), "standard output");
         buffer_.clear();
     }
     void finish() {
@@ -59,7 +59,7 @@ public:
 
 private:
     std::optional<NdjsonFile> file_;
-    std::string buffer_;
+    mariadb::ndjson::Buffer buffer_;  // formatted in place (no copy, no zeroing)
 };
 
 }  // namespace

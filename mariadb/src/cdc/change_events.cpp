@@ -9,7 +9,7 @@ void Transaction::add_rows(const binlog::Rows& rows) {
     const std::size_t total = rows.columns_before.size() + rows.columns_after.size() + rows.rows.size() +
                               rows.extra_data.size();
     StoredRows s;
-    s.bytes = std::make_unique<std::uint8_t[]>(total == 0 ? 1 : total);
+    s.bytes = std::make_unique_for_overwrite<std::uint8_t[]>(total == 0 ? 1 : total);  // (every byte is copied over)
     s.rows = rows;
     std::uint8_t* p = s.bytes.get();
     auto keep = [&p](binlog::Bytes b) {

@@ -1,145 +1,269 @@
 #include "sluice/mariadb/cdc/ndjson.hpp"
 
-#include "sluice/mariadb/ndjson.hpp"
+#include <cstring>
+#include <vector>
 
 namespace sluice::mariadb::cdc::ndjson {
 
 namespace json = sluice::mariadb::ndjson;
+using json::Buffer;
 
 namespace {
 
-void append_text_of(std::string& out, const binlog::Value& v, const binlog::ColumnInfo& c) {
-    // binlog::append_text gives the SELECT's text (temporals with the column's
-    // fractional digits, TIMESTAMP in UTC, ENUM/SET names, UUID/INET text).
-    thread_local std::string text;
-    text.clear();
-    binlog::append_text(text, v, c);
-    json::append_string(out, text);
+// The JSON keys of one table's columns, escaped once for all the row changes
+// of that table in a line: `,"name":` per column (the first cell of an image
+// skips the comma), and the start of each kind of change up to its first image.
+class TableKeys {
+public:
+    // Forgets the table (a new line: the maps of the last one may be gone).
+    void reset() noexcept { table_ = nullptr; }
+
+    // Keys for `table`, made again only when the table changes.
+    const TableKeys& of(const binlog::TableMap& table) {
+        if (&table == table_) return *this;
+        table_ = &table;
+        keys_.clear();
+        ends_.clear();
+        for (std::size_t i = 0; i < table.columns.size(); ++i) {
+            keys_ += ',';
+            const std::string& name = table.columns[i].name;
+            if (!name.empty()) json::append_key(keys_, name);
+            else json::append_key(keys_, "@" + std::to_string(i + 1));
+            ends_.push_back(keys_.size());
+        }
+        std::string where = "\",\"db\":";
+        json::append_string(where, table.db);
+        where += ",\"table\":";
+        json::append_string(where, table.table);
+        insert_ = "{\"op\":\"insert" + where + ",\"after\":";
+        update_ = "{\"op\":\"update" + where + ",\"before\":";
+        delete_ = "{\"op\":\"delete" + where + ",\"before\":";
+        return *this;
+    }
+
+    // `,"name":` of column i.
+    std::string_view key(std::size_t i) const noexcept {
+        const std::size_t from = i == 0 ? 0 : ends_[i - 1];
+        return std::string_view(keys_).substr(from, ends_[i] - from);
+    }
+    std::string_view head(binlog::RowsKind op) const noexcept {
+        switch (op) {
+            case binlog::RowsKind::write: return insert_;
+            case binlog::RowsKind::update: return update_;
+            case binlog::RowsKind::delete_: return delete_;
+        }
+        return insert_;
+    }
+
+private:
+    const binlog::TableMap* table_ = nullptr;
+    std::string keys_;
+    std::vector<std::size_t> ends_;
+    std::string insert_, update_, delete_;
+};
+
+void write_quoted(Buffer& out, std::string_view plain_text) {
+    char* p = out.room(plain_text.size() + 2);
+    *p++ = '"';
+    std::memcpy(p, plain_text.data(), plain_text.size());
+    p += plain_text.size();
+    *p++ = '"';
+    out.commit(p);
 }
 
-}  // namespace
+void write_string(Buffer& out, std::string_view text) {
+    out.commit(json::write_string(out.room(json::string_bound(text.size())), text));
+}
 
-void append_value(std::string& out, const binlog::Value& value, const binlog::ColumnInfo& column) {
+void write_base64(Buffer& out, binlog::Bytes bytes, std::size_t zero_padding = 0) {
+    out.commit(json::write_base64(out.room(json::base64_length(bytes.size() + zero_padding)), bytes, zero_padding));
+}
+
+// Dates and times as strings: binlog::write_text gives the SELECT's text
+// (the column's fractional digits, TIMESTAMP in UTC).
+template <class T>
+void write_temporal(Buffer& out, const T& v, const binlog::ColumnInfo& c) {
+    char* p = out.room(binlog::max_temporal_text + 2);
+    *p++ = '"';
+    if constexpr (std::is_same_v<T, Date>) p = binlog::write_text(p, v);
+    else p = binlog::write_text(p, v, c.fsp);
+    *p++ = '"';
+    out.commit(p);
+}
+
+void write_value(Buffer& out, const binlog::Value& value, const binlog::ColumnInfo& column) {
     std::visit(
         [&](const auto& v) {
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::int64_t>) json::append_integer(out, v);
-            else if constexpr (std::is_same_v<T, std::uint64_t>) json::append_unsigned(out, v);
-            else if constexpr (std::is_same_v<T, float>) json::append_float(out, v);
-            else if constexpr (std::is_same_v<T, double>) json::append_double(out, v);
-            else if constexpr (std::is_same_v<T, Decimal>) json::append_string(out, v.text());
-            else if constexpr (std::is_same_v<T, binlog::Year>) json::append_unsigned(out, v.value);
-            else if constexpr (std::is_same_v<T, binlog::Bit>) json::append_unsigned(out, v.value);
-            else if constexpr (std::is_same_v<T, binlog::Text>) json::append_string(out, v.value);
-            else if constexpr (std::is_same_v<T, binlog::Json>) json::append_string(out, v.value);
-            else if constexpr (std::is_same_v<T, binlog::Enum>) json::append_string(out, v.name);
+            if constexpr (std::is_same_v<T, std::int64_t>)
+                out.commit(json::write_integer(out.room(json::max_number_length), v));
+            else if constexpr (std::is_same_v<T, std::uint64_t>)
+                out.commit(json::write_unsigned(out.room(json::max_number_length), v));
+            else if constexpr (std::is_same_v<T, float>)
+                out.commit(json::write_float(out.room(json::max_number_length), v));
+            else if constexpr (std::is_same_v<T, double>)
+                out.commit(json::write_double(out.room(json::max_number_length), v));
+            else if constexpr (std::is_same_v<T, Decimal>) write_quoted(out, v.text());  // digits, '-', '.'
+            else if constexpr (std::is_same_v<T, Date> || std::is_same_v<T, Time> || std::is_same_v<T, DateTime> ||
+                               std::is_same_v<T, binlog::Timestamp>)
+                write_temporal(out, v, column);
+            else if constexpr (std::is_same_v<T, binlog::Year>)
+                out.commit(json::write_unsigned(out.room(json::max_number_length), v.value));
+            else if constexpr (std::is_same_v<T, binlog::Bit>)
+                out.commit(json::write_unsigned(out.room(json::max_number_length), v.value));
+            else if constexpr (std::is_same_v<T, binlog::Text>) write_string(out, v.value);
+            else if constexpr (std::is_same_v<T, binlog::Json>) write_string(out, v.value);
+            else if constexpr (std::is_same_v<T, binlog::Enum>) write_string(out, v.name);
             else if constexpr (std::is_same_v<T, binlog::Blob>)
-                json::append_base64(out, v.value, v.padded_length > v.value.size() ? v.padded_length - v.value.size() : 0);
-            else if constexpr (std::is_same_v<T, binlog::Geometry>) json::append_base64(out, v.value);
-            else append_text_of(out, value, column);  // dates, times, SET, UUID, INET
+                write_base64(out, v.value, v.padded_length > v.value.size() ? v.padded_length - v.value.size() : 0);
+            else if constexpr (std::is_same_v<T, binlog::Geometry>) write_base64(out, v.value);
+            else {
+                // SET, UUID, INET: binlog::append_text gives the SELECT's text.
+                thread_local std::string text;
+                text.clear();
+                binlog::append_text(text, value, column);
+                write_string(out, text);
+            }
         },
         value);
 }
 
-void append_image(std::string& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table) {
-    out += '{';
+void write_image(Buffer& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table,
+                 const TableKeys& keys) {
+    out.push_back('{');
     bool first = true;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const binlog::Cell& cell = cells[i];
         if (!cell.present) continue;
-        if (!first) out += ',';
+        std::string_view key = keys.key(i);
+        if (first) key.remove_prefix(1);  // no comma
         first = false;
-        const binlog::ColumnInfo& col = table.columns[i];
-        if (!col.name.empty()) json::append_key(out, col.name);
-        else json::append_key(out, "@" + std::to_string(i + 1));
-        if (cell.null) json::append_null(out);
-        else append_value(out, cell.value, col);
+        out.append(key);
+        if (cell.null) out.commit(json::write_null(out.room(4)));
+        else write_value(out, cell.value, table.columns[i]);
     }
-    out += '}';
+    out.push_back('}');
 }
 
-namespace {
-
-void append_gtid_head(std::string& out, const GtidPosition& g, std::uint32_t ts) {
-    out += "{\"gtid\":\"";
-    out += std::to_string(g.domain_id);
-    out += '-';
-    out += std::to_string(g.server_id);
-    out += '-';
-    out += std::to_string(g.seq_no);
-    out += "\",\"server_id\":";
-    out += std::to_string(g.server_id);
-    out += ",\"ts\":";
-    out += std::to_string(ts);
+void write_gtid_head(Buffer& out, const GtidPosition& g, std::uint32_t ts) {
+    char* p = out.room(128);
+    auto put = [&p](std::string_view s) {
+        std::memcpy(p, s.data(), s.size());
+        p += s.size();
+    };
+    put("{\"gtid\":\"");
+    p = json::write_unsigned(p, g.domain_id);
+    *p++ = '-';
+    p = json::write_unsigned(p, g.server_id);
+    *p++ = '-';
+    p = json::write_unsigned(p, g.seq_no);
+    put("\",\"server_id\":");
+    p = json::write_unsigned(p, g.server_id);
+    put(",\"ts\":");
+    p = json::write_unsigned(p, ts);
+    out.commit(p);
 }
 
-void append_line_of(std::string& out, const Transaction& t) {
-    append_gtid_head(out, t.gtid, t.timestamp);
-    out += ",\"changes\":[";
+void append_line_of(Buffer& out, const Transaction& t) {
+    thread_local TableKeys keys;
+    keys.reset();  // the table maps of an earlier line may have been freed
+    write_gtid_head(out, t.gtid, t.timestamp);
+    out.append(",\"changes\":[");
     bool first = true;
     t.for_each_change([&](const Change& c) {
-        if (!first) out += ',';
+        if (!first) out.push_back(',');
         first = false;
-        out += "{\"op\":\"";
-        out += binlog::to_string(c.op);
-        out += "\",\"db\":";
-        json::append_string(out, c.table->db);
-        out += ",\"table\":";
-        json::append_string(out, c.table->table);
+        const TableKeys& k = keys.of(*c.table);
+        out.append(k.head(c.op));
         if (c.op != binlog::RowsKind::write) {
-            out += ",\"before\":";
-            append_image(out, c.before, *c.table);
+            write_image(out, c.before, *c.table, k);
+            if (c.op == binlog::RowsKind::update) out.append(",\"after\":");
         }
-        if (c.op != binlog::RowsKind::delete_) {
-            out += ",\"after\":";
-            append_image(out, c.after, *c.table);
-        }
-        out += '}';
+        if (c.op != binlog::RowsKind::delete_) write_image(out, c.after, *c.table, k);
+        out.push_back('}');
     });
-    out += "]}\n";
+    out.append("]}\n");
 }
 
-void append_line_of(std::string& out, const Ddl& d) {
-    append_gtid_head(out, d.gtid, d.timestamp);
-    out += ",\"db\":";
-    json::append_string(out, d.db);
-    out += ",\"ddl\":";
-    json::append_string(out, d.sql);
-    out += "}\n";
+// The lines that are not row changes are few: built as strings.
+void append_line_of(Buffer& out, const Ddl& d) {
+    write_gtid_head(out, d.gtid, d.timestamp);
+    std::string s = ",\"db\":";
+    json::append_string(s, d.db);
+    s += ",\"ddl\":";
+    json::append_string(s, d.sql);
+    s += "}\n";
+    out.append(s);
 }
 
-void append_line_of(std::string& out, const SnapshotChunk& c) {
-    out += "{\"snapshot\":{\"gtid\":";
-    json::append_string(out, c.at.to_string());
-    out += ",\"db\":";
-    json::append_string(out, c.db);
-    out += ",\"table\":";
-    json::append_string(out, c.table);
-    out += "},\"rows\":[";
+void append_line_of(Buffer& out, const SnapshotChunk& c) {
+    std::string s = "{\"snapshot\":{\"gtid\":";
+    json::append_string(s, c.at.to_string());
+    s += ",\"db\":";
+    json::append_string(s, c.db);
+    s += ",\"table\":";
+    json::append_string(s, c.table);
+    s += "},\"rows\":[";
     const auto& cols = *c.columns;
     for (std::size_t r = 0; r < c.size(); ++r) {
-        if (r) out += ',';
-        out += '{';
+        if (r) s += ',';
+        s += '{';
         for (std::size_t i = 0; i < cols.size(); ++i) {
-            if (i) out += ',';
-            json::append_key(out, cols[i].name);
-            json::append_field(out, c.field(r, i));
+            if (i) s += ',';
+            json::append_key(s, cols[i].name);
+            json::append_field(s, c.field(r, i));
         }
-        out += '}';
+        s += '}';
     }
-    out += "]}\n";
+    s += "]}\n";
+    out.append(s);
 }
 
-void append_line_of(std::string& out, const SnapshotDone& d) {
-    out += "{\"snapshot\":{\"gtid\":";
-    json::append_string(out, d.at.to_string());
-    out += ",\"done\":true}}\n";
+void append_line_of(Buffer& out, const SnapshotDone& d) {
+    std::string s = "{\"snapshot\":{\"gtid\":";
+    json::append_string(s, d.at.to_string());
+    s += ",\"done\":true}}\n";
+    out.append(s);
+}
+
+// The std::string overloads format into this and copy it out.
+Buffer& scratch() {
+    thread_local Buffer b;
+    b.clear();
+    return b;
 }
 
 }  // namespace
 
-void append_line(std::string& out, const ChangeEvent& event) {
+void append_value(Buffer& out, const binlog::Value& value, const binlog::ColumnInfo& column) {
+    write_value(out, value, column);
+}
+
+void append_image(Buffer& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table) {
+    TableKeys keys;
+    write_image(out, cells, table, keys.of(table));
+}
+
+void append_line(Buffer& out, const ChangeEvent& event) {
     std::visit([&](const auto& e) { append_line_of(out, e); }, event);
+}
+
+void append_value(std::string& out, const binlog::Value& value, const binlog::ColumnInfo& column) {
+    Buffer& b = scratch();
+    write_value(b, value, column);
+    out.append(b.view());
+}
+
+void append_image(std::string& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table) {
+    Buffer& b = scratch();
+    append_image(b, cells, table);
+    out.append(b.view());
+}
+
+void append_line(std::string& out, const ChangeEvent& event) {
+    Buffer& b = scratch();
+    append_line(b, event);
+    out.append(b.view());
 }
 
 }  // namespace sluice::mariadb::cdc::ndjson

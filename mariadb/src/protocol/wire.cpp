@@ -21,52 +21,13 @@ void Reader::fail(std::string_view field, std::string_view what) const {
     throw Error(ErrorKind::protocol, msg);
 }
 
-void Reader::need(std::size_t n, std::string_view field) const {
-    if (n > remaining()) {
-        fail(field, "truncated: needs " + std::to_string(n) + " bytes, " +
-                        std::to_string(remaining()) + " left");
-    }
+void Reader::fail_truncated(std::size_t n, std::string_view field) const {
+    fail(field, "truncated: needs " + std::to_string(n) + " bytes, " + std::to_string(remaining()) + " left");
 }
 
 std::uint8_t Reader::peek(std::string_view field) const {
     need(1, field);
     return bytes_[pos_];
-}
-
-std::uint8_t Reader::u8(std::string_view field) {
-    need(1, field);
-    return bytes_[pos_++];
-}
-
-std::uint16_t Reader::u16(std::string_view field) {
-    need(2, field);
-    auto v = static_cast<std::uint16_t>(bytes_[pos_] | (bytes_[pos_ + 1] << 8));
-    pos_ += 2;
-    return v;
-}
-
-std::uint32_t Reader::u24(std::string_view field) {
-    need(3, field);
-    std::uint32_t v = std::uint32_t{bytes_[pos_]} | (std::uint32_t{bytes_[pos_ + 1]} << 8) |
-                      (std::uint32_t{bytes_[pos_ + 2]} << 16);
-    pos_ += 3;
-    return v;
-}
-
-std::uint32_t Reader::u32(std::string_view field) {
-    need(4, field);
-    std::uint32_t v = 0;
-    for (std::size_t i = 0; i < 4; ++i) v |= std::uint32_t{bytes_[pos_ + i]} << (8 * i);
-    pos_ += 4;
-    return v;
-}
-
-std::uint64_t Reader::u64(std::string_view field) {
-    need(8, field);
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < 8; ++i) v |= std::uint64_t{bytes_[pos_ + i]} << (8 * i);
-    pos_ += 8;
-    return v;
 }
 
 std::uint64_t Reader::lenenc(std::string_view field) {
@@ -93,13 +54,6 @@ Bytes Reader::lenenc_bytes(std::string_view field) {
                         std::to_string(remaining()) + " bytes left");
     }
     return bytes(static_cast<std::size_t>(n), field);
-}
-
-Bytes Reader::bytes(std::size_t n, std::string_view field) {
-    need(n, field);
-    Bytes b = bytes_.subspan(pos_, n);
-    pos_ += n;
-    return b;
 }
 
 std::string_view Reader::nul_text(std::string_view field) {

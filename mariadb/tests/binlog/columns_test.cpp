@@ -3,6 +3,9 @@
 // types as captured from a real server).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "fixture.hpp"
 #include "sluice/mariadb/error.hpp"
 
@@ -81,6 +84,55 @@ TEST(BinlogColumns, Decimal65Digits) {
     tiny[0] = 0x80;
     tiny[29] = 0x01;
     EXPECT_EQ(text_of(f, tiny), "0.000000000000000000000000000001");
+}
+
+// MariaDB's binary DECIMAL of a sign and exactly intg + scale digits.
+std::vector<std::uint8_t> encode_decimal(bool negative, const std::string& int_digits, const std::string& frac_digits) {
+    static constexpr int bytes_for[10] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
+    std::vector<std::uint8_t> out;
+    auto put = [&](std::string_view digits) {
+        std::uint32_t v = 0;
+        for (char c : digits) v = v * 10 + static_cast<std::uint32_t>(c - '0');
+        for (int i = bytes_for[digits.size()] - 1; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    };
+    std::string_view in(int_digits);
+    if (in.size() % 9) put(in.substr(0, in.size() % 9));
+    for (std::size_t i = in.size() % 9; i < in.size(); i += 9) put(in.substr(i, 9));
+    std::string_view fr(frac_digits);
+    for (std::size_t i = 0; i + 9 <= fr.size(); i += 9) put(fr.substr(i, 9));
+    if (fr.size() % 9) put(fr.substr(fr.size() - fr.size() % 9));
+    out[0] ^= 0x80;
+    if (negative)
+        for (auto& b : out) b = static_cast<std::uint8_t>(~b);
+    return out;
+}
+
+TEST(BinlogColumns, DecimalOfEveryPrecisionAndScaleReadsBackAsItsText) {
+    // Random digits (many leading zeros, zero values, both signs) at every
+    // precision and scale: the text drops the integer part's leading zeros,
+    // keeps every scale digit, and prints a negative zero as zero.
+    std::mt19937 rng(65);
+    for (int precision = 1; precision <= 65; ++precision) {
+        for (int scale = 0; scale <= std::min(precision, 30); ++scale) {
+            for (int round = 0; round < 12; ++round) {
+                const std::size_t intg = static_cast<std::size_t>(precision - scale);
+                std::string int_digits(intg, '0'), frac(static_cast<std::size_t>(scale), '0');
+                const std::size_t zeros = rng() % (intg + 1);  // leading zeros
+                for (std::size_t i = zeros; i < intg; ++i) int_digits[i] = static_cast<char>('0' + rng() % 10);
+                if (round % 3 != 0)
+                    for (char& c : frac) c = static_cast<char>('0' + rng() % 10);
+                const bool negative = round % 2 == 1;
+                std::string expected = int_digits.substr(std::min(int_digits.find_first_not_of('0'), intg));
+                if (expected.empty()) expected = "0";
+                if (scale) expected += "." + frac;
+                const bool zero = expected.find_first_not_of("0.") == std::string::npos;
+                if (negative && !zero) expected = "-" + expected;
+                TestColumn c{ColumnType::newdecimal, {static_cast<std::uint8_t>(precision), static_cast<std::uint8_t>(scale)}};
+                ASSERT_EQ(text_of(c, encode_decimal(negative, int_digits, frac)), expected)
+                    << "DECIMAL(" << precision << "," << scale << ")";
+            }
+        }
+    }
 }
 
 TEST(BinlogColumns, DecimalDigitGroupOverNineDigitsIsAnError) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "sluice/common/json_write.hpp"
 #include "sluice/mariadb/ndjson.hpp"
@@ -73,6 +74,75 @@ TEST(Formatter, StringsAreEscapedWhereverTheSpecialByteFalls) {
     std::string empty;
     append_string(empty, "");
     EXPECT_EQ(empty, "\"\"");
+}
+
+// write_string (the CDC lines' escaper, into a Buffer) against the shared
+// reference: every byte value at every position of strings that reach the
+// 16-byte, 8-byte and byte-at-a-time scans, and runs of several escapes.
+std::string written(std::string_view text) {
+    Buffer b;
+    b.commit(write_string(b.room(string_bound(text.size())), text));
+    return std::string(b.view());
+}
+
+TEST(Formatter, WrittenStringsMatchTheReferenceForEveryByteAtEveryPosition) {
+    for (std::size_t len : {1U, 7U, 8U, 15U, 16U, 17U, 24U, 31U, 32U, 33U, 47U}) {
+        for (int byte = 0; byte < 256; ++byte) {
+            for (std::size_t at = 0; at < len; ++at) {
+                std::string text(len, 'a');
+                text[at] = static_cast<char>(byte);
+                std::string reference;
+                sluice::json::append_string(reference, text);
+                ASSERT_EQ(written(text), reference) << byte << " at " << at << " of " << len;
+                std::string appended;
+                append_string(appended, text);
+                ASSERT_EQ(appended, reference) << byte << " at " << at << " of " << len;
+            }
+        }
+    }
+    std::mt19937 rng(7);
+    const char alphabet[] = "ab\"\\\n\x01\x7f\x80\xff ";
+    for (int round = 0; round < 2000; ++round) {
+        std::string text(rng() % 70, ' ');
+        for (char& c : text) c = alphabet[rng() % (sizeof alphabet - 1)];
+        std::string reference;
+        sluice::json::append_string(reference, text);
+        ASSERT_EQ(written(text), reference) << round;
+    }
+    EXPECT_EQ(written(""), "\"\"");
+}
+
+TEST(Formatter, BufferKeepsItsBytesAcrossGrowth) {
+    Buffer b;
+    std::string expected;
+    for (int i = 0; i < 20000; ++i) {
+        const std::string piece = std::to_string(i) + ",";
+        b.append(piece);
+        expected += piece;
+        if (i % 1000 == 0) {
+            char* p = b.room(100000);  // far more room than used: only what is committed counts
+            *p = 'x';
+            b.commit(p + 1);
+            expected += 'x';
+        }
+    }
+    EXPECT_EQ(b.view(), expected);
+    b.clear();
+    EXPECT_TRUE(b.empty());
+    b.push_back('!');
+    EXPECT_EQ(b.view(), "!");
+}
+
+TEST(Formatter, WrittenNumbersMatchTheAppendedOnes) {
+    char buf[max_number_length];
+    EXPECT_EQ(std::string_view(buf, write_integer(buf, std::numeric_limits<std::int64_t>::min())),
+              "-9223372036854775808");
+    EXPECT_EQ(std::string_view(buf, write_unsigned(buf, std::numeric_limits<std::uint64_t>::max())),
+              "18446744073709551615");
+    EXPECT_EQ(std::string_view(buf, write_double(buf, -std::numeric_limits<double>::infinity())), "\"-inf\"");
+    EXPECT_EQ(std::string_view(buf, write_double(buf, -std::numeric_limits<double>::denorm_min())), "-5e-324");
+    EXPECT_EQ(std::string_view(buf, write_float(buf, -0.0F)), "0");
+    EXPECT_EQ(std::string_view(buf, write_null(buf)), "null");
 }
 
 TEST(Formatter, Base64OfEveryLengthMatchesTheReference) {

@@ -26,9 +26,30 @@ std::size_t decimal_binary_size(std::uint8_t precision, std::uint8_t scale) noex
            bytes_for_digits[frac % digits_per_group];
 }
 
+namespace {
+
+// `digits` decimal digits of v, leading zeros kept.
+char* put_fixed(char* p, std::uint32_t v, std::size_t digits) noexcept {
+    for (std::size_t i = digits; i > 0; --i) {
+        p[i - 1] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    }
+    return p + digits;
+}
+
+// v's digits without leading zeros (v > 0).
+char* put_unpadded(char* p, std::uint32_t v) noexcept {
+    char tmp[10];
+    std::size_t n = 0;
+    for (; v; v /= 10) tmp[n++] = static_cast<char>('0' + v % 10);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+}  // namespace
+
 Decimal decode_decimal(Bytes bytes, std::uint8_t precision, std::uint8_t scale, Reader& r,
                        std::string_view field) {
-    (void)precision;
     const std::size_t intg = std::size_t{precision} - scale;  // scale <= precision: checked by the table map
     const bool negative = (bytes[0] & 0x80) == 0;
     const std::uint8_t mask = negative ? 0xFF : 0x00;
@@ -51,35 +72,35 @@ Decimal decode_decimal(Bytes bytes, std::uint8_t precision, std::uint8_t scale, 
     };
     // text: sign, integer digits without leading zeros, point, scale digits.
     char buf[Decimal::max_digits + 3];
-    std::size_t len = 0;
-    if (negative) buf[len++] = '-';
-    std::size_t int_start = len;
-    auto put = [&](std::uint32_t v, std::size_t digits, bool strip) {
-        char tmp[9];
-        for (std::size_t i = digits; i > 0; --i) {
-            tmp[i - 1] = static_cast<char>('0' + v % 10);
-            v /= 10;
-        }
-        for (std::size_t i = 0; i < digits; ++i) {
-            if (strip && len == int_start && tmp[i] == '0') continue;
-            buf[len++] = tmp[i];
-        }
+    char* p = buf;
+    if (negative) *p++ = '-';
+    char* const int_start = p;
+    bool any_digit = false;  // a non-zero digit anywhere
+    // The integer groups: the first non-zero one without its leading zeros,
+    // every later one with all its digits.
+    auto put_integer_group = [&](std::uint32_t v, std::size_t digits) {
+        if (any_digit) p = put_fixed(p, v, digits);
+        else if (v != 0) p = put_unpadded(p, v);
+        any_digit |= v != 0;
     };
-    std::size_t lead = intg % digits_per_group;
-    if (lead) put(group(lead), lead, true);
-    for (std::size_t g = 0; g < intg / digits_per_group; ++g) put(group(digits_per_group), digits_per_group, true);
-    if (len == int_start) buf[len++] = '0';
-    bool any_digit = false;
-    for (std::size_t i = int_start; i < len; ++i) any_digit |= buf[i] != '0';
+    const std::size_t lead = intg % digits_per_group;
+    if (lead) put_integer_group(group(lead), lead);
+    for (std::size_t g = 0; g < intg / digits_per_group; ++g) put_integer_group(group(digits_per_group), digits_per_group);
+    if (p == int_start) *p++ = '0';
     if (scale) {
-        buf[len++] = '.';
-        std::size_t frac_start = len;
-        for (std::size_t g = 0; g < scale / digits_per_group; ++g) put(group(digits_per_group), digits_per_group, false);
-        std::size_t tail = scale % digits_per_group;
-        if (tail) put(group(tail), tail, false);
-        for (std::size_t i = frac_start; i < len; ++i) any_digit |= buf[i] != '0';
+        *p++ = '.';
+        for (std::size_t g = 0; g < scale / digits_per_group; ++g) {
+            const std::uint32_t v = group(digits_per_group);
+            any_digit |= v != 0;
+            p = put_fixed(p, v, digits_per_group);
+        }
+        if (const std::size_t tail = scale % digits_per_group) {
+            const std::uint32_t v = group(tail);
+            any_digit |= v != 0;
+            p = put_fixed(p, v, tail);
+        }
     }
-    std::string_view text(buf, len);
+    std::string_view text(buf, static_cast<std::size_t>(p - buf));
     // A negative zero (all digits 0 with the sign clear) prints as zero.
     if (negative && !any_digit) text.remove_prefix(1);
     auto d = Decimal::parse(text);

@@ -20,7 +20,7 @@ using protocol::as_text;
 using protocol::Reader;
 
 // The CRC-32 of zlib (the binlog's BINLOG_CHECKSUM_ALG_CRC32): crc32()
-// picks crc32_sliced() below `long_event` bytes and zlib's from there.
+// picks crc32_sliced() below `long_event` bytes and libdeflate's from there.
 inline constexpr std::size_t long_event = 1024;
 std::uint32_t crc32(Bytes bytes) noexcept;
 std::uint32_t crc32_sliced(Bytes bytes) noexcept;

@@ -59,39 +59,33 @@ char* put_date(char* p, unsigned y, unsigned m, unsigned d) noexcept {
     return put2(p, d);
 }
 
-void append_date(std::string& out, unsigned y, unsigned m, unsigned d) {
-    char buf[16];
-    out.append(buf, put_date(buf, y, m, d));
-}
-
-void append_datetime(std::string& out, const DateTime& dt, int fsp) {
-    char buf[32];
-    char* p = put_date(buf, dt.year, dt.month, dt.day);
+char* put_datetime(char* p, const DateTime& dt, int fsp) noexcept {
+    p = put_date(p, dt.year, dt.month, dt.day);
     *p++ = ' ';
     p = put2(p, dt.hour);
     *p++ = ':';
     p = put2(p, dt.minute);
     *p++ = ':';
     p = put2(p, dt.second);
-    out.append(buf, put_fraction(p, dt.microsecond, fsp));
+    return put_fraction(p, dt.microsecond, fsp);
 }
 
-void append_time(std::string& out, const Time& t, int fsp) {
-    char buf[32];
-    char* p = buf;
+char* put_time(char* p, const Time& t, int fsp) noexcept {
     if (t.negative) *p++ = '-';
     std::uint32_t h = t.hours;
-    if (h >= 100) {
-        auto r = std::to_chars(p, buf + 12, h);
-        p = r.ptr;
-    } else {
-        p = put2(p, h);
-    }
+    if (h >= 100) p = std::to_chars(p, p + 10, h).ptr;
+    else p = put2(p, h);
     *p++ = ':';
     p = put2(p, t.minutes);
     *p++ = ':';
     p = put2(p, t.seconds);
-    out.append(buf, put_fraction(p, t.microseconds, fsp));
+    return put_fraction(p, t.microseconds, fsp);
+}
+
+template <class T>
+void append_written(std::string& out, const T& v, int fsp) {
+    char buf[max_temporal_text];
+    out.append(buf, write_text(buf, v, fsp));
 }
 
 void append_hex(std::string& out, const std::uint8_t* p, std::size_t n) {
@@ -157,6 +151,14 @@ int fraction_digits(const ColumnInfo& c) noexcept { return c.fsp; }
 
 }  // namespace
 
+char* write_text(char* p, const Date& d) noexcept { return put_date(p, d.year, d.month, d.day); }
+char* write_text(char* p, const Time& t, int fsp) noexcept { return put_time(p, t, fsp); }
+char* write_text(char* p, const DateTime& dt, int fsp) noexcept { return put_datetime(p, dt, fsp); }
+char* write_text(char* p, const Timestamp& ts, int fsp) noexcept {
+    if (ts.seconds == 0 && ts.microseconds == 0) return put_datetime(p, DateTime{}, fsp);  // the zero timestamp
+    return put_datetime(p, to_utc_datetime(ts), fsp);
+}
+
 DateTime to_utc_datetime(const Timestamp& ts) noexcept {
     // Days since the epoch to a civil date (Howard Hinnant's algorithm).
     std::int64_t days = ts.seconds >= 0 ? ts.seconds / 86400 : (ts.seconds - 86399) / 86400;
@@ -191,16 +193,13 @@ void append_text(std::string& out, const Value& value, const ColumnInfo& column)
         void operator()(float v) const { append_number(out, v); }
         void operator()(double v) const { append_number(out, v); }
         void operator()(const Decimal& v) const { out += v.text(); }
-        void operator()(const Date& d) const { append_date(out, d.year, d.month, d.day); }
-        void operator()(const Time& t) const { append_time(out, t, fraction_digits(c)); }
-        void operator()(const DateTime& dt) const { append_datetime(out, dt, fraction_digits(c)); }
-        void operator()(const Timestamp& ts) const {
-            if (ts.seconds == 0 && ts.microseconds == 0) {
-                append_datetime(out, DateTime{}, fraction_digits(c));
-                return;
-            }
-            append_datetime(out, to_utc_datetime(ts), fraction_digits(c));
+        void operator()(const Date& d) const {
+            char buf[max_temporal_text];
+            out.append(buf, write_text(buf, d));
         }
+        void operator()(const Time& t) const { append_written(out, t, fraction_digits(c)); }
+        void operator()(const DateTime& dt) const { append_written(out, dt, fraction_digits(c)); }
+        void operator()(const Timestamp& ts) const { append_written(out, ts, fraction_digits(c)); }
         void operator()(const Year& y) const { append_padded(out, y.value, 4); }
         void operator()(const Bit& b) const { append_number(out, b.value); }
         void operator()(const Text& t) const { out += t.value; }

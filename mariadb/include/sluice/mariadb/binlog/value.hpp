@@ -113,6 +113,15 @@ using Value = std::variant<std::int64_t, std::uint64_t, float, double, Decimal, 
 void append_text(std::string& out, const Value& value, const ColumnInfo& column);
 std::string to_text(const Value& value, const ColumnInfo& column);
 
+// The same text of the temporal values written at `p` (room for
+// max_temporal_text bytes), for formatters with a buffer of their own;
+// `fsp` is the column's fractional digits. append_text uses these.
+inline constexpr std::size_t max_temporal_text = 32;
+char* write_text(char* p, const Date& d) noexcept;
+char* write_text(char* p, const Time& t, int fsp) noexcept;
+char* write_text(char* p, const DateTime& dt, int fsp) noexcept;
+char* write_text(char* p, const Timestamp& ts, int fsp) noexcept;
+
 // Timestamp -> its UTC calendar form (for callers that want fields).
 DateTime to_utc_datetime(const Timestamp& ts) noexcept;
 

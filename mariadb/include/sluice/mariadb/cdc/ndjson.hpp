@@ -14,10 +14,15 @@
 // (as `sluice-mariadb --format ndjson` prints it from a SELECT). A column
 // without a name (binlog_row_metadata=MINIMAL and no schema) is "@N",
 // N counting from 1 as mariadb-binlog does.
+//
+// The Buffer overloads write into the formatter's own buffer (no zeroing,
+// no per-cell std::string): the CLI formats its whole output that way. The
+// std::string overloads give the same bytes.
 #include <string>
 
 #include "sluice/mariadb/binlog/rows.hpp"
 #include "sluice/mariadb/cdc/change_events.hpp"
+#include "sluice/mariadb/ndjson.hpp"
 
 namespace sluice::mariadb::cdc::ndjson {
 
@@ -27,5 +32,9 @@ void append_value(std::string& out, const binlog::Value& value, const binlog::Co
 void append_image(std::string& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table);
 // The event's line, newline included.
 void append_line(std::string& out, const ChangeEvent& event);
+
+void append_value(mariadb::ndjson::Buffer& out, const binlog::Value& value, const binlog::ColumnInfo& column);
+void append_image(mariadb::ndjson::Buffer& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table);
+void append_line(mariadb::ndjson::Buffer& out, const ChangeEvent& event);
 
 }  // namespace sluice::mariadb::cdc::ndjson

@@ -34,18 +34,27 @@ public:
     // The next byte without consuming it; Error if none.
     std::uint8_t peek(std::string_view field) const;
 
-    std::uint8_t u8(std::string_view field);
-    std::uint16_t u16(std::string_view field);
-    std::uint32_t u24(std::string_view field);
-    std::uint32_t u32(std::string_view field);
-    std::uint64_t u64(std::string_view field);
+    // The fixed-width reads are inline: row decoders call them per cell.
+    std::uint8_t u8(std::string_view field) {
+        need(1, field);
+        return bytes_[pos_++];
+    }
+    std::uint16_t u16(std::string_view field) { return static_cast<std::uint16_t>(little_endian(2, field)); }
+    std::uint32_t u24(std::string_view field) { return static_cast<std::uint32_t>(little_endian(3, field)); }
+    std::uint32_t u32(std::string_view field) { return static_cast<std::uint32_t>(little_endian(4, field)); }
+    std::uint64_t u64(std::string_view field) { return little_endian(8, field); }
     // int<lenenc>. The NULL marker 0xFB and the reserved 0xFF are errors here.
     std::uint64_t lenenc(std::string_view field);
     // string<lenenc>: the length is checked against the bytes present.
     Bytes lenenc_bytes(std::string_view field);
     std::string_view lenenc_text(std::string_view field) { return as_text(lenenc_bytes(field)); }
     // string<fix>
-    Bytes bytes(std::size_t n, std::string_view field);
+    Bytes bytes(std::size_t n, std::string_view field) {
+        need(n, field);
+        Bytes b = bytes_.subspan(pos_, n);
+        pos_ += n;
+        return b;
+    }
     // string<NUL>: the terminator must be present; it is consumed, not returned.
     std::string_view nul_text(std::string_view field);
     // string<EOF>: everything left.
@@ -56,7 +65,19 @@ public:
     [[noreturn]] void fail(std::string_view field, std::string_view what) const;
 
 private:
-    void need(std::size_t n, std::string_view field) const;
+    void need(std::size_t n, std::string_view field) const {
+        if (n > remaining()) [[unlikely]]
+            fail_truncated(n, field);
+    }
+    [[noreturn]] void fail_truncated(std::size_t n, std::string_view field) const;
+    // n <= 8 bytes, little-endian.
+    std::uint64_t little_endian(std::size_t n, std::string_view field) {
+        need(n, field);
+        std::uint64_t v = 0;
+        for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t{bytes_[pos_ + i]} << (8 * i);
+        pos_ += n;
+        return v;
+    }
     Bytes bytes_;
     std::size_t pos_ = 0;
     std::string_view packet_;
