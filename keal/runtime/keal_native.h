@@ -80,4 +80,8 @@ static inline void keal_print_bytes(keal_bytes b) {
 static inline void keal_print_null(void) { fputs("null", stdout); }
 static inline void keal_print_end(void) { fputc('\n', stdout); }
 
+#ifdef KEAL_EMBEDDED_SQL
+#include "keal_native_sql.h"
+#endif
+
 #endif /* KEAL_NATIVE_H */

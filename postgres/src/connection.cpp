@@ -131,12 +131,19 @@ Connection Connection::from_environment(const std::optional<std::string>& url) {
     return open(resolve_conninfo(url, env != nullptr ? std::optional<std::string>(env) : std::nullopt));
 }
 
+void Connection::require_no_stream(const char* what) const {
+    if (session_->streaming)
+        throw Error(ErrorKind::usage, std::string(what) + " while a row stream is open on the connection");
+}
+
 void Connection::run_script(const std::string& sql) {
+    require_no_stream("running a script");
     ResultPtr r(PQexec(session_->conn, sql.c_str()));
     if (!succeeded(r.get())) detail::throw_failure(session_->conn, r.get(), "running a script");
 }
 
 Result Connection::query(const std::string& sql, const std::vector<Param>& params, Format format) {
+    require_no_stream("a query");
     Encoded e(params, nullptr);
     ResultPtr r(PQexecParams(session_->conn, sql.c_str(), e.count(), e.types.data(), e.values.data(),
                              e.lengths.data(), e.formats.data(), static_cast<int>(format)));
@@ -148,6 +155,7 @@ Result Connection::query(const std::string& sql, const std::vector<Param>& param
 
 Statement Connection::prepare_named(const std::string& name, const std::string& sql,
                                     const std::vector<Oid>& param_types) {
+    require_no_stream("preparing a statement");
     ResultPtr prepared(PQprepare(session_->conn, name.c_str(), sql.c_str(), static_cast<int>(param_types.size()),
                                  param_types.empty() ? nullptr : param_types.data()));
     if (!succeeded(prepared.get())) detail::throw_failure(session_->conn, prepared.get(), "prepare");
@@ -187,6 +195,7 @@ Result Connection::execute(const Statement& s, const std::vector<Param>& params,
     if (s.connection_serial_ != session_->serial)
         throw Error(ErrorKind::usage, "statement was not prepared on this connection: " + s.sql());
     check_parameter_count(s, params.size());
+    require_no_stream("executing a statement");
     Encoded e(params, &s.param_types_);
     ResultPtr r(PQexecPrepared(session_->conn, s.name_.c_str(), e.count(), e.values.data(), e.lengths.data(),
                                e.formats.data(), static_cast<int>(format)));
@@ -201,6 +210,7 @@ std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& p
     if (s.connection_serial_ != session_->serial)
         throw Error(ErrorKind::usage, "statement was not prepared on this connection: " + s.sql());
     check_parameter_count(s, params.size());
+    require_no_stream("streaming a statement");
     Encoded e(params, &s.param_types_);
     PGconn* c = session_->conn;
     if (PQsendQueryPrepared(c, s.name_.c_str(), e.count(), e.values.data(), e.lengths.data(), e.formats.data(),
@@ -242,7 +252,30 @@ std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& p
     return rows;
 }
 
+RowStream Connection::open_stream(const Statement& s, const std::vector<Param>& params, Format format) {
+    if (s.connection_serial_ != session_->serial)
+        throw Error(ErrorKind::usage, "statement was not prepared on this connection: " + s.sql());
+    check_parameter_count(s, params.size());
+    require_no_stream("streaming a statement");
+    Encoded e(params, &s.param_types_);
+    PGconn* c = session_->conn;
+    if (PQsendQueryPrepared(c, s.name_.c_str(), e.count(), e.values.data(), e.lengths.data(), e.formats.data(),
+                            static_cast<int>(format)) == 0)
+        detail::throw_failure(c, nullptr, "stream");
+    PQsetSingleRowMode(c);
+    auto state = std::make_unique<RowStream::State>();
+    state->conn = c;
+    state->streaming = &session_->streaming;
+    state->columns = std::make_shared<const std::vector<Column>>(s.columns());
+    state->format = format;
+    session_->streaming = true;
+    return RowStream(std::move(state));
+}
+
+bool Connection::in_transaction() const { return PQtransactionStatus(session_->conn) != PQTRANS_IDLE; }
+
 CopyIn Connection::copy_in(const std::string& copy_sql) {
+    require_no_stream("COPY");
     ResultPtr r(PQexec(session_->conn, copy_sql.c_str()));
     if (r == nullptr || PQresultStatus(r.get()) != PGRES_COPY_IN) {
         if (succeeded(r.get())) throw Error(ErrorKind::usage, "not a COPY ... FROM STDIN statement: " + copy_sql);

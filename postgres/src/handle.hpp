@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "sluice/postgres/connection.hpp"
 #include "sluice/postgres/result.hpp"
@@ -27,9 +28,28 @@ struct Connection::Session {
     std::uint64_t prepared = 0;        // prepare() calls, also the next statement name
     std::function<void(const ServerDiagnostics&)> notice_handler;
     bool custom_notices = false;
+    bool streaming = false;            // a RowStream is open: nothing else may run
 
     ~Session() {
         if (conn != nullptr) PQfinish(conn);
+    }
+};
+
+// An open RowStream: the connection it reads and the current single-row result.
+struct RowStream::State {
+    PGconn* conn = nullptr;
+    bool* streaming = nullptr;  // the session's flag: no other statement meanwhile
+    std::shared_ptr<const std::vector<Column>> columns;
+    Format format = Format::binary;
+    std::optional<Result> current;  // the single-row result the current Row reads
+    std::optional<Row> row;
+    std::uint64_t rows = 0;
+    bool open = true;
+    ResultPtr failure;
+
+    void end() {
+        open = false;
+        *streaming = false;
     }
 };
 

@@ -74,6 +74,13 @@ std::string what_of(const Column& c, int index) {
                 what_of(column(index), index) + " is NULL; read it as std::optional to accept NULL");
 }
 
+std::optional<std::string_view> Row::raw(int index) const {
+    column(index);
+    const Field f = field_of(result_->handle_->result.get(), index_, index);
+    if (f.null) return std::nullopt;
+    return f.bytes;
+}
+
 #define SLUICE_PG_READ(name, value_type, decoder)                                                  \
     std::optional<value_type> Row::name(int index) const {                                            \
         const Column& c = column(index);                                                     \

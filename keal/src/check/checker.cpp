@@ -1093,7 +1093,6 @@ class Checker {
   // statement has errors, so that a loop body is checked against it.
   Checked check_embedded_sql(const Expr& e, Type* declared = nullptr) {
     const bool is_exec = e.kind == Expr::Kind::Exec;
-    const std::string what = is_exec ? "exec" : e.query_one ? "query one" : "query";
     std::vector<Checked> args;
     bool all_ok = true;
     for (const auto& a : e.args) {
@@ -1132,11 +1131,6 @@ class Checker {
     }
     if (declared != nullptr) *declared = value;
     if (!columns_ok) return bad();
-    if (options_.target == Target::Native) {
-      diags_.error(e.span, what + " runs SQL inside PostgreSQL functions (--target pg); native clients cannot use embedded SQL "
-                               "in this version");
-      return bad();
-    }
     const SqlTextFacts facts = scan_sql_text(e.text);
     if (!facts.error.empty()) {
       diags_.error(e.name_span, facts.error);

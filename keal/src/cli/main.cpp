@@ -170,7 +170,8 @@ int build_pg(const driver::Compiled& c, const std::string& file, const std::stri
 
 int build_native(const driver::Compiled& c, const std::string& exe) {
   std::string error;
-  if (!driver::compile_c(emit::emit_c(c.module, emit::Flavour::Native), emit::Flavour::Native, exe, error)) {
+  if (!driver::compile_c(emit::emit_c(c.module, emit::Flavour::Native), emit::Flavour::Native, exe, error,
+                         !c.module.query_sites.empty())) {
     internal_error(error);
     return kFailed;
   }

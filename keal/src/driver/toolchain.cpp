@@ -28,6 +28,9 @@ std::string runtime_dir() { return env_or("KEAL_RUNTIME_DIR", KEAL_RUNTIME_DIR_D
 std::string pg_include_dir() { return env_or("KEAL_PG_INCLUDEDIR", KEAL_PG_INCLUDEDIR_DEFAULT); }
 std::string pg_lib_dir() { return env_or("KEAL_PG_LIBDIR", KEAL_PG_LIBDIR_DEFAULT); }
 std::string c_compiler() { return env_or("KEAL_CC", env_or("CC", "cc")); }
+std::vector<std::string> native_sql_archives() {
+  return {env_or("KEAL_NATIVE_SQL_LIB", KEAL_NATIVE_SQL_LIB_DEFAULT), env_or("KEAL_PG_LAYER_LIB", KEAL_PG_LAYER_LIB_DEFAULT)};
+}
 
 ProcessResult run_process(const std::vector<std::string>& argv) {
   ProcessResult result;
@@ -82,7 +85,8 @@ void remove_tree(const std::string& path) {
   if (!path.empty()) std::filesystem::remove_all(path, ec);
 }
 
-bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::string& output, std::string& error) {
+bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::string& output, std::string& error,
+               bool embedded_sql) {
   std::string dir = make_temp_dir();
   if (dir.empty()) {
     error = std::string("cannot create a temporary directory: ") + std::strerror(errno);
@@ -105,8 +109,13 @@ bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::stri
     // libpgcommon's Ryu routine gives text(x) for a float exactly as
     // float8out; libpgport holds what it uses. The _shlib archives are PIC,
     // so the default PIE link takes them.
-    argv.insert(argv.end(), {"-o", output, c_path, pg_lib_dir() + "/libpgcommon_shlib.a",
-                             pg_lib_dir() + "/libpgport_shlib.a", "-lm"});
+    argv.insert(argv.end(), {"-o", output, c_path});
+    if (embedded_sql) {
+      // The C ABI of keal_native_sql.h is C++ over sluice::postgres.
+      for (const std::string& archive : native_sql_archives()) argv.push_back(archive);
+      argv.insert(argv.end(), {"-lpq", "-lstdc++"});
+    }
+    argv.insert(argv.end(), {pg_lib_dir() + "/libpgcommon_shlib.a", pg_lib_dir() + "/libpgport_shlib.a", "-lm"});
   }
   ProcessResult r = run_process(argv);
   remove_tree(dir);

@@ -26,10 +26,17 @@ std::string pg_include_dir();
 std::string pg_lib_dir();
 // The C compiler: $KEAL_CC, else $CC, else "cc".
 std::string c_compiler();
+// What a native program with embedded SQL links besides -lpq and -lstdc++:
+// the runtime archive ($KEAL_NATIVE_SQL_LIB, else the build tree's
+// libkeal_native_sql.a) and the libpq layer it uses ($KEAL_PG_LAYER_LIB,
+// else libsluice_postgres_standalone.a).
+std::vector<std::string> native_sql_archives();
 
 // Compiles C into `output` (a .so for Pg, an executable for Native). On
-// failure `error` holds the compiler's output.
-bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::string& output, std::string& error);
+// failure `error` holds the compiler's output. A native program with
+// `embedded_sql` also links the SQL client runtime (native_sql_archives()).
+bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::string& output, std::string& error,
+               bool embedded_sql = false);
 
 // A fresh private directory under $TMPDIR (or /tmp); removed by the caller.
 std::string make_temp_dir();

@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "sluice/postgres/cancel.hpp"
 #include "sluice/postgres/error.hpp"
 #include "sluice/postgres/param.hpp"
 #include "sluice/postgres/result.hpp"
+#include "sluice/postgres/row_stream.hpp"
 #include "sluice/postgres/statement.hpp"
 
 namespace sluice::postgres {
@@ -66,6 +68,16 @@ public:
     // Returns the number of rows.
     std::uint64_t stream(const Statement& statement, const std::vector<Param>& params,
                          const std::function<void(const Row&)>& on_row, Format format = Format::binary);
+    // The same, with the caller pulling the rows (row_stream.hpp): for
+    // loops that must keep their own control flow.
+    RowStream open_stream(const Statement& statement, const std::vector<Param>& params = {},
+                          Format format = Format::binary);
+    // A request that cancels whatever this connection runs when sent
+    // (cancel.hpp); made once, sendable from a signal handler.
+    CancelRequest cancel_request() const;
+    // Whether a transaction block is open (BEGIN without COMMIT/ROLLBACK yet,
+    // also one an error aborted).
+    bool in_transaction() const;
 
     // Starts `COPY table (cols) FROM STDIN` (text format); see copy.hpp.
     CopyIn copy_in(const std::string& copy_sql);
@@ -87,6 +99,8 @@ private:
     explicit Connection(std::unique_ptr<Session> session);
     Statement prepare_named(const std::string& name, const std::string& sql,
                             const std::vector<Oid>& param_types);
+    // Error{usage} while a RowStream of this connection is open.
+    void require_no_stream(const char* what) const;
 
     std::unique_ptr<Session> session_;
 };

@@ -61,6 +61,7 @@ struct Column {
 };
 
 class Result;
+class RowStream;
 
 class Row {
 public:
@@ -70,6 +71,10 @@ public:
 
     template <class T>
     T get(int column) const;
+    // The field's bytes exactly as received, in the result's format, with no
+    // conversion (nullopt for NULL): for a binary bytea or text field, the
+    // bytes themselves, in place.
+    std::optional<std::string_view> raw(int column) const;
 
 private:
     friend class Result;
@@ -123,6 +128,7 @@ public:
 private:
     friend class Connection;
     friend class Row;
+    friend class RowStream;
     struct Handle;
     Result(std::unique_ptr<Handle> handle, Format format);
 
