@@ -24,10 +24,14 @@ std::string runtime_dir();
 std::string pg_include_dir();
 // Where libpgcommon_shlib.a and libpgport_shlib.a are (KEAL_PG_LIBDIR).
 std::string pg_lib_dir();
+// MariaDB's mysql.h (UDF_INIT, UDF_ARGS): $KEAL_MARIADB_INCLUDEDIR, else
+// Connector/C's include directory found at build time.
+std::string mariadb_include_dir();
 // The C compiler: $KEAL_CC, else $CC, else "cc".
 std::string c_compiler();
 
-// Compiles C into `output` (a .so for Pg, an executable for Native). On
+// Compiles C into `output` (a .so for Pg, Sqlite and Mariadb, an executable
+// for Native). On
 // failure `error` holds the compiler's output.
 bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::string& output, std::string& error);
 
