@@ -11,8 +11,9 @@
  *   Keal function holds needs unwinding: its memory is the call's arena.
  * - keal_alloc is a bump arena per call: texts made during a call live until
  *   its result has been handed to the host (which copies it), then all of it
- *   goes at once. One 64 KiB block per thread is kept between calls, so a
- *   call that makes little text costs no malloc at all.
+ *   goes at once. A call that makes no text allocates nothing; blocks start
+ *   at 4 KiB and double up to 64 KiB. (No block is cached per thread: the
+ *   host may unload the library, and a thread-local cache would leak.)
  * - Loops count down a thread-local tick and, every KEAL_POLL_EVERY
  *   iterations, ask the host whether the statement was cancelled
  *   (keal_target_poll, defined by the flavour): cheap enough for the Collatz
@@ -38,7 +39,8 @@
 
 #define KEAL_TEXT_HEADROOM 0
 #define KEAL_POLL_EVERY 65536u
-#define KEAL_ARENA_BLOCK 65536u
+#define KEAL_ARENA_FIRST 4096u
+#define KEAL_ARENA_MAX 65536u
 
 typedef struct keal_block {
   struct keal_block *next;
@@ -61,7 +63,6 @@ typedef struct keal_call {
 
 static KEAL_TLS keal_call *keal_current;
 static KEAL_TLS uint32_t keal_tick = KEAL_POLL_EVERY;
-static KEAL_TLS keal_block *keal_kept_block;
 static KEAL_TLS char *keal_stack_floor;
 
 static void keal_target_poll(void);
@@ -85,7 +86,9 @@ static __attribute__((cold, noinline, noreturn, unused)) void keal_error(int lin
 
 static __attribute__((noinline, unused)) void *keal_alloc_slow(size_t n) {
   keal_call *call = keal_current;
-  size_t size = n > KEAL_ARENA_BLOCK / 2 ? n : KEAL_ARENA_BLOCK;
+  size_t grow = call->blocks == NULL ? KEAL_ARENA_FIRST : call->blocks->size * 2;
+  if (grow > KEAL_ARENA_MAX) grow = KEAL_ARENA_MAX;
+  size_t size = n > grow ? n : grow;
   keal_block *b = (keal_block *)malloc(sizeof(keal_block) + size);
   if (b == NULL) keal_error(0, "53200", "out of memory", 13);
   b->size = size;
@@ -108,9 +111,7 @@ static inline void *keal_alloc(size_t n) {
 
 /* The entry point's prologue: `call` lives in the entry point's frame. */
 static inline void keal_call_begin(keal_call *call, void *host) {
-  call->blocks = keal_kept_block;
-  if (call->blocks != NULL) call->blocks->used = 0;
-  keal_kept_block = NULL;
+  call->blocks = NULL;
   call->message = NULL;
   call->message_len = 0;
   call->sqlstate[0] = '\0';
@@ -119,17 +120,15 @@ static inline void keal_call_begin(keal_call *call, void *host) {
   keal_current = call;
 }
 
-/* Frees what the call made, keeping one block for the next call. */
+/* Frees what the call made. */
 static inline void keal_call_end(keal_call *call) {
   keal_block *b = call->blocks;
-  keal_block *keep = NULL;
   while (b != NULL) {
     keal_block *next = b->next;
-    if (keep == NULL && b->size == KEAL_ARENA_BLOCK) keep = b;
-    else free(b);
+    free(b);
     b = next;
   }
-  keal_kept_block = keep;
+  call->blocks = NULL;
   free(call->message);
   call->message = NULL;
   keal_current = NULL;

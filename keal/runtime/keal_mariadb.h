@@ -22,9 +22,10 @@
  *   (SQLSTATE 22003) for overflow, 1365 (22012) for division by zero, 1317
  *   (70100) for a stopped loop, 1644 (HY000) for raise and the rest.
  * - KILL QUERY (and max_statement_time) stop a runaway loop: every
- *   KEAL_POLL_EVERY iterations the loop asks thd_killed(_current_thd()),
+ *   KEAL_POLL_EVERY iterations the loop asks thd_kill_level(_current_thd()),
  *   the server's own exported functions (weak symbols: the library still
- *   loads, without polling, anywhere else).
+ *   loads, without polling, anywhere else). Not thd_killed: that ignores
+ *   soft kills, and max_statement_time kills softly.
  */
 #ifndef KEAL_MARIADB_H
 #define KEAL_MARIADB_H
@@ -42,7 +43,7 @@
 
 /* The server's own functions (mariadbd exports them to plugins). */
 extern void *_current_thd(void) __attribute__((weak));
-extern int thd_killed(const void *thd) __attribute__((weak));
+extern int thd_kill_level(const void *thd) __attribute__((weak));
 extern void my_printf_error(unsigned int error, const char *format, unsigned long flags, ...) __attribute__((weak));
 
 #define KEAL_EXPORT __attribute__((visibility("default")))
@@ -51,7 +52,7 @@ extern void my_printf_error(unsigned int error, const char *format, unsigned lon
 
 static void keal_target_poll(void) {
   void *thd = keal_current->host;
-  if (thd != NULL && thd_killed != NULL && thd_killed(thd)) {
+  if (thd != NULL && thd_kill_level != NULL && thd_kill_level(thd) != 0) {
     static const char msg[] = "query execution was interrupted (KILL QUERY or max_statement_time)";
     keal_error(0, "57014", msg, (int64_t)sizeof msg - 1);
   }
@@ -99,14 +100,15 @@ static const char *keal_mdb_result_name(enum Item_result r) {
   }
 }
 
+/* Short: the server cuts an f_init message at 80 characters. */
 static const char *keal_mdb_kind_name(enum keal_mdb_kind k) {
   switch (k) {
-    case KEAL_MDB_INT: return "an integer (Keal int)";
-    case KEAL_MDB_FLOAT: return "a number (Keal float)";
-    case KEAL_MDB_BOOL: return "0 or 1 (Keal bool)";
-    case KEAL_MDB_TEXT: return "a utf8mb4 string (Keal text)";
-    case KEAL_MDB_CHAR: return "a one-character utf8mb4 string (Keal char)";
-    case KEAL_MDB_BYTES: return "a string (Keal bytes)";
+    case KEAL_MDB_INT: return "an integer";
+    case KEAL_MDB_FLOAT: return "a number";
+    case KEAL_MDB_BOOL: return "0 or 1";
+    case KEAL_MDB_TEXT: return "utf8mb4 text";
+    case KEAL_MDB_CHAR: return "one utf8mb4 character";
+    case KEAL_MDB_BYTES: return "a string";
   }
   return "?";
 }
@@ -127,15 +129,16 @@ static inline bool keal_mdb_param(UDF_ARGS *args, unsigned i, enum keal_mdb_kind
     default: ok = r == STRING_RESULT; break;
   }
   if (!ok)
-    snprintf(message, MYSQL_ERRMSG_SIZE, "%s: %s(): argument %u (%s) must be %s, not %s", KEAL_SOURCE_FILE, fn, i + 1,
-             param, keal_mdb_kind_name(kind), keal_mdb_result_name(r));
+    snprintf(message, MYSQL_ERRMSG_SIZE, "%s: argument %u (%s) must be %s, not %s", KEAL_SOURCE_FILE, i + 1, param,
+             keal_mdb_kind_name(kind), keal_mdb_result_name(r));
+  (void)fn; /* the server's message names the function */
   return ok;
 }
 
 static inline bool keal_mdb_arg_count(UDF_ARGS *args, unsigned n, const char *fn, char *message) {
   if (args->arg_count == n) return true;
-  snprintf(message, MYSQL_ERRMSG_SIZE, "%s: %s() takes %u argument%s, not %u", KEAL_SOURCE_FILE, fn, n, n == 1 ? "" : "s",
-           args->arg_count);
+  snprintf(message, MYSQL_ERRMSG_SIZE, "%s: %s() takes %u argument%s, not %u", KEAL_SOURCE_FILE, fn, n,
+           n == 1 ? "" : "s", args->arg_count);
   return false;
 }
 
