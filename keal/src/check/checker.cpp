@@ -50,11 +50,12 @@ class Checker {
     out.sql_sites = std::move(sql_sites_);
     out.query_sites = std::move(query_sites_);
     if (options_.target == Target::Native) require_main(module);
-    if (options_.target == Target::Pg && !diags_.has_errors()) {
+    if (installs_functions() && !diags_.has_errors()) {
       bool any_export = std::any_of(module.functions.begin(), module.functions.end(),
                                     [](const ast::Function& f) { return f.exported; });
       if (!any_export) {
-        diags_.error({0, 0}, "nothing to install: mark at least one function 'export fn' for --target pg");
+        diags_.error({0, 0}, std::string("nothing to install: mark at least one function 'export fn' for --target ") +
+                                 target_name());
       }
     }
     if (!diags_.has_errors()) ir::analyze(out);
@@ -62,6 +63,23 @@ class Checker {
   }
 
  private:
+  // Targets whose exported functions are installed into a database.
+  bool installs_functions() const {
+    return options_.target == Target::Pg || options_.target == Target::Sqlite || options_.target == Target::Mariadb;
+  }
+  // SQLite and MariaDB: no server functions, no embedded SQL.
+  bool foreign_host() const { return options_.target == Target::Sqlite || options_.target == Target::Mariadb; }
+  const char* target_name() const {
+    switch (options_.target) {
+      case Target::Pg: return "pg";
+      case Target::Native: return "native";
+      case Target::Sqlite: return "sqlite";
+      case Target::Mariadb: return "mariadb";
+      case Target::Any: break;
+    }
+    return "any";
+  }
+
   // Module level ---------------------------------------------------------
 
   void declare_functions(const ast::Module& module, ir::Module& out) {
@@ -1013,8 +1031,9 @@ class Checker {
       return bad();
     };
     if (is_print) {
-      if (options_.target == Target::Pg) {
-        diags_.error(e.name_span, "print is only available in native programs (--target native); use raise to report from PostgreSQL");
+      if (installs_functions()) {
+        diags_.error(e.name_span, std::string("print is only available in native programs (--target native); use raise to report from ") +
+                                      (options_.target == Target::Pg ? "PostgreSQL" : options_.target == Target::Sqlite ? "SQLite" : "MariaDB"));
         return bad();
       }
       return builtin_node(ir::Builtin::Print, kVoid, e.span, args);
@@ -1030,6 +1049,11 @@ class Checker {
     bool args_ok = check_args(e, args);
     if (options_.target == Target::Native) {
       diags_.error(e.span, "sql." + e.text + "(...) calls a PostgreSQL function; it is only available with --target pg");
+      return bad();
+    }
+    if (foreign_host()) {
+      diags_.error(e.span, "sql." + e.text + "(...) calls a PostgreSQL function; --target " + target_name() +
+                               " has no server functions to call (only --target pg does)");
       return bad();
     }
     if (!args_ok) return bad();
@@ -1131,6 +1155,11 @@ class Checker {
     }
     if (declared != nullptr) *declared = value;
     if (!columns_ok) return bad();
+    if (foreign_host()) {
+      diags_.error(e.span, what + " is embedded SQL, which runs inside PostgreSQL functions only; --target " + target_name() +
+                               " compiles the rest of the language (no queries)");
+      return bad();
+    }
     const SqlTextFacts facts = scan_sql_text(e.text);
     if (!facts.error.empty()) {
       diags_.error(e.name_span, facts.error);

@@ -10,7 +10,9 @@ namespace keal::check {
 
 // Target-specific rules (print is native only, sql.* is PostgreSQL only,
 // a native program needs `export fn main()`) apply only when a target is given.
-enum class Target : std::uint8_t { Any, Pg, Native };
+// Sqlite and Mariadb (a loadable extension, a UDF library) are function
+// targets like Pg, without sql.* and embedded SQL: those are PostgreSQL's.
+enum class Target : std::uint8_t { Any, Pg, Native, Sqlite, Mariadb };
 
 struct Options {
   Target target = Target::Any;

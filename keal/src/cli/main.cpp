@@ -1,10 +1,12 @@
 // keal: the Keal compiler's command line.
-//   keal check F [--target pg|native] [--db URL | --schema FILE]
+//   keal check F [--target pg|native|sqlite|mariadb] [--db URL | --schema FILE]
 //   keal describe F --db URL -o FILE      (descriptions of the embedded SQL, for --schema)
-//   keal emit-c F --target pg|native [-o FILE]
+//   keal emit-c F --target pg|native|sqlite|mariadb [-o FILE]
 //   keal build F --target pg -o DIR [--db URL | --schema FILE]  (DIR/<stem>.so + DIR/install.sql)
 //   keal build F --target native -o EXE
-//   keal deploy F --db URL [--lib-dir DIR]
+//   keal build F --target sqlite -o F.so                 (a SQLite loadable extension)
+//   keal build F --target mariadb -o DIR                 (DIR/<stem>.so + DIR/install.sql: MariaDB UDFs)
+//   keal deploy F --db URL [--lib-dir DIR]               (postgresql://... or mariadb://...)
 //   keal run F [--db URL]
 // Exit status: 0 success, 1 diagnostics or a failed build/deploy/run, 2 usage
 // (docs/exit-status.md): also a directory given as the source file and an
@@ -26,6 +28,8 @@
 #include "driver/database_check.hpp"
 #include "driver/deploy.hpp"
 #include "driver/deploy_checks.hpp"
+#include "driver/mariadb_deploy.hpp"
+#include "emit/entry_points.hpp"
 #include "driver/toolchain.hpp"
 #include "sluice/common/cli_exit.hpp"
 
@@ -77,8 +81,20 @@ bool output_dir_path_ok(const std::string& out) {
 check::Target parse_target(const std::string& t) {
   if (t == "pg") return check::Target::Pg;
   if (t == "native") return check::Target::Native;
+  if (t == "sqlite") return check::Target::Sqlite;
+  if (t == "mariadb") return check::Target::Mariadb;
   return check::Target::Any;
 }
+
+emit::Flavour flavour_of(const std::string& t) {
+  if (t == "pg") return emit::Flavour::Pg;
+  if (t == "sqlite") return emit::Flavour::Sqlite;
+  if (t == "mariadb") return emit::Flavour::Mariadb;
+  return emit::Flavour::Native;
+}
+
+// Targets whose output is a directory (a library and its install script).
+bool builds_a_directory(const std::string& t) { return t == "pg" || t == "mariadb"; }
 
 // Reads and compiles; prints diagnostics. nullopt when there were errors.
 // With `db`, the embedded SQL statements are also described against that
@@ -168,13 +184,33 @@ int build_pg(const driver::Compiled& c, const std::string& file, const std::stri
   return kOk;
 }
 
-int build_native(const driver::Compiled& c, const std::string& exe) {
+// A native executable, or a SQLite extension (one .so, nothing to install).
+int build_file(const driver::Compiled& c, emit::Flavour flavour, const std::string& out) {
   std::string error;
-  if (!driver::compile_c(emit::emit_c(c.module, emit::Flavour::Native), emit::Flavour::Native, exe, error,
+  if (!driver::compile_c(emit::emit_c(c.module, flavour), flavour, out, error,
                          !c.module.query_sites.empty())) {
     internal_error(error);
     return kFailed;
   }
+  return kOk;
+}
+
+int build_native(const driver::Compiled& c, const std::string& exe) { return build_file(c, emit::Flavour::Native, exe); }
+
+// DIR/<stem>.so and DIR/install.sql (CREATE FUNCTION ... SONAME '<stem>.so',
+// for a server whose plugin_dir holds the library).
+int build_mariadb(const driver::Compiled& c, const std::string& file, const std::string& out_dir, std::string* so_out) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "keal: error: cannot create '" << out_dir << "': " << ec.message() << "\n";
+    return kFailed;
+  }
+  const std::string name = driver::stem(file) + ".so";
+  std::string so = fs::absolute(fs::path(out_dir) / name).lexically_normal().string();
+  if (int rc = build_file(c, emit::Flavour::Mariadb, so); rc != kOk) return rc;
+  if (!write_file((fs::path(out_dir) / "install.sql").string(), emit::mariadb_install_sql(c.module, name))) return kFailed;
+  if (so_out != nullptr) *so_out = so;
   return kOk;
 }
 
@@ -201,7 +237,7 @@ int cmd_emit(const std::string& file, const std::string& target, const std::stri
   if (!out.empty() && out != "-" && !output_file_path_ok(out)) return kUsage;
   auto c = front_end(file, parse_target(target));
   if (!c) return kFailed;
-  std::string code = emit::emit_c(c->module, target == "pg" ? emit::Flavour::Pg : emit::Flavour::Native);
+  std::string code = emit::emit_c(c->module, flavour_of(target));
   if (out.empty() || out == "-") {
     std::cout << code;
     return kOk;
@@ -212,15 +248,42 @@ int cmd_emit(const std::string& file, const std::string& target, const std::stri
 int cmd_build(const std::string& file, const std::string& target, const std::string& out, const std::string& db,
               const std::string& schema) {
   if (!source_path_ok(file)) return kUsage;
-  if (target == "pg" ? !output_dir_path_ok(out) : !output_file_path_ok(out)) return kUsage;
+  if (builds_a_directory(target) ? !output_dir_path_ok(out) : !output_file_path_ok(out)) return kUsage;
   auto c = front_end(file, parse_target(target), db, schema);
   if (!c) return kFailed;
   if (target == "pg") return build_pg(*c, file, out, nullptr);
-  return build_native(*c, out);
+  if (target == "mariadb") return build_mariadb(*c, file, out, nullptr);
+  return build_file(*c, flavour_of(target), out);
+}
+
+// keal deploy --db mariadb://...: the UDF library into the server's plugin_dir.
+int deploy_mariadb(const std::string& file, const std::string& url, const std::string& plugin_dir) {
+  auto c = front_end(file, check::Target::Mariadb);
+  if (!c) return kFailed;
+  std::string tmp = driver::make_temp_dir();
+  if (tmp.empty()) {
+    std::cerr << "keal: error: cannot create a temporary directory\n";
+    return kFailed;
+  }
+  std::string so;
+  int rc = build_mariadb(*c, file, tmp, &so);
+  std::string error;
+  std::string installed = rc == kOk ? driver::deploy_mariadb(c->module, so, url, plugin_dir, driver::stem(file), error) : "";
+  driver::remove_tree(tmp);
+  if (rc != kOk) return rc;
+  if (installed.empty()) {
+    std::cerr << "keal: error: installing into MariaDB failed: " << error << "\n";
+    return kFailed;
+  }
+  for (const ir::Function& f : c->module.functions) {
+    if (f.exported) std::cout << "installed " << f.name << " RETURNS " << emit::mariadb_return_kind(f.ret) << " from " << installed << "\n";
+  }
+  return kOk;
 }
 
 int cmd_deploy(const std::string& file, const std::string& url, const std::string& lib_dir) {
   if (!source_path_ok(file)) return kUsage;
+  if (driver::is_mariadb_url(url)) return deploy_mariadb(file, url, lib_dir);
   std::optional<std::string> text;
   auto c = front_end(file, check::Target::Pg, "", "", &text);
   if (!c) return kFailed;
@@ -313,13 +376,15 @@ int cmd_run(const std::string& file, const std::string& url) {
 int main(int argc, char** argv) {
   CLI::App app{"keal: compile Keal programs to PostgreSQL functions or native executables (via C)"};
   app.require_subcommand(1);
-  const std::vector<std::string> targets = {"pg", "native"};
+  const std::vector<std::string> targets = {"pg", "native", "sqlite", "mariadb"};
 
   std::string file, target, out, url, lib_dir, schema;
 
   auto* check = app.add_subcommand("check", "Check a program and report errors; generate nothing");
   check->add_option("file", file, "Keal source file")->required();
-  check->add_option("--target", target, "Also apply the rules of a target (pg: no print; native: needs main, no sql.*)")
+  check->add_option("--target", target,
+                    "Also apply the rules of a target (pg: no print; native: needs main, no sql.*; sqlite, mariadb: no "
+                    "print, no sql.*, no embedded SQL)")
       ->check(CLI::IsMember(targets));
   check->add_option("--db", url, "Also describe every embedded SQL statement against this database");
   check->add_option("--schema", schema, "Check the embedded SQL against descriptions saved by keal describe")
@@ -327,13 +392,15 @@ int main(int argc, char** argv) {
 
   auto* emit_cmd = app.add_subcommand("emit-c", "Print (or write) the generated C");
   emit_cmd->add_option("file", file, "Keal source file")->required();
-  emit_cmd->add_option("--target", target, "pg or native")->required()->check(CLI::IsMember(targets));
+  emit_cmd->add_option("--target", target, "pg, native, sqlite or mariadb")->required()->check(CLI::IsMember(targets));
   emit_cmd->add_option("-o,--output", out, "Write to this file instead of stdout");
 
-  auto* build = app.add_subcommand("build", "Build a PostgreSQL library (DIR/<stem>.so + DIR/install.sql) or a native executable");
+  auto* build = app.add_subcommand("build",
+                                   "Build a PostgreSQL or MariaDB library (DIR/<stem>.so + DIR/install.sql), a SQLite "
+                                   "extension (F.so) or a native executable");
   build->add_option("file", file, "Keal source file")->required();
-  build->add_option("--target", target, "pg or native")->required()->check(CLI::IsMember(targets));
-  build->add_option("-o,--output", out, "pg: output directory; native: executable path")->required();
+  build->add_option("--target", target, "pg, native, sqlite or mariadb")->required()->check(CLI::IsMember(targets));
+  build->add_option("-o,--output", out, "pg, mariadb: output directory; native: executable path; sqlite: the .so")->required();
   build->add_option("--db", url, "Also describe every embedded SQL statement against this database");
   build->add_option("--schema", schema, "Check the embedded SQL against descriptions saved by keal describe")
       ->excludes("--db");
@@ -343,11 +410,15 @@ int main(int argc, char** argv) {
   describe->add_option("--db", url, "The database to describe the statements on")->required();
   describe->add_option("-o,--output", out, "The descriptions file to write")->required();
 
-  auto* deploy = app.add_subcommand("deploy", "Build for PostgreSQL and install the exported functions into a database");
+  auto* deploy = app.add_subcommand("deploy", "Build for PostgreSQL or MariaDB and install the exported functions into a database");
   deploy->add_option("file", file, "Keal source file")->required();
-  deploy->add_option("--db", url, "libpq connection string or URL (a superuser: LANGUAGE C)")->required();
+  deploy->add_option("--db", url,
+                     "libpq connection string or URL (a superuser: LANGUAGE C), or mariadb://user:password@host:port/db "
+                     "(a user who may CREATE FUNCTION)")
+      ->required();
   deploy->add_option("--lib-dir", lib_dir,
-                     "Where to put the shared object, readable by the server (default $KEAL_LIB_DIR or $TMPDIR/keal-lib)");
+                     "Where to put the shared object, readable by the server (PostgreSQL: default $KEAL_LIB_DIR or "
+                     "$TMPDIR/keal-lib; MariaDB: default the server's @@plugin_dir)");
 
   auto* run = app.add_subcommand("run", "Build a native executable and run it");
   run->add_option("file", file, "Keal source file")->required();

@@ -27,6 +27,7 @@ std::string env_or(const char* name, const std::string& fallback) {
 std::string runtime_dir() { return env_or("KEAL_RUNTIME_DIR", KEAL_RUNTIME_DIR_DEFAULT); }
 std::string pg_include_dir() { return env_or("KEAL_PG_INCLUDEDIR", KEAL_PG_INCLUDEDIR_DEFAULT); }
 std::string pg_lib_dir() { return env_or("KEAL_PG_LIBDIR", KEAL_PG_LIBDIR_DEFAULT); }
+std::string mariadb_include_dir() { return env_or("KEAL_MARIADB_INCLUDEDIR", KEAL_MARIADB_INCLUDEDIR_DEFAULT); }
 std::string c_compiler() { return env_or("KEAL_CC", env_or("CC", "cc")); }
 std::vector<std::string> native_sql_archives() {
   return {env_or("KEAL_NATIVE_SQL_LIB", KEAL_NATIVE_SQL_LIB_DEFAULT), env_or("KEAL_PG_LAYER_LIB", KEAL_PG_LAYER_LIB_DEFAULT)};
@@ -105,6 +106,14 @@ bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::stri
   std::vector<std::string> argv = {c_compiler(), "-std=gnu11", "-O2", "-w", "-I", runtime_dir()};
   if (flavour == emit::Flavour::Pg) {
     argv.insert(argv.end(), {"-fPIC", "-shared", "-I", pg_include_dir(), "-o", output, c_path});
+  } else if (flavour == emit::Flavour::Sqlite || flavour == emit::Flavour::Mariadb) {
+    // A library loaded into another program: only the entry points are
+    // visible (-fvisibility=hidden), and the float-text routine from
+    // libpgcommon stays private to it (--exclude-libs).
+    argv.insert(argv.end(), {"-fPIC", "-shared", "-fvisibility=hidden", "-pthread"});
+    if (flavour == emit::Flavour::Mariadb) argv.insert(argv.end(), {"-I", mariadb_include_dir()});
+    argv.insert(argv.end(), {"-o", output, c_path, pg_lib_dir() + "/libpgcommon_shlib.a", pg_lib_dir() + "/libpgport_shlib.a",
+                             "-lm", "-Wl,--exclude-libs,ALL"});
   } else {
     // libpgcommon's Ryu routine gives text(x) for a float exactly as
     // float8out; libpgport holds what it uses. The _shlib archives are PIC,

@@ -24,6 +24,9 @@ std::string runtime_dir();
 std::string pg_include_dir();
 // Where libpgcommon_shlib.a and libpgport_shlib.a are (KEAL_PG_LIBDIR).
 std::string pg_lib_dir();
+// MariaDB's mysql.h (UDF_INIT, UDF_ARGS): $KEAL_MARIADB_INCLUDEDIR, else
+// Connector/C's include directory found at build time.
+std::string mariadb_include_dir();
 // The C compiler: $KEAL_CC, else $CC, else "cc".
 std::string c_compiler();
 // What a native program with embedded SQL links besides -lpq and -lstdc++:
@@ -32,9 +35,10 @@ std::string c_compiler();
 // else libsluice_postgres_standalone.a).
 std::vector<std::string> native_sql_archives();
 
-// Compiles C into `output` (a .so for Pg, an executable for Native). On
-// failure `error` holds the compiler's output. A native program with
-// `embedded_sql` also links the SQL client runtime (native_sql_archives()).
+// Compiles C into `output` (a .so for Pg, Sqlite and Mariadb, an executable
+// for Native). On failure `error` holds the compiler's output. A native
+// program with `embedded_sql` also links the SQL client runtime
+// (native_sql_archives()).
 bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::string& output, std::string& error,
                bool embedded_sql = false);
 

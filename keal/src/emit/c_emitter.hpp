@@ -10,7 +10,12 @@
 
 namespace keal::emit {
 
-enum class Flavour : std::uint8_t { Pg, Native };
+// Sqlite and Mariadb: a loadable extension / a UDF library; their entry
+// points come from sqlite_entry.cpp / mariadb_entry.cpp (entry_points.hpp).
+enum class Flavour : std::uint8_t { Pg, Native, Sqlite, Mariadb };
+
+// The flavour's name as --target spells it.
+const char* flavour_name(Flavour flavour);
 
 std::string emit_c(const ir::Module& module, Flavour flavour);
 

@@ -7,6 +7,7 @@ MARIADB_SERVER_ID=1
 mariadb_start() {
   local mdir="$DATA_DIR/mariadb" log="$SERVERS_DIR/logs/mariadb.log"
   mkdir -p "$mdir/binlog" "$mdir/tls" "$mdir/pam"
+  mariadb_make_plugin_dir "$mdir/plugin" || return 1
   MARIADB_SOCKET="$mdir/mariadb.sock"
   MARIADB_CNF="$SERVERS_DIR/my.cnf"
   MARIADB_ADMIN_PASSWORD=$(random_secret)
@@ -69,6 +70,16 @@ CNF
   # --defaults-file must be the first option.
   mariadb-install-db --defaults-file="$t/my.cnf" --auth-root-authentication-method=normal \
     --skip-test-db --skip-name-resolve
+}
+
+# A plugin_dir of this instance's own, so tests can install UDF libraries
+# (keal deploy --db mariadb://...) without writing to the system's: the
+# system plugins are linked into it (the auth plugins load from there).
+mariadb_make_plugin_dir() {
+  local p=$1 system f
+  system=$(mariadbd --no-defaults --help --verbose 2>/dev/null | awk '$1 == "plugin-dir" { print $2 }')
+  mkdir -p "$p" || return 1
+  for f in "${system:-/usr/lib/mysql/plugin}"/*; do ln -sf "$f" "$p/" || return 1; done
 }
 
 mariadb_wait_ready() {
@@ -153,6 +164,7 @@ local_infile=ON
 innodb_flush_log_at_trx_commit=2
 innodb_buffer_pool_size=128M
 innodb_log_file_size=48M
+plugin_dir=$m/plugin
 plugin_load_add=auth_ed25519
 plugin_load_add=auth_pam
 CNF
@@ -227,6 +239,7 @@ mariadb_env() {
   env_set SLUICE_WRONG_CA "$t/wrong-ca.pem"
   env_set SLUICE_MARIADB_URL "mariadb://sluice_admin:$MARIADB_ADMIN_PASSWORD@127.0.0.1:$MARIADB_PORT/sluice"
   env_set SLUICE_MARIADB_SERVER_ID "$MARIADB_SERVER_ID"
+  env_set SLUICE_MARIADB_PLUGIN_DIR "$DATA_DIR/mariadb/plugin"
   env_set SLUICE_MARIADB_BINLOG_BASENAME mariadb-bin
   env_set SLUICE_MARIADB_BINLOG_DIR "$DATA_DIR/mariadb/binlog"
 }

@@ -1,0 +1,61 @@
+#pragma once
+// One call of a Keal function with typed arguments, and what a server made
+// of it, rendered so that the three servers' answers compare as strings:
+// "NULL", an int in decimal, a float with 17 significant digits, "true" /
+// "false", a text's bytes, or "error: <the Keal message>" (from the Keal
+// file name on: each server adds its own prefix).
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keal::servers {
+
+enum class Kind { Int, Float, Bool, Text };
+
+struct Arg {
+    Kind kind = Kind::Int;
+    bool is_null = false;
+    std::int64_t i = 0;
+    double f = 0;
+    bool b = false;
+    std::string t;
+};
+
+inline Arg I(std::int64_t v) { return Arg{Kind::Int, false, v, 0, false, {}}; }
+inline Arg F(double v) { return Arg{Kind::Float, false, 0, v, false, {}}; }
+inline Arg B(bool v) { return Arg{Kind::Bool, false, 0, 0, v, {}}; }
+inline Arg T(std::string v) { return Arg{Kind::Text, false, 0, 0, false, std::move(v)}; }
+inline Arg Null(Kind k) { return Arg{k, true, 0, 0, false, {}}; }
+
+struct Call {
+    std::string function;
+    std::vector<Arg> args;
+    Kind result = Kind::Int;
+};
+
+// What one server answered.
+struct Outcome {
+    std::string rendered;
+    std::string sqlstate;  // PostgreSQL and MariaDB errors; empty otherwise
+};
+
+inline std::string render_float(double d) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+    return buf;
+}
+
+// "error: " and the message from `source_file` on (the whole message when
+// it does not name the file).
+inline std::string render_error(const std::string& message, const std::string& source_file) {
+    const std::size_t at = message.find(source_file);
+    std::string m = at == std::string::npos ? message : message.substr(at);
+    while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
+    return "error: " + m;
+}
+
+std::string describe(const Call& call);
+
+}  // namespace keal::servers

@@ -1,0 +1,58 @@
+#include "pg_session.hpp"
+
+#include <cstdlib>
+
+#include "keal_database.hpp"
+#include "sluice/postgres/error.hpp"
+
+namespace keal::servers {
+
+void deploy_to_postgres(const std::string& file_name) { e2e::KealDatabase::get().deploy(file_name); }
+
+namespace {
+
+const char* sql_type(Kind k) {
+    switch (k) {
+        case Kind::Int: return "bigint";
+        case Kind::Float: return "double precision";
+        case Kind::Bool: return "boolean";
+        case Kind::Text: return "text";
+    }
+    return "text";
+}
+
+}  // namespace
+
+Outcome run_on_postgres(const Call& call, const std::string& source_file) {
+    std::string sql = "SELECT " + call.function + "(";
+    std::vector<e2e::Value> params;
+    for (std::size_t i = 0; i < call.args.size(); ++i) {
+        const Arg& a = call.args[i];
+        sql += (i ? ", $" : "$") + std::to_string(i + 1) + "::" + sql_type(a.kind);
+        if (a.is_null) {
+            params.emplace_back(std::nullopt);
+            continue;
+        }
+        switch (a.kind) {
+            case Kind::Int: params.emplace_back(std::to_string(a.i)); break;
+            case Kind::Float: params.emplace_back(render_float(a.f)); break;
+            case Kind::Bool: params.emplace_back(a.b ? "true" : "false"); break;
+            case Kind::Text: params.emplace_back(a.t); break;
+        }
+    }
+    sql += ")";
+    try {
+        const e2e::Value v = e2e::KealDatabase::get().sql().scalar(sql, params);
+        if (!v) return Outcome{"NULL", ""};
+        switch (call.result) {
+            case Kind::Float: return Outcome{render_float(std::strtod(v->c_str(), nullptr)), ""};
+            case Kind::Bool: return Outcome{*v == "t" ? "true" : "false", ""};
+            default: return Outcome{*v, ""};
+        }
+    } catch (const sluice::postgres::Error& e) {
+        if (e.kind() != sluice::postgres::ErrorKind::server) throw;
+        return Outcome{render_error(e.server_message(), source_file), e.sqlstate()};
+    }
+}
+
+}  // namespace keal::servers

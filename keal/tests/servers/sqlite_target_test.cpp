@@ -1,0 +1,115 @@
+// --target sqlite: the loadable extension in an in-memory database. What
+// only SQLite has: deterministic registration (usable in an index), explicit
+// argument types against SQLite's dynamic typing, and a runaway loop stopped
+// by sqlite3_interrupt or the progress handler.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "sqlite_session.hpp"
+
+namespace keal::servers {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SqliteTarget : public ::testing::Test {
+protected:
+    SqliteSession corpus{sqlite_extension("corpus.keal")};
+    Outcome q(const std::string& sql, Kind k = Kind::Int) { return corpus.query(sql, k, "corpus.keal"); }
+};
+
+TEST_F(SqliteTarget, PureFunctionsAreDeterministicSoAnIndexMayUseThem) {
+    // SQLite refuses non-deterministic functions in index expressions.
+    corpus.exec("CREATE TABLE t(n INTEGER)");
+    corpus.exec("CREATE INDEX t_steps ON t(k_steps(n))");
+    corpus.exec("INSERT INTO t VALUES (27), (97), (871)");
+    EXPECT_EQ(q("SELECT n FROM t WHERE k_steps(n) = 118").rendered, "97");
+    EXPECT_EQ(q("SELECT count(*) FROM t WHERE k_steps(n) > 100").rendered, "3");
+}
+
+TEST_F(SqliteTarget, ArgumentsAreCheckedNotCoerced) {
+    EXPECT_EQ(q("SELECT k_steps('27')").rendered,
+              "error: corpus.keal: k_steps(): argument 1 (n) must be an INTEGER (Keal int), not a TEXT");
+    EXPECT_EQ(q("SELECT k_steps(27.0)").rendered,
+              "error: corpus.keal: k_steps(): argument 1 (n) must be an INTEGER (Keal int), not a REAL");
+    EXPECT_EQ(q("SELECT k_steps(X'01')").rendered,
+              "error: corpus.keal: k_steps(): argument 1 (n) must be an INTEGER (Keal int), not a BLOB");
+    // An INTEGER for a float is widened, as PostgreSQL casts bigint to double.
+    EXPECT_EQ(q("SELECT k_hypot(3, 4)", Kind::Float).rendered, "5");
+    EXPECT_EQ(q("SELECT k_hypot('3', 4)", Kind::Float).rendered,
+              "error: corpus.keal: k_hypot(): argument 1 (a) must be a REAL or an INTEGER (Keal float), not a TEXT");
+    EXPECT_EQ(q("SELECT k_both(1, 2)", Kind::Bool).rendered,
+              "error: corpus.keal: k_both(): argument 2 (b) must be 0 or 1 (Keal bool), not another INTEGER");
+    EXPECT_EQ(q("SELECT k_vowels(42)").rendered,
+              "error: corpus.keal: k_vowels(): argument 1 (s) must be a TEXT (Keal text), not an INTEGER");
+    // Text that is not UTF-8 never reaches Keal.
+    EXPECT_EQ(q("SELECT k_vowels(CAST(X'61C3' AS TEXT))").rendered,
+              "error: corpus.keal: k_vowels(): argument 1 (s) must be valid UTF-8 text, not bytes that are not (or contain NUL)");
+    // The wrong number of arguments is SQLite's own error.
+    EXPECT_THAT(q("SELECT k_steps(1, 2)").rendered, HasSubstr("wrong number of arguments to function k_steps()"));
+}
+
+TEST_F(SqliteTarget, NullForANonNullableParameterIsNullWithoutACall) {
+    EXPECT_EQ(q("SELECT k_steps(NULL) IS NULL").rendered, "1");
+    // Not even a type check runs for NULL: an int parameter's NULL is fine.
+    EXPECT_EQ(q("SELECT k_middle(NULL, 1, 2) IS NULL").rendered, "1");
+    EXPECT_EQ(q("SELECT k_describe(NULL)", Kind::Text).rendered, "nothing");
+}
+
+TEST_F(SqliteTarget, ErrorsCarryTheKealLineAndTheConnectionGoesOn) {
+    EXPECT_EQ(q("SELECT k_mul(9223372036854775807, 2)").rendered, "error: corpus.keal:20: integer overflow");
+    EXPECT_EQ(q("SELECT k_steps(27)").rendered, "111");
+    // Within a statement over many rows, the first failing row stops it.
+    EXPECT_EQ(q("SELECT sum(k_div(100, column1)) FROM (VALUES (-3), (-2), (-1), (0), (1), (2), (3))").rendered,
+              "error: corpus.keal:24: division by zero");
+}
+
+TEST_F(SqliteTarget, DeepRecursionIsAnErrorNotACrash) {
+    SqliteSession runaway(sqlite_extension("runaway.keal"));
+    EXPECT_EQ(runaway.query("SELECT keal_depth(1000)", Kind::Int, "runaway.keal").rendered, "1000");
+    EXPECT_EQ(runaway.query("SELECT keal_depth(100000000)", Kind::Int, "runaway.keal").rendered,
+              "error: runaway.keal:24: stack depth limit exceeded");
+    EXPECT_EQ(runaway.query("SELECT keal_depth(10)", Kind::Int, "runaway.keal").rendered, "10");
+}
+
+int stop_after_calls(void* calls) {
+    return ++*static_cast<int*>(calls) > 20 ? 1 : 0;
+}
+
+TEST_F(SqliteTarget, TheProgressHandlerStopsARunawayLoop) {
+    SqliteSession runaway(sqlite_extension("runaway.keal"));
+    int calls = 0;
+    sqlite3_progress_handler(runaway.db(), 1, stop_after_calls, &calls);
+    int code = 0;
+    const Outcome o = runaway.query("SELECT keal_spin(1)", Kind::Int, "runaway.keal", &code);
+    EXPECT_EQ(code, SQLITE_INTERRUPT);
+    EXPECT_EQ(o.rendered, "error: runaway.keal: interrupted (sqlite3_interrupt or the progress handler)");
+    EXPECT_GT(calls, 20);
+    sqlite3_progress_handler(runaway.db(), 0, nullptr, nullptr);
+    EXPECT_EQ(runaway.query("SELECT keal_spin_range(2000)", Kind::Int, "runaway.keal").rendered, "0");
+}
+
+TEST_F(SqliteTarget, Sqlite3InterruptStopsARunawayLoop) {
+    SqliteSession runaway(sqlite_extension("runaway.keal"));
+    // sqlite3_interrupt only stops what is running: keep interrupting from
+    // another thread until the loop has been stopped.
+    std::atomic<bool> done{false};
+    std::thread interrupter([&] {
+        while (!done.load()) {
+            sqlite3_interrupt(runaway.db());
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    int code = 0;
+    const Outcome o = runaway.query("SELECT keal_spin_range(9223372036854775807)", Kind::Int, "runaway.keal", &code);
+    done = true;
+    interrupter.join();
+    EXPECT_EQ(code, SQLITE_INTERRUPT);
+    EXPECT_EQ(o.rendered, "error: runaway.keal: interrupted (sqlite3_interrupt or the progress handler)");
+}
+
+}  // namespace
+}  // namespace keal::servers

@@ -1,0 +1,165 @@
+// The same Keal source on three servers: the corpus (programs/corpus.keal)
+// built for PostgreSQL, SQLite and MariaDB, every call run on all three.
+// Results must be identical, and so must errors: the same Keal message
+// (file, line and text), with the same SQLSTATE where both PostgreSQL and
+// MariaDB have one for it (22003 overflow, 22012 division by zero).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "call_case.hpp"
+#include "mariadb_session.hpp"
+#include "pg_session.hpp"
+#include "sqlite_session.hpp"
+
+namespace keal::servers {
+namespace {
+
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+
+// Each call and, for some, the answer every server must give (empty: only
+// agreement is checked; the answers pinned here keep the test from passing
+// on three identical wrong results).
+struct Case {
+    Call call;
+    std::string expected;
+};
+
+std::vector<Case> corpus() {
+    using K = Kind;
+    return {
+        {{"k_steps", {I(1)}, K::Int}, "0"},
+        {{"k_steps", {I(27)}, K::Int}, "111"},
+        {{"k_steps", {I(837799)}, K::Int}, "524"},
+        {{"k_steps", {Null(K::Int)}, K::Int}, "NULL"},
+        {{"k_mul", {I(3), I(-4)}, K::Int}, "-12"},
+        {{"k_mul", {I(-4611686018427387904), I(2)}, K::Int}, "-9223372036854775808"},
+        {{"k_mul", {I(kMax), I(2)}, K::Int}, "error: corpus.keal:20: integer overflow"},
+        {{"k_mul", {I(kMin), I(-1)}, K::Int}, "error: corpus.keal:20: integer overflow"},
+        {{"k_div", {I(7), I(2)}, K::Int}, "3"},
+        {{"k_div", {I(-7), I(2)}, K::Int}, "-3"},
+        {{"k_div", {I(7), I(0)}, K::Int}, "error: corpus.keal:24: division by zero"},
+        {{"k_div", {I(kMin), I(-1)}, K::Int}, "error: corpus.keal:24: integer overflow"},
+        {{"k_rem", {I(-7), I(3)}, K::Int}, "-1"},
+        {{"k_rem", {I(7), I(0)}, K::Int}, "error: corpus.keal:28: division by zero"},
+        {{"k_rem", {I(kMin), I(-1)}, K::Int}, "0"},
+        {{"k_neg", {I(kMin)}, K::Int}, "error: corpus.keal:32: integer overflow"},
+        {{"k_neg", {I(kMax)}, K::Int}, "-9223372036854775807"},
+        {{"k_sum_to", {I(100)}, K::Int}, "5050"},
+        {{"k_sum_to", {I(0)}, K::Int}, "0"},
+        {{"k_positive", {I(5)}, K::Int}, "5"},
+        {{"k_positive", {I(-3)}, K::Int}, "error: corpus.keal:46: n must not be negative, got -3"},
+        {{"k_ratio", {F(1), F(4)}, K::Float}, "0.25"},
+        {{"k_ratio", {F(1), F(0)}, K::Float}, "error: corpus.keal:53: b must not be zero"},
+        {{"k_hypot", {F(3), F(4)}, K::Float}, "5"},
+        {{"k_hypot", {F(1e-200), F(1e-200)}, K::Float}, ""},
+        {{"k_hypot", {F(0.1), F(0.2)}, K::Float}, ""},
+        {{"k_root", {F(2)}, K::Float}, "1.4142135623730951"},
+        {{"k_root", {F(-1)}, K::Float}, "error: corpus.keal:64: cannot take the square root of a negative number"},
+        {{"k_truncate", {F(-2.9)}, K::Int}, "-2"},
+        {{"k_truncate", {F(1e19)}, K::Int}, "error: corpus.keal:68: float value out of range for int"},
+        {{"k_float_text", {F(0.1)}, K::Text}, "0.1"},
+        {{"k_float_text", {F(1e20)}, K::Text}, "1e+20"},
+        {{"k_float_text", {F(-0.0)}, K::Text}, "-0"},
+        {{"k_float_text", {F(123456.789)}, K::Text}, "123456.789"},
+        {{"k_mean", {I(1), I(2)}, K::Float}, "1.5"},
+        {{"k_mean", {I(kMax), I(kMax)}, K::Float}, ""},
+        {{"k_both", {B(true), B(false)}, K::Bool}, "false"},
+        {{"k_both", {B(true), B(true)}, K::Bool}, "true"},
+        {{"k_both", {Null(K::Bool), B(true)}, K::Bool}, "NULL"},
+        {{"k_is_even", {I(-4)}, K::Bool}, "true"},
+        {{"k_is_even", {I(-3)}, K::Bool}, "false"},
+        {{"k_vowels", {T("Hello World")}, K::Int}, "3"},
+        {{"k_vowels", {T("")}, K::Int}, "0"},
+        {{"k_vowels", {T("ÀéIoU中")}, K::Int}, "3"},
+        {{"k_vowels", {Null(K::Text)}, K::Int}, "NULL"},
+        {{"k_chars", {T("héllo😀")}, K::Int}, "6"},
+        {{"k_reversed", {T("héllo😀")}, K::Text}, "😀olléh"},
+        {{"k_reversed", {T("")}, K::Text}, ""},
+        {{"k_shout", {T("  straße \t")}, K::Text}, "STRAßE!"},
+        {{"k_middle", {T("héllo wörld"), I(1), I(4)}, K::Text}, "éllo"},
+        {{"k_middle", {T("héllo"), I(3), I(100)}, K::Text}, "lo"},
+        {{"k_middle", {T("héllo"), I(1), I(-1)}, K::Text}, "error: corpus.keal:114: negative substring length"},
+        {{"k_swap_words", {T("a b a"), T("a"), T("xy")}, K::Text}, "xy b xy"},
+        {{"k_where_is", {T("héllo"), T("l")}, K::Int}, "2"},
+        {{"k_where_is", {T("abc"), T("z")}, K::Int}, "-1"},
+        {{"k_parse", {T("  -7 ")}, K::Int}, "-7"},
+        {{"k_parse", {T("abc")}, K::Int}, "error: corpus.keal:126: invalid input syntax for type int: \"abc\""},
+        {{"k_parse", {T("99999999999999999999")}, K::Int}, "error: corpus.keal:126: value out of range for int"},
+        {{"k_code_point", {T("a😀")}, K::Int}, "128512"},
+        {{"k_from_code", {I(233)}, K::Text}, "é"},
+        {{"k_from_code", {I(0x110000)}, K::Text}, "error: corpus.keal:138: character code out of range"},
+        {{"k_from_code", {I(0xD800)}, K::Text}, "error: corpus.keal:138: character code out of range"},
+        {{"k_describe", {Null(K::Int)}, K::Text}, "nothing"},
+        {{"k_describe", {I(7)}, K::Text}, "number 7"},
+        {{"k_or_zero", {Null(K::Int)}, K::Int}, "0"},
+        {{"k_maybe_double", {Null(K::Int)}, K::Int}, "NULL"},
+        {{"k_maybe_double", {I(21)}, K::Int}, "42"},
+        {{"k_maybe_double", {I(kMax)}, K::Int}, "error: corpus.keal:156: integer overflow"},
+        {{"k_label", {T("x"), Null(K::Int)}, K::Text}, "x:-1"},
+        {{"k_label", {T("x"), I(3)}, K::Text}, "x:3"},
+        {{"k_label", {Null(K::Text), I(3)}, K::Text}, "NULL"},
+        {{"k_greet", {Null(K::Text)}, K::Text}, "hello, stranger"},
+        {{"k_greet", {T("Zoë")}, K::Text}, "hello, Zoë"},
+        {{"k_fib", {I(20)}, K::Int}, "6765"},
+    };
+}
+
+class ThreeServers : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        deploy_to_postgres("corpus.keal");
+        deploy_to_mariadb("corpus.keal");
+        sqlite_ = std::make_unique<SqliteSession>(sqlite_extension("corpus.keal"));
+        mariadb_ = std::make_unique<MariadbSession>();
+    }
+    static void TearDownTestSuite() {
+        sqlite_.reset();
+        mariadb_.reset();
+    }
+    static std::unique_ptr<SqliteSession> sqlite_;
+    static std::unique_ptr<MariadbSession> mariadb_;
+};
+
+std::unique_ptr<SqliteSession> ThreeServers::sqlite_;
+std::unique_ptr<MariadbSession> ThreeServers::mariadb_;
+
+TEST_F(ThreeServers, TheCorpusGivesTheSameResultsAndErrorsEverywhere) {
+    int errors = 0;
+    for (const Case& c : corpus()) {
+        SCOPED_TRACE(describe(c.call));
+        const Outcome pg = run_on_postgres(c.call, "corpus.keal");
+        const Outcome lite = sqlite_->run(c.call, "corpus.keal");
+        const Outcome maria = mariadb_->run(c.call, "corpus.keal");
+        EXPECT_EQ(lite.rendered, pg.rendered) << "SQLite differs from PostgreSQL";
+        EXPECT_EQ(maria.rendered, pg.rendered) << "MariaDB differs from PostgreSQL";
+        if (!c.expected.empty()) {
+            EXPECT_EQ(pg.rendered, c.expected);
+        }
+        if (pg.sqlstate == "22003" || pg.sqlstate == "22012") {
+            EXPECT_EQ(maria.sqlstate, pg.sqlstate) << maria.rendered;
+        }
+        errors += pg.rendered.rfind("error: ", 0) == 0;
+    }
+    // The corpus exercises the error paths, not only the happy ones.
+    EXPECT_GE(errors, 15);
+}
+
+TEST_F(ThreeServers, EveryServerKeepsWorkingAfterAnError) {
+    const Call bad{"k_div", {I(1), I(0)}, Kind::Int};
+    const Call good{"k_steps", {I(27)}, Kind::Int};
+    for (int round = 0; round < 3; ++round) {
+        EXPECT_EQ(run_on_postgres(bad, "corpus.keal").rendered, "error: corpus.keal:24: division by zero");
+        EXPECT_EQ(sqlite_->run(bad, "corpus.keal").rendered, "error: corpus.keal:24: division by zero");
+        EXPECT_EQ(mariadb_->run(bad, "corpus.keal").rendered, "error: corpus.keal:24: division by zero");
+        EXPECT_EQ(run_on_postgres(good, "corpus.keal").rendered, "111");
+        EXPECT_EQ(sqlite_->run(good, "corpus.keal").rendered, "111");
+        EXPECT_EQ(mariadb_->run(good, "corpus.keal").rendered, "111");
+    }
+}
+
+}  // namespace
+}  // namespace keal::servers
