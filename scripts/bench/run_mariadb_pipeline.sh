@@ -21,7 +21,7 @@ servers="$build/servers-own/pipeline-bench"
 trap '"$here/scripts/servers/stop" --dir "$servers" >/dev/null 2>&1 || true' EXIT
 capture="$here/docs/benchmarks/mariadb-pipeline-capture-3.json"
 profiles=point_sequential,point_pipelined_16,point_pipelined_64,point_pipelined_256
-profiles+=,insert_pipelined,insert_bulk_20k,insert_sequential_20k
+profiles+=,insert_pipelined,insert_bulk_20k,insert_sequential_20k,insert_pipelined_unix,insert_bulk_20k_unix
 profiles+=,insert_server_loop_20k,insert_server_execute_20k,server_loop_empty_20k
 "$build/mariadb/bench/speed/mariadb_speed_bench" --env "$servers/env" --processes "${PROCESSES:-7}" \
   --warmups "${WARMUPS:-1}" --reps "${REPS:-3}" \

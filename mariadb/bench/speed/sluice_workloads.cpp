@@ -40,6 +40,7 @@ public:
         tls_.ssl_mode = SslMode::verify_full;
         tls_.ssl_ca = t.ca;
         tls_.init_commands = {"SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'"};
+        unix_socket_ = t.unix_socket;
         conn_.emplace(Connection::connect(plain_));
         bulk_table_ = "speed_bulk_" + suffix_;
         upload_table_ = "speed_upload_" + suffix_;
@@ -91,12 +92,17 @@ public:
         if (w == "point_pipelined_16") return point_pipelined(16);
         if (w == "point_pipelined_64") return point_pipelined(64);
         if (w == "point_pipelined_256") return point_pipelined(256);
-        if (w == "insert_pipelined") return insert_pipelined();
+        if (w == "insert_pipelined") return insert_pipelined(*conn_, insert_statement());
+        if (w == "insert_pipelined_unix") {
+            Statement& insert = unix_insert_statement();  // connects first
+            return insert_pipelined(*unix_conn_, insert);
+        }
+        if (w == "insert_bulk_20k_unix") return insert_bulk_20k(BulkOptions::Mode::native, unix_insert_statement());
         if (w == "insert_server_loop_20k") return server_loop(loop_proc_);
         if (w == "insert_server_execute_20k") return server_loop(execute_proc_);
         if (w == "server_loop_empty_20k") return server_loop_empty();
-        if (w == "insert_bulk_20k") return insert_bulk_20k(BulkOptions::Mode::native);
-        if (w == "insert_sequential_20k") return insert_bulk_20k(BulkOptions::Mode::sequential);
+        if (w == "insert_bulk_20k") return insert_bulk_20k(BulkOptions::Mode::native, insert_statement());
+        if (w == "insert_sequential_20k") return insert_bulk_20k(BulkOptions::Mode::sequential, insert_statement());
         throw std::runtime_error("unknown workload " + w);
     }
 
@@ -248,13 +254,25 @@ private:
         return *insert_;
     }
 
+    // The same statement on a second connection, over the server's unix
+    // socket (the *_unix rows); the table and the checks are the same.
+    Statement& unix_insert_statement() {
+        if (!unix_insert_) {
+            if (unix_socket_.empty()) throw std::runtime_error("the servers' env names no SLUICE_MARIADB_SOCKET");
+            ConnectOptions o = plain_;
+            o.unix_socket = unix_socket_;
+            unix_conn_.emplace(Connection::connect(o));
+            unix_insert_.emplace(unix_conn_->prepare("INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (?, ?, ?)"));
+        }
+        return *unix_insert_;
+    }
+
     // 20,000 single-row INSERT executes through a Pipeline (depth 256),
     // in one transaction (START TRANSACTION and COMMIT are steps too): one
     // commit, as native bulk's one statement has. Without it each row is
     // its own commit and binlog group, and the row measures the server's
     // commits rather than the round trips the pipeline removes.
-    Outcome insert_pipelined() {
-        Statement& insert = insert_statement();
+    Outcome insert_pipelined(Connection& conn, Statement& insert) {
         Outcome o;
         PipelineOptions po;
         po.max_depth = 256;
@@ -263,7 +281,7 @@ private:
         const auto t0 = Clock::now();
         PipelineSummary s;
         {
-            Pipeline p(*conn_, po);
+            Pipeline p(conn, po);
             p.query("START TRANSACTION");
             for (const auto& [a, b, text] : rows20k_) p.execute(insert, a, b, text);
             p.query("COMMIT");
@@ -277,8 +295,7 @@ private:
     }
 
     // The same 20,000 rows by native bulk or by sequential executes.
-    Outcome insert_bulk_20k(BulkOptions::Mode mode) {
-        Statement& insert = insert_statement();
+    Outcome insert_bulk_20k(BulkOptions::Mode mode, Statement& insert) {
         BulkOptions options;
         options.mode = mode;
         Outcome o;
@@ -514,6 +531,7 @@ private:
     std::string suffix_;
     long server_pid_;  // for the CPU columns; -1: unknown
     std::string loop_proc_, execute_proc_, empty_proc_;
+    std::string unix_socket_;
     ConnectOptions plain_;
     ConnectOptions tls_;
     std::string bulk_table_;
@@ -527,7 +545,9 @@ private:
     std::optional<Pool> pool_;   // pool_reset: max_size 1
     std::optional<Pool> pool2_;  // pool_reset_2: max_size 2, min_idle 2
     std::optional<Connection> held_;  // pool_held
+    std::optional<Connection> unix_conn_;  // the *_unix rows
     std::optional<Statement> insert_;
+    std::optional<Statement> unix_insert_;
     std::optional<Statement> wide_stmt_;
     std::optional<Statement> wide_stmt_nocache_;
     std::optional<Statement> narrow_stmt_;

@@ -119,6 +119,9 @@ const std::vector<TableRow> table_rows{
      "insert_server_execute_20k", "insert_bulk_20k"},
     {"server_loop_overhead", "the stored procedure's loop alone (20,000 iterations, no statement) vs the loop of INSERTs",
      "server_loop_empty_20k", "insert_server_loop_20k"},
+    {"pipeline_insert_unix_vs_bulk_unix",
+     "20,000 single-row INSERTs over the unix socket: pipelined (depth 256, one transaction) vs native bulk",
+     "insert_pipelined_unix", "insert_bulk_20k_unix"},
     {"pipeline_insert_vs_server_loop",
      "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs the server's own loop of INSERT",
      "insert_pipelined", "insert_server_loop_20k"},
@@ -127,11 +130,13 @@ const std::vector<std::string> client_names{"sluice", "connector-c"};
 
 // Connector/C cannot switch its metadata cache off: no control for that baseline.
 // Nor pipelines: sluice alone runs the pipelined profiles. The server-loop
-// profiles have no client in them (one CALL), so one client runs them.
+// profiles have no client in them (one CALL), so one client runs them; the
+// unix-socket rows compare two sluice transports.
 bool has_profile(const std::string& client, const std::string& workload) {
     if (client != "connector-c") return true;
     return workload != "meta_uncached" && workload.rfind("point_pipelined", 0) != 0 &&
-           workload != "insert_pipelined" && workload.find("server_") == std::string::npos;
+           workload.rfind("insert_pipelined", 0) != 0 && workload.find("server_") == std::string::npos &&
+           workload.find("_unix") == std::string::npos;
 }
 
 long server_pid(const EnvFile& env) {

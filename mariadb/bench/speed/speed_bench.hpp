@@ -172,6 +172,9 @@ inline const std::vector<Workload>& workloads() {
         {"point_pipelined_64", "ns/select", false},  {"point_pipelined_256", "ns/select", false},
         {"insert_pipelined", "ns/row", false},       {"insert_bulk_20k", "ns/row", false},
         {"insert_sequential_20k", "ns/row", false},
+        // The same pipeline and bulk over the server's unix socket (a client
+        // on the server's host can choose it): no loopback TCP per reply.
+        {"insert_pipelined_unix", "ns/row", false},  {"insert_bulk_20k_unix", "ns/row", false},
         // The server floor under pipelined inserts (no client in the way):
         // the same 20,000 single-row INSERTs run by a stored procedure's
         // loop, and the loop alone.
