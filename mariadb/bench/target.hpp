@@ -18,6 +18,7 @@ struct Target {
     std::string password;
     std::string database;
     std::string ca;  // for connect + TLS + auth (verify-full)
+    std::string unix_socket;  // the server's unix socket, when the env names one (else empty)
 };
 
 // A template so that headers including this one need not see EnvFile.
@@ -30,6 +31,7 @@ Target target_from(const Env& env) {
     t.password = env.require("SLUICE_MARIADB_NATIVE_PASSWORD");
     t.database = env.require("SLUICE_MARIADB_DATABASE");
     t.ca = env.require("SLUICE_CA");
+    t.unix_socket = env.get("SLUICE_MARIADB_SOCKET").value_or("");
     return t;
 }
 

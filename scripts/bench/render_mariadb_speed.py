@@ -160,6 +160,50 @@ def notes(cap, w):
           "are the issue's: pipelined point SELECTs at most 0.2x the sequential time (Delta -80%), pipelined "
           "inserts within 1.5x of native bulk (Delta at most +50%). A pipelined run's latency columns are the "
           "whole run (a step's reply is read long after it was queued).")
+    if "server_loop_vs_bulk" in ids:
+        w("")
+        w("The server-floor rows (no goal) run the same 20,000 single-row INSERTs with no client in the way: one "
+          "`CALL` of a stored procedure whose loop executes them inside one transaction, as a plain INSERT (parsed "
+          "once, re-executed like a prepared statement) or as `EXECUTE ... USING` (the path of a prepared "
+          "execute); a third row is the loop with no statement, its own share. If the server's own loop is above "
+          "1.5x native bulk, no client can bring pipelined single-row INSERTs within 1.5x of bulk on this server: "
+          "every pipelined step is one such statement, plus its packet and reply (docs/mariadb.md, Decisions).")
+    cpu_table(cap, w)
+
+
+def cpu_table(cap, w):
+    rows = [p for p in cap["profiles"]
+            if p.get("client_cpu_per_unit") is not None or p.get("server_cpu_per_unit") is not None]
+    if not rows:
+        return
+    units = {}
+    for row in cap["rows"]:
+        units[row["current"]] = row["unit"]
+        units[row["baseline"]] = row["unit"]
+    w("")
+    w("Where the time went: CPU time during the timed part of each run, per unit, median over processes of each "
+      "process's median run; the client's is the bench process's own (`CLOCK_PROCESS_CPUTIME_ID`, user + "
+      "system), the server's is every thread of mariadbd (its process CPU clock). The server's CPU per "
+      "statement is what no client can remove; on a loaded machine CPU times grow too (shared caches, "
+      "preemption), less than wall times.")
+    w("")
+    w("| Client | Workload | Wall | Client CPU (ns per unit) | Server CPU (ns per unit) | "
+      "Server CPU / native bulk's (the unix rows: bulk over the socket) |")
+    w("| --- | --- | ---: | ---: | ---: | ---: |")
+
+    def bulk_cpu(workload):
+        name = "insert_bulk_20k_unix" if workload.endswith("_unix") else "insert_bulk_20k"
+        p = next((p for p in rows if p["client"] == "sluice" and p["workload"] == name), None)
+        return p.get("server_cpu_per_unit") if p else None
+
+    for p in sorted(rows, key=lambda p: (p["workload"], p["client"])):
+        unit = units.get(p["workload"], "")
+        server = p.get("server_cpu_per_unit")
+        client = p.get("client_cpu_per_unit")
+        base = bulk_cpu(p["workload"])
+        ratio = f"{server / base:.2f}" if server is not None and base and unit == "ns/row" else "—"
+        w(f"| {p['client']} | {p['workload']} | {fmt(p['median'], unit)} {unit} | "
+          f"{fmt(client, unit)} | {fmt(server, unit)} | {ratio} |")
 
 
 def profiles(cap, w):
@@ -184,7 +228,7 @@ def profiles(cap, w):
 def extra_title(extra):
     measured = {p["workload"] for p in extra["profiles"]}
     ids = [r["id"] for r in extra["rows"] if r["current"] in measured and r["baseline"] in measured]
-    if ids and all(i.startswith("pipeline_") for i in ids):
+    if ids and all(i.startswith(("pipeline_", "server_")) for i in ids):
         return "Pipelines: many statements per round trip (issue 17)"
     return "A later run: " + ", ".join(ids)
 

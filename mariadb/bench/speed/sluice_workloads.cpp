@@ -29,7 +29,7 @@ std::uint64_t scalar_u64(Connection& c, const std::string& sql, std::size_t colu
 
 class Sluice final : public Client {
 public:
-    explicit Sluice(const Target& t) : suffix_(std::to_string(::getpid())) {
+    Sluice(const Target& t, long server_pid) : suffix_(std::to_string(::getpid())), server_pid_(server_pid) {
         plain_.host = t.host;
         plain_.port = t.port;
         plain_.user = t.user;
@@ -40,6 +40,7 @@ public:
         tls_.ssl_mode = SslMode::verify_full;
         tls_.ssl_ca = t.ca;
         tls_.init_commands = {"SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'"};
+        unix_socket_ = t.unix_socket;
         conn_.emplace(Connection::connect(plain_));
         bulk_table_ = "speed_bulk_" + suffix_;
         upload_table_ = "speed_upload_" + suffix_;
@@ -47,9 +48,13 @@ public:
         conn_->execute("CREATE OR REPLACE TABLE " + upload_table_ + " (id BIGINT PRIMARY KEY, pad VARCHAR(5000))");
         for (std::int64_t i = 0; i < bulk_rows; ++i) rows_.emplace_back(i, bulk_b(i), bulk_s(i));
         for (std::int64_t i = 0; i < pipeline_inserts; ++i) rows20k_.emplace_back(i, bulk_b(i), bulk_s(i));
+        create_server_loops();
     }
     ~Sluice() override {
         try {
+            for (const std::string* p : {&loop_proc_, &execute_proc_, &empty_proc_}) {
+                conn_->execute("DROP PROCEDURE IF EXISTS " + *p);
+            }
             conn_->execute("DROP TABLE IF EXISTS " + bulk_table_ + ", " + upload_table_);
         } catch (const Error&) {
         }
@@ -87,9 +92,17 @@ public:
         if (w == "point_pipelined_16") return point_pipelined(16);
         if (w == "point_pipelined_64") return point_pipelined(64);
         if (w == "point_pipelined_256") return point_pipelined(256);
-        if (w == "insert_pipelined") return insert_pipelined();
-        if (w == "insert_bulk_20k") return insert_bulk_20k(BulkOptions::Mode::native);
-        if (w == "insert_sequential_20k") return insert_bulk_20k(BulkOptions::Mode::sequential);
+        if (w == "insert_pipelined") return insert_pipelined(*conn_, insert_statement());
+        if (w == "insert_pipelined_unix") {
+            Statement& insert = unix_insert_statement();  // connects first
+            return insert_pipelined(*unix_conn_, insert);
+        }
+        if (w == "insert_bulk_20k_unix") return insert_bulk_20k(BulkOptions::Mode::native, unix_insert_statement());
+        if (w == "insert_server_loop_20k") return server_loop(loop_proc_);
+        if (w == "insert_server_execute_20k") return server_loop(execute_proc_);
+        if (w == "server_loop_empty_20k") return server_loop_empty();
+        if (w == "insert_bulk_20k") return insert_bulk_20k(BulkOptions::Mode::native, insert_statement());
+        if (w == "insert_sequential_20k") return insert_bulk_20k(BulkOptions::Mode::sequential, insert_statement());
         throw std::runtime_error("unknown workload " + w);
     }
 
@@ -188,7 +201,8 @@ private:
     // One round trip per SELECT: the baseline.
     Outcome point_sequential() {
         Statement& stmt = point_statement();
-        return timed_operations(point_selects, [&](int i) {
+        const CpuMeter cpu(server_pid_);
+        Outcome o = timed_operations(point_selects, [&](int i) {
             ResultSet rs = stmt.execute(point_id(i));
             const Row* r = rs.next();
             check(r != nullptr, "point row");
@@ -196,6 +210,8 @@ private:
             check(rs.next() == nullptr, "one point row");
             return v;
         });
+        o.cpu = cpu.elapsed();
+        return o;
     }
 
     // The same SELECTs through a Pipeline of the given depth: one write per
@@ -207,6 +223,7 @@ private:
         PipelineOptions po;
         po.max_depth = depth;
         const std::uint64_t a0 = allocations();
+        const CpuMeter cpu(server_pid_);
         const auto t0 = Clock::now();
         {
             Pipeline p(*conn_, po);
@@ -225,6 +242,7 @@ private:
             p.finish();
         }
         o.elapsed_ns = ns_since(t0);
+        o.cpu = cpu.elapsed();
         o.allocations = allocations() - a0;
         o.units = point_selects;
         o.latencies_ns = {o.elapsed_ns};
@@ -236,44 +254,116 @@ private:
         return *insert_;
     }
 
+    // The same statement on a second connection, over the server's unix
+    // socket (the *_unix rows); the table and the checks are the same.
+    Statement& unix_insert_statement() {
+        if (!unix_insert_) {
+            if (unix_socket_.empty()) throw std::runtime_error("the servers' env names no SLUICE_MARIADB_SOCKET");
+            ConnectOptions o = plain_;
+            o.unix_socket = unix_socket_;
+            unix_conn_.emplace(Connection::connect(o));
+            unix_insert_.emplace(unix_conn_->prepare("INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (?, ?, ?)"));
+        }
+        return *unix_insert_;
+    }
+
     // 20,000 single-row INSERT executes through a Pipeline (depth 256),
     // in one transaction (START TRANSACTION and COMMIT are steps too): one
     // commit, as native bulk's one statement has. Without it each row is
     // its own commit and binlog group, and the row measures the server's
     // commits rather than the round trips the pipeline removes.
-    Outcome insert_pipelined() {
-        Statement& insert = insert_statement();
+    Outcome insert_pipelined(Connection& conn, Statement& insert) {
         Outcome o;
         PipelineOptions po;
         po.max_depth = 256;
         const std::uint64_t a0 = allocations();
+        const CpuMeter cpu(server_pid_);
         const auto t0 = Clock::now();
         PipelineSummary s;
         {
-            Pipeline p(*conn_, po);
+            Pipeline p(conn, po);
             p.query("START TRANSACTION");
             for (const auto& [a, b, text] : rows20k_) p.execute(insert, a, b, text);
             p.query("COMMIT");
             s = p.finish();
         }
         o.elapsed_ns = ns_since(t0);
+        o.cpu = cpu.elapsed();
         o.allocations = allocations() - a0;
         check(s.failed == 0 && s.affected_rows == static_cast<std::uint64_t>(pipeline_inserts), "pipelined inserts");
         return finish_bulk(o, pipeline_inserts);
     }
 
     // The same 20,000 rows by native bulk or by sequential executes.
-    Outcome insert_bulk_20k(BulkOptions::Mode mode) {
-        Statement& insert = insert_statement();
+    Outcome insert_bulk_20k(BulkOptions::Mode mode, Statement& insert) {
         BulkOptions options;
         options.mode = mode;
         Outcome o;
         const std::uint64_t a0 = allocations();
+        const CpuMeter cpu(server_pid_);
         const auto t0 = Clock::now();
         execute_bulk(insert, rows20k_, options);
         o.elapsed_ns = ns_since(t0);
+        o.cpu = cpu.elapsed();
         o.allocations = allocations() - a0;
         return finish_bulk(o, pipeline_inserts);
+    }
+
+    // ---- the server floor: the same INSERTs with no client in the way ----
+
+    // Stored procedures (per process, as the tables) that run the 20,000
+    // single-row INSERTs of the pipeline rows inside the server, in one
+    // transaction: a plain INSERT in a loop (parsed once, as a prepared
+    // statement), the same through EXECUTE ... USING (the path of a
+    // prepared execute), and the loop with no statement (its own cost).
+    void create_server_loops() {
+        loop_proc_ = "speed_insert_loop_" + suffix_;
+        execute_proc_ = "speed_insert_execute_" + suffix_;
+        empty_proc_ = "speed_loop_empty_" + suffix_;
+        const std::string values = "i, i * 7 % 1000, CONCAT('name-', i)";  // bulk_b, bulk_s
+        conn_->execute("CREATE OR REPLACE PROCEDURE " + loop_proc_ +
+                       "(n INT) BEGIN DECLARE i INT DEFAULT 0; START TRANSACTION; "
+                       "WHILE i < n DO INSERT INTO " + bulk_table_ + " (a, b, s) VALUES (" + values +
+                       "); SET i = i + 1; END WHILE; COMMIT; END");
+        conn_->execute("CREATE OR REPLACE PROCEDURE " + execute_proc_ +
+                       "(n INT) BEGIN DECLARE i INT DEFAULT 0; PREPARE speed_insert FROM 'INSERT INTO " +
+                       bulk_table_ + " (a, b, s) VALUES (?, ?, ?)'; START TRANSACTION; "
+                       "WHILE i < n DO EXECUTE speed_insert USING " + values +
+                       "; SET i = i + 1; END WHILE; COMMIT; DEALLOCATE PREPARE speed_insert; END");
+        conn_->execute("CREATE OR REPLACE PROCEDURE " + empty_proc_ +
+                       "(n INT, OUT done INT) BEGIN DECLARE i INT DEFAULT 0; START TRANSACTION; "
+                       "WHILE i < n DO SET i = i + 1; END WHILE; COMMIT; SET done = i; END");
+    }
+
+    // One CALL: a round trip, then the server's loop. Validated as the
+    // pipeline rows are (count and checksum of the table).
+    Outcome server_loop(const std::string& procedure) {
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const CpuMeter cpu(server_pid_);
+        const auto t0 = Clock::now();
+        conn_->execute("CALL " + procedure + "(" + std::to_string(pipeline_inserts) + ")");
+        o.elapsed_ns = ns_since(t0);
+        o.cpu = cpu.elapsed();
+        o.allocations = allocations() - a0;
+        return finish_bulk(o, pipeline_inserts);
+    }
+
+    // The loop alone, so that its share of the floor is known; its count is
+    // the iterations the procedure reports.
+    Outcome server_loop_empty() {
+        Outcome o;
+        const std::uint64_t a0 = allocations();
+        const CpuMeter cpu(server_pid_);
+        const auto t0 = Clock::now();
+        conn_->execute("CALL " + empty_proc_ + "(" + std::to_string(pipeline_inserts) + ", @speed_done)");
+        o.elapsed_ns = ns_since(t0);
+        o.cpu = cpu.elapsed();
+        o.allocations = allocations() - a0;
+        o.count = scalar_u64(*conn_, "SELECT @speed_done");
+        o.units = pipeline_inserts;
+        o.latencies_ns = {o.elapsed_ns};
+        return o;
     }
 
     static constexpr const char* point_query = "SELECT v FROM speed_narrow WHERE id = ?";
@@ -439,6 +529,9 @@ private:
     }
 
     std::string suffix_;
+    long server_pid_;  // for the CPU columns; -1: unknown
+    std::string loop_proc_, execute_proc_, empty_proc_;
+    std::string unix_socket_;
     ConnectOptions plain_;
     ConnectOptions tls_;
     std::string bulk_table_;
@@ -452,7 +545,9 @@ private:
     std::optional<Pool> pool_;   // pool_reset: max_size 1
     std::optional<Pool> pool2_;  // pool_reset_2: max_size 2, min_idle 2
     std::optional<Connection> held_;  // pool_held
+    std::optional<Connection> unix_conn_;  // the *_unix rows
     std::optional<Statement> insert_;
+    std::optional<Statement> unix_insert_;
     std::optional<Statement> wide_stmt_;
     std::optional<Statement> wide_stmt_nocache_;
     std::optional<Statement> narrow_stmt_;
@@ -462,6 +557,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Client> make_sluice(const Target& target) { return std::make_unique<Sluice>(target); }
+std::unique_ptr<Client> make_sluice(const Target& target, long server_pid) {
+    return std::make_unique<Sluice>(target, server_pid);
+}
 
 }  // namespace sluice::mariadb::speed_bench

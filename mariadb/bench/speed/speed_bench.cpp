@@ -105,14 +105,46 @@ const std::vector<TableRow> table_rows{
     {"pipeline_insert_vs_sequential",
      "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs sequential (autocommit)",
      "insert_pipelined", "insert_sequential_20k"},
+    // The server floor (no client): the same 20,000 single-row INSERTs run
+    // by a stored procedure's loop in one transaction. If this alone is
+    // above 1.5x bulk, no client can meet the pipelined-insert goal on
+    // this server (docs/mariadb.md, Decisions).
+    {"server_loop_vs_bulk",
+     "20,000 single-row INSERTs run by the server itself (stored-procedure loop of INSERT, one transaction, no "
+     "client) vs native bulk",
+     "insert_server_loop_20k", "insert_bulk_20k"},
+    {"server_execute_vs_bulk",
+     "20,000 single-row INSERTs run by the server itself (stored-procedure loop of EXECUTE ... USING, one "
+     "transaction) vs native bulk",
+     "insert_server_execute_20k", "insert_bulk_20k"},
+    {"server_loop_overhead", "the stored procedure's loop alone (20,000 iterations, no statement) vs the loop of INSERTs",
+     "server_loop_empty_20k", "insert_server_loop_20k"},
+    {"pipeline_insert_unix_vs_bulk_unix",
+     "20,000 single-row INSERTs over the unix socket: pipelined (depth 256, one transaction) vs native bulk",
+     "insert_pipelined_unix", "insert_bulk_20k_unix"},
+    {"pipeline_insert_vs_server_loop",
+     "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs the server's own loop of INSERT",
+     "insert_pipelined", "insert_server_loop_20k"},
 };
 const std::vector<std::string> client_names{"sluice", "connector-c"};
 
 // Connector/C cannot switch its metadata cache off: no control for that baseline.
-// Nor pipelines: sluice alone runs the pipelined profiles.
+// Nor pipelines: sluice alone runs the pipelined profiles. The server-loop
+// profiles have no client in them (one CALL), so one client runs them; the
+// unix-socket rows compare two sluice transports.
 bool has_profile(const std::string& client, const std::string& workload) {
     if (client != "connector-c") return true;
-    return workload != "meta_uncached" && workload.rfind("point_pipelined", 0) != 0 && workload != "insert_pipelined";
+    return workload != "meta_uncached" && workload.rfind("point_pipelined", 0) != 0 &&
+           workload.rfind("insert_pipelined", 0) != 0 && workload.find("server_") == std::string::npos &&
+           workload.find("_unix") == std::string::npos;
+}
+
+long server_pid(const EnvFile& env) {
+    const std::optional<std::string> dir = env.get("SLUICE_SERVERS_DIR");
+    if (!dir) return -1;
+    std::ifstream in(*dir + "/mariadb.pid");
+    long pid = -1;
+    return in >> pid ? pid : -1;
 }
 
 // ---- child ----
@@ -131,7 +163,8 @@ int run_child(const EnvFile& env, const std::string& client_name, const std::str
               int reps, int client_cpu) {
     pin_to_cpu(client_cpu);
     const sb::Target target = sluice::mariadb::bench::target_from(env);
-    auto client = client_name == "sluice" ? sb::make_sluice(target) : sb::make_connector_c(target);
+    auto client =
+        client_name == "sluice" ? sb::make_sluice(target, server_pid(env)) : sb::make_connector_c(target);
     const sb::Expected expected = sb::expected(workload);
     const bool memory = std::any_of(sb::workloads().begin(), sb::workloads().end(),
                                     [&](const sb::Workload& w) { return w.key == workload && w.memory; });
@@ -153,8 +186,8 @@ int run_child(const EnvFile& env, const std::string& client_name, const std::str
         client->prepare_run(workload);
         sb::Outcome o = client->run(workload);
         validate(o);
-        std::printf("run %.0f %.0f %llu %.0f\n", o.elapsed_ns, o.units, static_cast<unsigned long long>(o.allocations),
-                    o.retained_bytes);
+        std::printf("run %.0f %.0f %llu %.0f %.0f %.0f\n", o.elapsed_ns, o.units,
+                    static_cast<unsigned long long>(o.allocations), o.retained_bytes, o.cpu.client_ns, o.cpu.server_ns);
         for (double l : o.latencies_ns) std::printf("lat %.0f\n", l);
     }
     return 0;
@@ -166,6 +199,8 @@ struct Run {
     double ns_per_unit = 0;
     double allocations = 0;
     double retained = 0;
+    double client_cpu_per_unit = -1;  // negative: not measured
+    double server_cpu_per_unit = -1;
 };
 struct ProcessResult {
     std::vector<Run> runs;
@@ -255,14 +290,6 @@ double wait_for_quiet_server(long pid) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-long server_pid(const EnvFile& env) {
-    const std::optional<std::string> dir = env.get("SLUICE_SERVERS_DIR");
-    if (!dir) return -1;
-    std::ifstream in(*dir + "/mariadb.pid");
-    long pid = -1;
-    return in >> pid ? pid : -1;
-}
-
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -285,9 +312,10 @@ ProcessResult run_process(const std::string& self, const std::string& env_path, 
         std::string tag;
         in >> tag;
         if (tag == "run") {
-            double elapsed = 0, units = 0, allocs = 0, retained = 0;
-            in >> elapsed >> units >> allocs >> retained;
-            result.runs.push_back({elapsed / units, allocs, retained});
+            double elapsed = 0, units = 0, allocs = 0, retained = 0, client_cpu_ns = -1, server_cpu_ns = -1;
+            in >> elapsed >> units >> allocs >> retained >> client_cpu_ns >> server_cpu_ns;
+            result.runs.push_back({elapsed / units, allocs, retained, client_cpu_ns < 0 ? -1 : client_cpu_ns / units,
+                                   server_cpu_ns < 0 ? -1 : server_cpu_ns / units});
         } else if (tag == "lat") {
             double v = 0;
             in >> v;
@@ -392,18 +420,23 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
     // Summary per profile.
     struct Summary {
         double median = 0, min = 0, max = 0, p50 = 0, p95 = 0, p99 = 0, allocations = 0;
+        double client_cpu = -1, server_cpu = -1;  // per unit, median over processes; negative: not measured
     };
     std::map<std::pair<std::string, std::string>, Summary> summary;
     for (auto& [key, procs] : results) {
-        std::vector<double> medians, all_lat, allocs;
+        std::vector<double> medians, all_lat, allocs, client_cpus, server_cpus;
         const bool memory = key.second.find("64m") != std::string::npos;
         for (const ProcessResult& p : procs) {
-            std::vector<double> v;
+            std::vector<double> v, cc, sc;
             for (const Run& r : p.runs) {
                 v.push_back(memory ? r.retained : r.ns_per_unit);
                 allocs.push_back(r.allocations);
+                if (r.client_cpu_per_unit >= 0) cc.push_back(r.client_cpu_per_unit);
+                if (r.server_cpu_per_unit >= 0) sc.push_back(r.server_cpu_per_unit);
             }
             medians.push_back(median(v));
+            if (!cc.empty()) client_cpus.push_back(median(cc));
+            if (!sc.empty()) server_cpus.push_back(median(sc));
             all_lat.insert(all_lat.end(), p.latencies.begin(), p.latencies.end());
         }
         Summary s;
@@ -414,6 +447,8 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
         s.p95 = percentile(all_lat, 0.95);
         s.p99 = percentile(all_lat, 0.99);
         s.allocations = median(allocs);
+        if (!client_cpus.empty()) s.client_cpu = median(client_cpus);
+        if (!server_cpus.empty()) s.server_cpu = median(server_cpus);
         summary[key] = s;
     }
 
@@ -465,14 +500,19 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
             << ", \"median\": " << json_number(s.median) << ", \"min\": " << json_number(s.min)
             << ", \"max\": " << json_number(s.max) << ", \"p50_ns\": " << json_number(s.p50)
             << ", \"p95_ns\": " << json_number(s.p95) << ", \"p99_ns\": " << json_number(s.p99)
-            << ", \"allocations_per_run\": " << json_number(s.allocations) << ",\n      \"processes\": [";
+            << ", \"allocations_per_run\": " << json_number(s.allocations);
+        auto optional_number = [](double v) { return v < 0 ? std::string("null") : json_number(v); };
+        out << ", \"client_cpu_per_unit\": " << optional_number(s.client_cpu)
+            << ", \"server_cpu_per_unit\": " << optional_number(s.server_cpu) << ",\n      \"processes\": [";
         for (std::size_t pi = 0; pi < procs.size(); ++pi) {
             out << (pi ? ", " : "") << "{\"runs\": [";
             for (std::size_t ri = 0; ri < procs[pi].runs.size(); ++ri) {
                 const Run& r = procs[pi].runs[ri];
                 out << (ri ? ", " : "") << "{\"ns_per_unit\": " << json_number(r.ns_per_unit)
                     << ", \"allocations\": " << json_number(r.allocations)
-                    << ", \"retained_bytes\": " << json_number(r.retained) << "}";
+                    << ", \"retained_bytes\": " << json_number(r.retained)
+                    << ", \"client_cpu_ns_per_unit\": " << optional_number(r.client_cpu_per_unit)
+                    << ", \"server_cpu_ns_per_unit\": " << optional_number(r.server_cpu_per_unit) << "}";
             }
             out << "], \"latencies_ns\": [";
             for (std::size_t li = 0; li < procs[pi].latencies.size(); ++li) {
@@ -505,6 +545,19 @@ int run_driver(const EnvFile& env, const std::string& env_path, int processes, i
         std::printf("%-24s %-16s %14.2f %14.2f %+8.1f%% %14.2f %14.2f %9.2f\n", r.id, unit.c_str(), cur->median,
                     base->median, (cur->median - base->median) / base->median * 100, cc ? cc->median : 0.0,
                     ccb ? ccb->median : 0.0, cc && cc->median > 0 ? cur->median / cc->median : 0.0);
+    }
+    // Where the time of the profiles that measure CPU went: the client's
+    // own CPU and the server's, per unit, against the wall time.
+    bool cpu_header = false;
+    for (const auto& [key, s] : summary) {
+        if (s.client_cpu < 0 && s.server_cpu < 0) continue;
+        if (!cpu_header) {
+            std::printf("\n%-12s %-30s %14s %14s %14s\n", "client", "workload", "wall/unit", "client CPU",
+                        "server CPU");
+            cpu_header = true;
+        }
+        std::printf("%-12s %-30s %14.2f %14.2f %14.2f\n", key.first.c_str(), key.second.c_str(), s.median,
+                    s.client_cpu, s.server_cpu);
     }
     std::printf("capture: %s\n", out_path.c_str());
     return 0;

@@ -14,11 +14,38 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #include "../target.hpp"
 
 namespace sluice::mariadb::speed_bench {
 
 using bench::Target;  // TLS verify-full (ca) is used by the pool rows
+
+// CPU time used during a run's timed part: this process's (the client's
+// own cost) and the server's (every thread of mariadbd, exited ones
+// included), so that a row can say which side its time went to. Negative:
+// not measured (no server PID, or a profile that does not take it).
+struct CpuTimes {
+    double client_ns = -1;
+    double server_ns = -1;
+};
+
+// Starts at construction; elapsed() reads both clocks again. The server's
+// is its process CPU clock (clock_getcpuclockid), readable only when the
+// server runs on this machine and its PID is known (the servers'
+// directory); nanosecond resolution, unlike the clock ticks of /proc.
+class CpuMeter {
+public:
+    explicit CpuMeter(long server_pid);
+    CpuTimes elapsed() const;
+
+private:
+    clockid_t server_clock_{};
+    bool has_server_ = false;
+    double client0_ = 0;
+    double server0_ = 0;
+};
 
 // What one timed run did, checked against the expected count and checksum.
 struct Outcome {
@@ -29,6 +56,7 @@ struct Outcome {
     std::uint64_t checksum = 0;
     std::vector<double> latencies_ns;   // per operation (request, execution, or the whole run)
     double retained_bytes = 0;          // memory rows: RSS growth
+    CpuTimes cpu;                       // the timed part's CPU, where measured
 };
 
 // Expected (count, checksum) of a workload, computed from the data formulas.
@@ -115,7 +143,8 @@ public:
     // Untimed work before a run (emptying the bulk table, ...).
     virtual void prepare_run(const std::string& workload) = 0;
 };
-std::unique_ptr<Client> make_sluice(const Target& target);
+// server_pid: the server's process, for the CPU columns (-1: unknown).
+std::unique_ptr<Client> make_sluice(const Target& target, long server_pid);
 std::unique_ptr<Client> make_connector_c(const Target& target);
 // libmariadb's version, for the report.
 std::string connector_c_version();
@@ -143,6 +172,14 @@ inline const std::vector<Workload>& workloads() {
         {"point_pipelined_64", "ns/select", false},  {"point_pipelined_256", "ns/select", false},
         {"insert_pipelined", "ns/row", false},       {"insert_bulk_20k", "ns/row", false},
         {"insert_sequential_20k", "ns/row", false},
+        // The same pipeline and bulk over the server's unix socket (a client
+        // on the server's host can choose it): no loopback TCP per reply.
+        {"insert_pipelined_unix", "ns/row", false},  {"insert_bulk_20k_unix", "ns/row", false},
+        // The server floor under pipelined inserts (no client in the way):
+        // the same 20,000 single-row INSERTs run by a stored procedure's
+        // loop, and the loop alone.
+        {"insert_server_loop_20k", "ns/row", false}, {"insert_server_execute_20k", "ns/row", false},
+        {"server_loop_empty_20k", "ns/row", false},
     };
     return w;
 }
