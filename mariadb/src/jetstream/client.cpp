@@ -136,6 +136,8 @@ std::optional<StreamState> JetStreamClient::stream_state(const std::string& stre
     out.first_seq = si->State.FirstSeq;
     out.last_seq = si->State.LastSeq;
     out.replicas = si->Config ? si->Config->Replicas : 0;
+    if (si->Config)
+        for (int i = 0; i < si->Config->SubjectsLen; ++i) out.subjects.emplace_back(si->Config->Subjects[i]);
     jsStreamInfo_Destroy(si);
     return out;
 }

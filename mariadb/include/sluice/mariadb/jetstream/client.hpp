@@ -39,6 +39,7 @@ struct StreamState {
     std::uint64_t first_seq = 0;
     std::uint64_t last_seq = 0;  // 0: the stream never held a message
     std::int64_t replicas = 0;
+    std::vector<std::string> subjects;
 };
 
 struct StoredMessage {
