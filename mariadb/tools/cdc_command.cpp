@@ -1,6 +1,8 @@
 // sluice-mariadb cdc URL [--from-start | --from-gtid GTIDS | --from-now | --snapshot]
 //                        [--tables DB.TABLE,DB.*,...] [--until-end] [--out FILE]
 //                        [--server-id N] [--heartbeat SECONDS]
+//                        [--to nats://HOST:PORT --stream NAME [--subject PREFIX]
+//                         [--replicas N] [--format sluice|debezium] [--window N]]
 // One NDJSON line per committed transaction, DDL statement and snapshot
 // chunk (docs/mariadb-cdc.md).
 #include "cdc_command.hpp"
@@ -17,6 +19,7 @@
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/cdc/ndjson_file.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/jetstream/cdc_publisher.hpp"
 #include "url_errors.hpp"
 
 namespace sluice::mariadb::tools {
@@ -92,6 +95,30 @@ int run_cdc_command(int argc, char** argv) {
     app.add_option("--out", out,
                    "append to FILE; if it holds lines, continue right after its last complete transaction "
                    "(the --from-* flag then only applies to an empty or missing FILE)");
+    std::string to, stream_name, subject, format = "sluice";
+    std::int64_t replicas = 0;
+    std::int64_t window = 1000;
+    bool progress = false;
+    auto* o_to = app.add_option("--to", to,
+                                "publish into NATS JetStream instead of printing: nats://HOST:PORT[,nats://...] "
+                                "(see docs/mariadb-cdc.md)");
+    auto* o_stream = app.add_option("--stream", stream_name, "with --to: the stream (created if missing)");
+    app.add_option("--subject", subject, "with --to: subject prefix (default: the stream's name)");
+    auto* o_replicas = app.add_option("--replicas", replicas,
+                                      "with --to: replicas of a stream created here (default: 3 on a cluster of "
+                                      "three or more servers, else 1)")
+                           ->check(CLI::Range(std::int64_t{1}, std::int64_t{5}));
+    app.add_option("--format", format, "with --to: sluice (one message per transaction: the NDJSON line) or "
+                                       "debezium (one message per row change)")
+        ->check(CLI::IsMember({"sluice", "debezium"}))
+        ->capture_default_str();
+    app.add_option("--window", window, "with --to: unacknowledged messages at most")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}))
+        ->capture_default_str();
+    app.add_flag("--progress", progress, "with --to: a progress line on stderr at most once a second");
+    o_to->excludes("--out");
+    o_stream->needs(o_to);
+    o_to->needs(o_stream);
     app.add_option("--server-id", server_id, "replica server id to register with (default: random)")
         ->check(CLI::Range(1U, 0xFFFFFFFFU));
     app.add_option("--heartbeat", heartbeat, "heartbeat period asked of the server, seconds (0 = none)")
@@ -130,6 +157,19 @@ int run_cdc_command(int argc, char** argv) {
                                             : StartAt::now;
         stream.gtid = from;
 
+        if (!to.empty()) {
+            if (snapshot) return fail("--snapshot cannot be published to JetStream: start with --from-start or --from-gtid", 2);
+            jetstream::PublisherOptions po;
+            po.urls = to;
+            po.stream = stream_name;
+            po.subject_prefix = subject;
+            if (o_replicas->count()) po.replicas = replicas;
+            po.envelope = format == "debezium" ? jetstream::Envelope::debezium : jetstream::Envelope::sluice;
+            po.window = window;
+            po.progress = progress;
+            jetstream::publish_changes(options, stream, po, std::cerr);
+            return 0;
+        }
         std::optional<NdjsonFile> file;
         if (!out.empty()) {
             file.emplace(NdjsonFile::open(out, from));

@@ -5,6 +5,7 @@
 // (issue 15; docs/pipeline.md). Exit 0 when --until-end finished, 1 for a
 // failure the pipeline cannot retry (message on stderr), 2 for bad usage.
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -40,8 +41,10 @@ int run_command(int argc, char** argv) {
     std::string table;
     bool from_start = false, from_now = false, snapshot = false, quiet = false;
     std::int64_t lag = -1;
-    run->add_option("--source", o.source_url, "the MariaDB server: mariadb://user:password@host:port/ (the user needs "
-                                              "REPLICATION SLAVE and SELECT on the table)")
+    run->add_option("--source", o.source_url,
+                    "the MariaDB server: mariadb://user:password@host:port/ (the user needs REPLICATION SLAVE and "
+                    "SELECT on the table), or a NATS JetStream stream that sluice-mariadb cdc --to fills: "
+                    "nats://HOST:PORT[,nats://...]?stream=NAME (read from its first message; --from-* do not apply)")
         ->required();
     run->add_option("--table", table, "the source table, DB.TABLE")->required();
     run->add_option("--id", o.columns.id, "column whose text is the event id (non-empty, at most 256 bytes)")->required();
@@ -76,6 +79,10 @@ int run_command(int argc, char** argv) {
                     "state; a restart replays from the last checkpoint, idempotently)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
         ->capture_default_str();
+    std::string partition;
+    run->add_option("--partition", partition,
+                    "I/N: with a nats:// source, apply only the keys of partition I of N (0 <= I < N; FNV-1a 64 of "
+                    "the key modulo N, docs/pipeline.md); N workers together fill NAME as one process does");
     run->add_flag("--quiet", quiet, "no progress lines on stderr (default: one at most every second)");
     try {
         app.parse(argc, argv);
@@ -99,6 +106,23 @@ int run_command(int argc, char** argv) {
         if (lag < 0 || lag > two_60)
             return usage_error("--watermark-lag " + std::to_string(lag) + ": expected N in [0, 2^60]");
         o.watermark_lag = lag;
+    }
+    if (!partition.empty()) {
+        const auto slash = partition.find('/');
+        std::uint32_t i = 0, n = 0;
+        bool ok = slash != std::string::npos;
+        if (ok) {
+            const char* b = partition.data();
+            auto r1 = std::from_chars(b, b + slash, i);
+            auto r2 = std::from_chars(b + slash + 1, b + partition.size(), n);
+            ok = r1.ec == std::errc() && r1.ptr == b + slash && r2.ec == std::errc() &&
+                 r2.ptr == b + partition.size() && slash > 0 && slash + 1 < partition.size() && n >= 1 && i < n &&
+                 n <= 1024;
+        }
+        if (!ok) return usage_error("--partition \"" + partition + "\": expected I/N with 0 <= I < N <= 1024");
+        if (o.source_url.rfind("nats://", 0) != 0)
+            return usage_error("--partition needs a nats://HOST:PORT?stream=NAME source (one process reads the binlog)");
+        o.partition = Partition{i, n};
     }
     o.start = from_start ? StartMode::from_start
               : o_gtid->count() ? StartMode::from_gtid

@@ -28,6 +28,7 @@
 #include "sluice/tideweave/checkpoint.hpp"
 #include "sink_writer.hpp"
 #include "source_table.hpp"
+#include "stream_worker.hpp"
 
 namespace sluice::pipeline {
 
@@ -79,6 +80,7 @@ private:
 }  // namespace
 
 void run_once(const Options& o, RunStats& stats, std::ostream& log) {
+    if (is_stream_source(o.source_url)) return run_stream_worker(o, stats, log);
     const std::string settings = settings_text(o);
     const std::int64_t lag = o.watermark_lag.value_or(o.gap);
     const mariadb::ConnectOptions source = mariadb::parse_url(o.source_url);

@@ -113,9 +113,12 @@ void check_sink_name(const std::string& name) {
                                           "\": expected a plain identifier ([A-Za-z_][A-Za-z0-9_]*, at most 54 bytes)");
 }
 
-Sink::Sink(pg::Connection conn, std::string name) : conn_(std::move(conn)), name_(std::move(name)) {}
+Sink::Sink(pg::Connection conn, std::string name, std::string state_name)
+    : conn_(std::move(conn)), name_(std::move(name)), state_name_(std::move(state_name)) {
+    if (state_name_.empty()) state_name_ = name_;
+}
 
-Sink Sink::open(const std::string& url, const std::string& name) {
+Sink Sink::open(const std::string& url, const std::string& name, const std::string& state_name) {
     check_sink_name(name);
     pg::Connection conn = pg::Connection::open(url);
     conn.set_notice_handler({});
@@ -143,7 +146,7 @@ Sink Sink::open(const std::string& url, const std::string& name) {
                     "create temp table if not exists sluice_stage_remove (key text, start bigint) on commit delete rows;" +
                     create_sql("sluice_stage_late", late_columns, "", true) + ";" +
                     create_sql("sluice_stage_rejected", rejected_columns, "", true));
-    Sink sink(std::move(conn), name);
+    Sink sink(std::move(conn), name, state_name);
     sink.prepare_statements();
     return sink;
 }
@@ -167,13 +170,13 @@ void Sink::prepare_statements() {
 }
 
 std::optional<StoredState> Sink::load() {
-    pg::Result r = conn_.query("select gtid, checkpoint, settings from sluice_pipeline_state where name = $1", {name_},
+    pg::Result r = conn_.query("select gtid, checkpoint, settings from sluice_pipeline_state where name = $1", {state_name_},
                                pg::Format::binary);
     if (r.empty()) return std::nullopt;
     StoredState s;
     s.gtid = r.row(0).get<std::string>(0);
     auto cp = r.row(0).get<std::optional<pg::Bytes>>(1);
-    if (!cp) throw Error(ErrorKind::sink_state, "sluice_pipeline_state row of \"" + name_ + "\" has no checkpoint");
+    if (!cp) throw Error(ErrorKind::sink_state, "sluice_pipeline_state row of \"" + state_name_ + "\" has no checkpoint");
     s.checkpoint.assign(cp->begin(), cp->end());
     s.settings = r.row(0).get<std::string>(2);
     return s;
@@ -218,16 +221,16 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
     std::uint64_t written = 0;
     if (!previous_gtid) {
         if (!checkpoint) throw std::logic_error("pipeline: the first commit must carry a checkpoint");
-        written = conn_.execute(*state_insert_, {name_, gtid, bytes_of(*checkpoint), settings}).affected_rows();
+        written = conn_.execute(*state_insert_, {state_name_, gtid, bytes_of(*checkpoint), settings}).affected_rows();
     } else if (checkpoint) {
-        written = conn_.execute(*state_update_checkpoint_, {name_, gtid, *previous_gtid, bytes_of(*checkpoint)})
+        written = conn_.execute(*state_update_checkpoint_, {state_name_, gtid, *previous_gtid, bytes_of(*checkpoint)})
                       .affected_rows();
     } else {
-        written = conn_.execute(*state_update_, {name_, gtid, *previous_gtid}).affected_rows();
+        written = conn_.execute(*state_update_, {state_name_, gtid, *previous_gtid}).affected_rows();
     }
     if (written != 1)
         throw Error(ErrorKind::sink_moved,
-                    "the state of \"" + name_ +
+                    "the state of \"" + state_name_ +
                         "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
                         "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     tx.commit();

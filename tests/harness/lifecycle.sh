@@ -26,14 +26,27 @@ declare -A comm=([kdc]=krb5kdc [mariadb]=mariadbd [postgres]=postgres)
 names=()
 pids=()
 ports=()
-while read -r name; do
-  names+=("$name")
-  pids+=("$(cat "$dir/$name.pid")")
-  ports+=("$(cat "$dir/$name.port")")
+while read -r listed; do
+  # nats is a cluster: three nodes, each with its PID and port file.
+  nodes=("$listed")
+  [ "$listed" = nats ] && nodes=(nats-1 nats-2 nats-3)
+  for name in "${nodes[@]}"; do
+    names+=("$name")
+    pids+=("$(cat "$dir/$name.pid")")
+    ports+=("$(cat "$dir/$name.port")")
+  done
 done <"$dir/servers"
 data=$(cat "$dir/datadir")
-pam_file=/etc/pam.d/$SLUICE_PAM_SERVICE
+pam_file=/etc/pam.d/${SLUICE_PAM_SERVICE:-none}
 [ -d "$data" ] || fail "data directory $data missing while up"
+if [ "$SLUICE_SERVERS" = nats ]; then
+  # The env names each node's URL, and all three in one list for clients.
+  for n in 1 2 3; do
+    url_var=SLUICE_NATS_URL_$n
+    [[ ",$SLUICE_NATS_URL," == *",${!url_var},"* ]] || fail "SLUICE_NATS_URL lacks node $n (${!url_var})"
+  done
+  pass "env has the three NATS URLs: $SLUICE_NATS_URL"
+fi
 
 if [[ " $* " == *" --pam-cleartext "* ]]; then
   # The PAM account now authenticates through mysql_clear_password (TLS

@@ -3,7 +3,8 @@
 # Layout of a servers directory DIR (given with --dir):
 #   DIR/env               KEY=VALUE lines for tests, benchmarks and tools
 #   DIR/datadir           path of the temporary data directory (mktemp -d)
-#   DIR/<server>.pid      PID of each running server (mariadb, postgres, kdc)
+#   DIR/<server>.pid      PID of each running server (mariadb, postgres, kdc,
+#                         nats-1, nats-2, nats-3)
 #   DIR/<server>.port     the port it listens on (status checks it)
 #   DIR/pam_service       path of the PAM service file in /etc/pam.d
 #   DIR/krb5.conf, DIR/kdc.conf, DIR/my.cnf   the generated configurations
@@ -12,6 +13,8 @@
 # socket paths must stay short (108 bytes), and a build tree can be deep.
 
 SLUICE_SERVERS_ALL=(kdc mariadb postgres)
+# Started only when asked for (--only ...,nats): a NATS JetStream cluster.
+SLUICE_SERVERS_KNOWN=(kdc mariadb postgres nats)
 
 say() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*"; }
 warn() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*" >&2; }
@@ -43,8 +46,8 @@ parse_only() {
   IFS=',' read -r -a items <<<"$1"
   for item in "${items[@]}"; do
     case "$item" in
-      kdc|mariadb|postgres) ONLY+=("$item") ;;
-      *) warn "--only: unknown server '$item' (known: kdc, mariadb, postgres)"; exit 2 ;;
+      kdc|mariadb|postgres|nats) ONLY+=("$item") ;;
+      *) warn "--only: unknown server '$item' (known: kdc, mariadb, postgres, nats)"; exit 2 ;;
     esac
   done
 }

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "sluice/pipeline/key_partition.hpp"
 #include "sluice/pipeline/mapping.hpp"
 
 namespace sluice::pipeline {
@@ -24,7 +25,7 @@ namespace sluice::pipeline {
 enum class StartMode { from_start, from_gtid, from_now, snapshot };
 
 struct Options {
-    std::string source_url;  // mariadb://...
+    std::string source_url;  // mariadb://..., or nats://HOST:PORT?stream=NAME (stream_worker.hpp)
     std::string db, table;   // --table DB.TABLE
     ColumnNames columns;     // --id --key --ts --value
     std::string sink_url;    // postgresql://...
@@ -45,6 +46,8 @@ struct Options {
     // Keep retrying lost connections this long since the last progress.
     std::chrono::milliseconds retry_for{std::chrono::minutes(5)};
     bool progress = true;  // a line on stderr at most once a second
+    // --partition I/N (a nats:// source only): apply the keys of partition I.
+    Partition partition;
 };
 
 // The arguments that shape the sink's tables, stored with the state: a

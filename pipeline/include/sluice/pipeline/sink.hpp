@@ -38,7 +38,10 @@ void check_sink_name(const std::string& name);
 
 class Sink {
 public:
-    static Sink open(const std::string& url, const std::string& name);
+    // `state_name`: the sluice_pipeline_state row (default: NAME); the
+    // workers of a partitioned pipeline share NAME's tables, each with a row
+    // of its own.
+    static Sink open(const std::string& url, const std::string& name, const std::string& state_name = {});
 
     std::optional<StoredState> load();
     // One PostgreSQL transaction: the batch's net rows, late and rejected
@@ -51,11 +54,12 @@ public:
     postgres::Connection& connection() { return conn_; }
 
 private:
-    Sink(postgres::Connection conn, std::string name);
+    Sink(postgres::Connection conn, std::string name, std::string state_name);
     void prepare_statements();
 
     postgres::Connection conn_;
     std::string name_;
+    std::string state_name_;
     std::optional<postgres::Statement> upsert_, remove_, late_, reject_, state_insert_, state_update_,
         state_update_checkpoint_;
 };

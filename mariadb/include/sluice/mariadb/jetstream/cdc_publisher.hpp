@@ -1,0 +1,67 @@
+#pragma once
+// A MariaDB binlog (ChangeStream) into a NATS JetStream stream, each
+// transaction exactly once, in binlog order (docs/mariadb-cdc.md, "Into NATS
+// JetStream").
+//
+//   PublishStats s = publish_changes(mariadb_options, {.start = StartAt::oldest},
+//                                    {.urls = "nats://127.0.0.1:4222", .stream = "SHOP"}, std::cerr);
+//
+// The stream is the only state. At start, and after any failure, the
+// publisher reads the stream's last message and opens the binlog after the
+// position its Sluice-Gtid-State header names (an empty stream: after
+// StreamOptions' own start). Every message is published with
+// Nats-Expected-Last-Sequence = the sequence the previous one must have got,
+// so a message the cluster did not store (a node lost, a leader change, a
+// timeout) makes every later one fail too: nothing is ever stored out of
+// order or with a gap, and the publisher resynchronises from the stream
+// instead of retrying blindly. Nats-Msg-Id (the GTID) adds JetStream's own
+// de-duplication. Publishing is asynchronous: at most `window` messages
+// wait for their acknowledgment.
+//
+// The stream must have no other writer (another writer's message makes the
+// next expected-sequence check fail, and a message without the Sluice
+// headers at the end of the stream stops the publisher with an error).
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "sluice/mariadb/cdc/change_stream.hpp"
+#include "sluice/mariadb/connect_options.hpp"
+#include "sluice/mariadb/jetstream/cdc_messages.hpp"
+
+namespace sluice::mariadb::jetstream {
+
+struct PublisherOptions {
+    std::string urls;            // nats://HOST:PORT[,nats://...]
+    std::string stream;          // the stream's name
+    std::string subject_prefix;  // default: the stream's name
+    // Replicas of a stream created here; default 3 when the connection knows
+    // at least three servers (a cluster), else 1. An existing stream is kept
+    // as it is.
+    std::optional<std::int64_t> replicas;
+    Envelope envelope = Envelope::sluice;
+    std::int64_t window = 1000;  // unacknowledged messages at most
+    // Keep retrying a lost cluster (no server, no leader) this long since
+    // the last progress.
+    std::chrono::milliseconds retry_for{std::chrono::minutes(5)};
+    bool progress = false;  // a line on the log at most once a second
+};
+
+struct PublishStats {
+    std::uint64_t transactions = 0;  // source transactions published (this process)
+    std::uint64_t messages = 0;      // messages acknowledged
+    std::uint64_t resyncs = 0;       // restarts from the stream's last message after a failure
+    std::uint64_t last_seq = 0;      // the stream's last sequence at the end
+};
+
+// Publishes until the binlog stream ends (StreamOptions::until_end, or the
+// server shut the dump down) and every message is acknowledged. Throws
+// Error for what retrying cannot fix (the binlog's errors, an API error, a
+// foreign message at the end of the stream), or once retry_for passed
+// without progress.
+PublishStats publish_changes(const ConnectOptions& source, const cdc::StreamOptions& start,
+                             const PublisherOptions& options, std::ostream& log);
+
+}  // namespace sluice::mariadb::jetstream

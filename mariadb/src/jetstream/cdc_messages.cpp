@@ -1,0 +1,170 @@
+#include "sluice/mariadb/jetstream/cdc_messages.hpp"
+
+#include <charconv>
+#include <map>
+#include <variant>
+
+#include "sluice/mariadb/cdc/ndjson.hpp"
+#include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/ndjson.hpp"
+
+namespace sluice::mariadb::jetstream {
+
+namespace json = sluice::mariadb::ndjson;
+
+std::string subject_token(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        out += (u <= 0x20 || u == 0x7F || c == '.' || c == '*' || c == '>') ? '_' : c;
+    }
+    if (out.empty()) out = "_";
+    return out;
+}
+
+namespace {
+
+std::string gtid_text(const cdc::GtidPosition& g) { return mariadb::binlog::to_string(g); }
+
+char debezium_op(mariadb::binlog::RowsKind k) {
+    switch (k) {
+        case mariadb::binlog::RowsKind::write: return 'c';
+        case mariadb::binlog::RowsKind::update: return 'u';
+        case mariadb::binlog::RowsKind::delete_: return 'd';
+    }
+    return '?';
+}
+
+// Debezium's envelope without the schema part (what its JSON converter
+// writes with schemas.enable=false). Values are the CDC formatter's (as in
+// the NDJSON lines), not Debezium's per-type encodings.
+void append_debezium(std::string& out, const cdc::Change& c, const cdc::Transaction& t, std::size_t index,
+                     std::size_t table_order, const std::string& prefix, std::int64_t now_ms) {
+    const std::string gtid = gtid_text(t.gtid);
+    out += "{\"before\":";
+    if (c.op == mariadb::binlog::RowsKind::write) json::append_null(out);
+    else cdc::ndjson::append_image(out, c.before, *c.table);
+    out += ",\"after\":";
+    if (c.op == mariadb::binlog::RowsKind::delete_) json::append_null(out);
+    else cdc::ndjson::append_image(out, c.after, *c.table);
+    out += ",\"source\":{\"version\":\"sluice\",\"connector\":\"mariadb\",\"name\":";
+    json::append_string(out, prefix);
+    out += ",\"ts_ms\":";
+    out += std::to_string(static_cast<std::int64_t>(t.timestamp) * 1000);
+    out += ",\"snapshot\":\"false\",\"db\":";
+    json::append_string(out, c.table->db);
+    out += ",\"table\":";
+    json::append_string(out, c.table->table);
+    out += ",\"server_id\":";
+    out += std::to_string(t.gtid.server_id);
+    out += ",\"gtid\":";
+    json::append_string(out, gtid);
+    out += ",\"file\":\"\",\"pos\":0,\"row\":";
+    out += std::to_string(index);
+    out += ",\"thread\":null,\"query\":null},\"op\":\"";
+    out += debezium_op(c.op);
+    out += "\",\"ts_ms\":";
+    out += std::to_string(now_ms);
+    out += ",\"transaction\":{\"id\":";
+    json::append_string(out, gtid);
+    out += ",\"total_order\":";
+    out += std::to_string(index + 1);
+    out += ",\"data_collection_order\":";
+    out += std::to_string(table_order);
+    out += "}}";
+}
+
+}  // namespace
+
+void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, const cdc::GtidState& before,
+                 const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms) {
+    const std::string after_text = after.to_string();
+    if (envelope == Envelope::sluice) {
+        const cdc::GtidPosition* g = nullptr;
+        if (const auto* t = std::get_if<cdc::Transaction>(&event)) g = &t->gtid;
+        else if (const auto* d = std::get_if<cdc::Ddl>(&event)) g = &d->gtid;
+        if (!g) return;
+        OutMessage m;
+        m.subject = prefix;
+        cdc::ndjson::append_line(m.data, event);
+        if (!m.data.empty() && m.data.back() == '\n') m.data.pop_back();
+        const std::string gtid = gtid_text(*g);
+        m.headers = {{msg_id_header, gtid}, {gtid_header, gtid}, {state_header, after_text}};
+        out.push_back(std::move(m));
+        return;
+    }
+    const auto* t = std::get_if<cdc::Transaction>(&event);
+    if (!t) return;
+    std::size_t total = 0;
+    t->for_each_change([&](const cdc::Change&) { ++total; });
+    const std::string gtid = gtid_text(t->gtid);
+    const std::string before_text = before.to_string();
+    const std::string total_text = std::to_string(total);
+    std::map<std::pair<std::string, std::string>, std::size_t> per_table;
+    std::size_t index = 0;
+    t->for_each_change([&](const cdc::Change& c) {
+        OutMessage m;
+        m.subject = prefix + "." + subject_token(c.table->db) + "." + subject_token(c.table->table);
+        const std::size_t order = ++per_table[{c.table->db, c.table->table}];
+        append_debezium(m.data, c, *t, index, order, prefix, now_ms);
+        ++index;
+        m.headers = {{msg_id_header, gtid + ":" + std::to_string(index)},
+                     {gtid_header, gtid},
+                     {state_header, after_text},
+                     {state_before_header, before_text},
+                     {change_header, std::to_string(index) + "/" + total_text}};
+        out.push_back(std::move(m));
+    });
+}
+
+namespace {
+
+std::size_t parse_count(std::string_view text, const std::string& what) {
+    std::size_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size() || text.empty())
+        throw Error(ErrorKind::protocol, what + ": \"" + std::string(text) + "\" is not a number");
+    return v;
+}
+
+}  // namespace
+
+ResumePoint resume_point(const StoredMessage& last, const std::string& stream) {
+    const std::string where = "message " + std::to_string(last.seq) + " of stream \"" + stream + "\"";
+    auto parse_state = [&](const char* header) {
+        try {
+            return cdc::GtidState::parse(last.header(header, stream));
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::usage) throw;
+            throw Error(ErrorKind::protocol, where + ", header " + header + ": " + e.what());
+        }
+    };
+    ResumePoint r;
+    auto change = last.headers.find(change_header);
+    if (change == last.headers.end()) {
+        r.from = parse_state(state_header);
+        return r;
+    }
+    const std::string what = where + ", header " + std::string(change_header);
+    const auto slash = change->second.find('/');
+    if (slash == std::string::npos) throw Error(ErrorKind::protocol, what + ": expected I/N, got \"" + change->second + "\"");
+    const std::size_t i = parse_count(std::string_view(change->second).substr(0, slash), what);
+    const std::size_t n = parse_count(std::string_view(change->second).substr(slash + 1), what);
+    if (i == 0 || i > n) throw Error(ErrorKind::protocol, what + ": expected 1 <= I <= N, got \"" + change->second + "\"");
+    if (i == n) {
+        r.from = parse_state(state_header);
+        return r;
+    }
+    r.from = parse_state(state_before_header);
+    try {
+        r.skip_gtid = cdc::parse_gtid(last.header(gtid_header, stream));
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::usage) throw;
+        throw Error(ErrorKind::protocol, where + ", header " + std::string(gtid_header) + ": " + e.what());
+    }
+    r.skip_changes = i;
+    return r;
+}
+
+}  // namespace sluice::mariadb::jetstream

@@ -1,0 +1,248 @@
+// The publisher's loop: resynchronise from the stream, publish in order
+// with chained expected sequences, and on any failure wait for (or drop)
+// what is in flight and resynchronise again. Why this is exactly once is in
+// the header and docs/mariadb-cdc.md.
+#include "sluice/mariadb/jetstream/cdc_publisher.hpp"
+
+#include <nats/nats.h>
+
+#include <atomic>
+#include <charconv>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "sluice/mariadb/error.hpp"
+
+namespace sluice::mariadb::jetstream {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Shared with libnats's acknowledgment thread.
+struct AckState {
+    std::atomic<bool> failed{false};
+    std::atomic<std::uint64_t> acked{0};
+    std::atomic<std::uint64_t> last_seq{0};
+    std::mutex mutex;
+    std::string first_error;
+
+    void fail(std::string why) {
+        std::lock_guard lock(mutex);
+        if (first_error.empty()) first_error = std::move(why);
+        failed = true;
+    }
+    std::string take_error() {
+        std::lock_guard lock(mutex);
+        std::string e = std::move(first_error);
+        first_error.clear();
+        failed = false;
+        return e;
+    }
+};
+
+std::uint64_t expected_last(natsMsg* m) {
+    const char* v = nullptr;
+    if (natsMsgHeader_Get(m, "Nats-Expected-Last-Sequence", &v) != NATS_OK || !v) return 0;
+    std::uint64_t n = 0;
+    std::from_chars(v, v + std::strlen(v), n);
+    return n;
+}
+
+void on_ack(jsCtx*, natsMsg* m, jsPubAck* pa, jsPubAckErr* pae, void* closure) {
+    auto* s = static_cast<AckState*>(closure);
+    const std::uint64_t expected = expected_last(m) + 1;
+    if (pae) {
+        std::string why = std::string("publish of sequence ") + std::to_string(expected) + ": " +
+                          natsStatus_GetText(pae->Err);
+        if (pae->ErrCode) why += " (JetStream error " + std::to_string(static_cast<int>(pae->ErrCode)) + ")";
+        if (pae->ErrText && *pae->ErrText && std::strcmp(pae->ErrText, natsStatus_GetText(pae->Err)) != 0)
+            why += ": " + std::string(pae->ErrText);
+        s->fail(std::move(why));
+    } else if (pa) {
+        if (pa->Duplicate || pa->Sequence != expected) {
+            s->fail("publish expected sequence " + std::to_string(expected) + ", the stream answered " +
+                    std::to_string(pa->Sequence) + (pa->Duplicate ? " (duplicate)" : ""));
+        } else {
+            s->last_seq = pa->Sequence;
+            ++s->acked;
+        }
+    }
+    natsMsg_Destroy(m);
+}
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+class Publisher {
+public:
+    Publisher(const ConnectOptions& source, const cdc::StreamOptions& start, const PublisherOptions& o, std::ostream& log)
+        : source_(source), start_(start), o_(o), log_(log) {
+        prefix_ = o.subject_prefix.empty() ? o.stream : o.subject_prefix;
+    }
+
+    PublishStats run() {
+        auto failing_since = Clock::now();
+        auto backoff = std::chrono::milliseconds(100);
+        std::uint64_t acked_seen = 0;
+        for (;;) {
+            std::string why;
+            try {
+                if (!client_) connect();
+                if (attempt()) break;  // the binlog ended and everything is acknowledged
+                settle();
+                why = acks_.take_error();
+            } catch (const Error& e) {
+                if (!retryable(e)) throw;
+                why = e.what();
+                if (client_) settle();
+                acks_.take_error();
+            }
+            ++stats_.resyncs;
+            if (acks_.acked != acked_seen) {
+                acked_seen = acks_.acked;
+                failing_since = Clock::now();
+                backoff = std::chrono::milliseconds(100);
+            }
+            if (Clock::now() - failing_since > o_.retry_for)
+                throw Error(ErrorKind::timeout, why + " (gave up after retrying for " +
+                                                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(o_.retry_for).count()) +
+                                                    " s without progress)");
+            log_ << "sluice-mariadb cdc: " << why << "; resynchronising from stream \"" << o_.stream << "\" in "
+                 << backoff.count() << " ms\n"
+                 << std::flush;
+            std::this_thread::sleep_for(backoff);
+            backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+        }
+        stats_.messages = acks_.acked;
+        stats_.last_seq = acks_.last_seq;
+        return stats_;
+    }
+
+private:
+    void connect() {
+        ClientOptions co;
+        co.max_pending = o_.window;
+        co.ack_handler = &on_ack;
+        co.ack_closure = &acks_;
+        client_.emplace(JetStreamClient::connect(o_.urls, co));
+    }
+
+    // The stream's state, creating the stream when it is missing. (Right
+    // after a node restarts, a stream just created can be reported missing
+    // once more: creating it again is then a no-op or creates it for real.)
+    StreamState ensure_stream() {
+        if (auto state = client_->stream_state(o_.stream)) return *state;
+        const std::int64_t replicas = o_.replicas.value_or(client_->known_servers() >= 3 ? 3 : 1);
+        client_->add_stream({o_.stream, {prefix_, prefix_ + ".>"}, replicas});
+        log_ << "sluice-mariadb cdc: created stream \"" << o_.stream << "\" (subjects " << prefix_ << ", " << prefix_
+             << ".>; file storage, " << replicas << " replicas)\n"
+             << std::flush;
+        if (auto state = client_->stream_state(o_.stream)) return *state;
+        throw Error(ErrorKind::timeout, "stream \"" + o_.stream + "\" not found right after creating it");
+    }
+
+    // Waits for every acknowledgment in flight; drops what did not come in
+    // time (the expected-sequence chain makes a late arrival harmless: it
+    // lands only where it belongs, or is refused).
+    void settle() {
+        jsPubOptions po;
+        jsPubOptions_Init(&po);
+        po.MaxWait = 15000;
+        if (js_PublishAsyncComplete(client_->context(), &po) == NATS_OK) return;
+        natsMsgList pending{};
+        if (js_PublishAsyncGetPendingList(&pending, client_->context()) == NATS_OK) natsMsgList_Destroy(&pending);
+        acks_.fail("acknowledgments did not arrive within 15 s");
+    }
+
+    // One pass from the stream's last message. True when the binlog ended
+    // and everything was acknowledged; false after a publish failure (the
+    // caller resynchronises).
+    bool attempt() {
+        settle();
+        if (acks_.failed) return false;
+        const std::optional<StreamState> state = ensure_stream();
+        cdc::StreamOptions so = start_;
+        ResumePoint resume;
+        if (state->last_seq > 0) {
+            resume = resume_point(client_->message(o_.stream, state->last_seq), o_.stream);
+            so.start = cdc::StartAt::gtid;
+            so.gtid = resume.from;
+        }
+        std::uint64_t expected = state->last_seq;  // the sequence of the last stored message
+        cdc::ChangeStream cs = cdc::ChangeStream::open(source_, so);
+        cdc::GtidState before = so.start == cdc::StartAt::gtid ? so.gtid : cdc::GtidState{};
+        std::vector<OutMessage> batch;
+        auto last_progress = Clock::now();
+        while (const cdc::ChangeEvent* e = cs.next()) {
+            if (acks_.failed) return false;
+            if (!cs.resumable())
+                throw Error(ErrorKind::usage, "snapshots cannot be published to JetStream (start from a GTID instead)");
+            batch.clear();
+            messages_of(batch, *e, before, cs.position(), o_.envelope, prefix_, now_ms());
+            std::size_t first = 0;
+            if (resume.skip_gtid) {
+                const auto* t = std::get_if<cdc::Transaction>(e);
+                if (!t || !(t->gtid == *resume.skip_gtid))
+                    throw Error(ErrorKind::protocol, "stream \"" + o_.stream + "\" ends inside transaction " +
+                                                         binlog::to_string(*resume.skip_gtid) +
+                                                         ", but the binlog continues with another event there");
+                first = std::min(resume.skip_changes, batch.size());
+                resume.skip_gtid.reset();
+            }
+            for (std::size_t i = first; i < batch.size(); ++i) publish(batch[i], expected++);
+            if (std::holds_alternative<cdc::Transaction>(*e)) ++stats_.transactions;
+            before = cs.position();
+            if (o_.progress && Clock::now() - last_progress >= std::chrono::seconds(1)) {
+                last_progress = Clock::now();
+                log_ << "sluice-mariadb cdc: " << stats_.transactions << " transactions, " << acks_.acked
+                     << " messages acknowledged, stream at " << acks_.last_seq << "\n"
+                     << std::flush;
+            }
+        }
+        settle();
+        return !acks_.failed;
+    }
+
+    void publish(const OutMessage& m, std::uint64_t expected_last) {
+        natsMsg* msg = nullptr;
+        check_nats(natsMsg_Create(&msg, m.subject.c_str(), nullptr, m.data.data(), static_cast<int>(m.data.size())), 0,
+                   "message for " + m.subject);
+        for (const auto& [k, v] : m.headers) natsMsgHeader_Set(msg, k.c_str(), v.c_str());
+        jsPubOptions po;
+        jsPubOptions_Init(&po);
+        po.MaxWait = 10000;
+        po.ExpectLastSeq = expected_last;
+        // 0 (an empty stream) is not checked by the server; the first
+        // message is guarded by its de-duplication id and by on_ack, which
+        // insists on sequence 1.
+        natsStatus s = js_PublishMsgAsync(client_->context(), &msg, &po);
+        natsMsg_Destroy(msg);  // a no-op when the library took it
+        if (s != NATS_OK) {
+            acks_.fail(std::string("publishing to ") + m.subject + ": " + natsStatus_GetText(s));
+        }
+    }
+
+    const ConnectOptions& source_;
+    const cdc::StreamOptions& start_;
+    const PublisherOptions& o_;
+    std::ostream& log_;
+    std::string prefix_;
+    AckState acks_;
+    std::optional<JetStreamClient> client_;
+    PublishStats stats_;
+};
+
+}  // namespace
+
+PublishStats publish_changes(const ConnectOptions& source, const cdc::StreamOptions& start,
+                             const PublisherOptions& options, std::ostream& log) {
+    Publisher p(source, start, options, log);
+    return p.run();
+}
+
+}  // namespace sluice::mariadb::jetstream

@@ -1,0 +1,69 @@
+#include "sluice/mariadb/jetstream/stream_reader.hpp"
+
+#include <nats/nats.h>
+
+#include "sluice/mariadb/error.hpp"
+
+namespace sluice::mariadb::jetstream {
+
+struct StreamReader::Handles {
+    natsSubscription* sub = nullptr;
+    natsMsg* current = nullptr;
+    std::string stream;
+    ~Handles() {
+        if (current) natsMsg_Destroy(current);
+        if (sub) {
+            natsSubscription_Unsubscribe(sub);
+            natsSubscription_Destroy(sub);
+        }
+    }
+};
+
+StreamReader StreamReader::open(JetStreamClient& client, const std::string& stream, const std::string& subject,
+                                std::uint64_t first_seq) {
+    auto h = std::make_unique<Handles>();
+    h->stream = stream;
+    jsSubOptions so;
+    jsSubOptions_Init(&so);
+    so.Stream = stream.c_str();
+    so.Ordered = true;
+    so.Config.DeliverPolicy = js_DeliverByStartSequence;
+    so.Config.OptStartSeq = first_seq;
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    check_nats(js_SubscribeSync(&h->sub, client.context(), subject.c_str(), nullptr, &so, &jerr), jerr,
+               "ordered consumer of stream \"" + stream + "\" from sequence " + std::to_string(first_seq));
+    // The library's queue of received messages: large enough for bursts,
+    // bounded so a slow consumer holds at most this much.
+    natsSubscription_SetPendingLimits(h->sub, 65536, 256 * 1024 * 1024);
+    return StreamReader(std::move(h));
+}
+
+StreamReader::StreamReader(std::unique_ptr<Handles> h) noexcept : h_(std::move(h)) {}
+StreamReader::StreamReader(StreamReader&&) noexcept = default;
+StreamReader& StreamReader::operator=(StreamReader&&) noexcept = default;
+StreamReader::~StreamReader() = default;
+
+std::optional<DeliveredMessage> StreamReader::next(std::chrono::milliseconds timeout) {
+    if (h_->current) {
+        natsMsg_Destroy(h_->current);
+        h_->current = nullptr;
+    }
+    natsStatus s = natsSubscription_NextMsg(&h_->current, h_->sub, timeout.count());
+    if (s == NATS_TIMEOUT) return std::nullopt;
+    check_nats(s, 0, "reading stream \"" + h_->stream + "\"");
+    jsMsgMetaData* meta = nullptr;
+    check_nats(natsMsg_GetMetaData(&meta, h_->current), 0, "metadata of a message of stream \"" + h_->stream + "\"");
+    DeliveredMessage m;
+    m.seq = meta->Sequence.Stream;
+    jsMsgMetaData_Destroy(meta);
+    m.data = std::string_view(natsMsg_GetData(h_->current), static_cast<std::size_t>(natsMsg_GetDataLength(h_->current)));
+    return m;
+}
+
+bool StreamReader::pending() const {
+    int msgs = 0, bytes = 0;
+    if (natsSubscription_GetPending(h_->sub, &msgs, &bytes) != NATS_OK) return false;
+    return msgs > 0;
+}
+
+}  // namespace sluice::mariadb::jetstream

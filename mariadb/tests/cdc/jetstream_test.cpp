@@ -1,0 +1,266 @@
+// `sluice-mariadb cdc --to nats://...` against the shared private MariaDB
+// (the `servers` fixture, tables of database cdc_jetstream, the binlog read
+// from the position before each test's workload) and a three-node NATS
+// JetStream cluster of the program's own, whose nodes the tests kill.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "cdc_support.hpp"
+#include "json_scan.hpp"
+#include "nats_cluster.hpp"
+#include "sluice/mariadb/jetstream/cdc_messages.hpp"
+#include "sluice/mariadb/jetstream/client.hpp"
+
+namespace sluice::mariadb::test {
+namespace {
+
+using namespace std::chrono_literals;
+namespace js = sluice::mariadb::jetstream;
+
+pid_t spawn_cli(const std::vector<std::string>& args, const std::string& log) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::vector<char*> argv;
+        argv.push_back(const_cast<char*>(SLUICE_MARIADB_CLI));
+        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        std::freopen("/dev/null", "w", stdout);
+        std::freopen(log.c_str(), "a", stderr);
+        ::execv(SLUICE_MARIADB_CLI, argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+int wait_exit(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class CdcJetStream : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        cluster_ = new sluice::test::NatsCluster("cdc-jetstream");
+        Connection c = Connection::connect(admin_options());
+        c.execute("CREATE DATABASE IF NOT EXISTS cdc_jetstream");
+    }
+    static void TearDownTestSuite() {
+        delete cluster_;
+        cluster_ = nullptr;
+    }
+    void SetUp() override {
+        ASSERT_TRUE(cluster_->started()) << cluster_->log();
+        conn_.emplace(Connection::connect(admin_options()));
+    }
+    Connection& sql() { return *conn_; }
+    void fresh(const std::string& table) {
+        sql().execute("DROP TABLE IF EXISTS cdc_jetstream." + table);
+        start_ = binlog_pos(sql());
+    }
+    std::string log_path(const std::string& name) const {
+        std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
+        return std::string(SLUICE_OWN_SERVERS_DIR) + "/" + name + "-" + std::to_string(::getpid()) + ".log";
+    }
+    // Every message of the stream, in sequence order.
+    std::vector<js::StoredMessage> messages(const std::string& stream) {
+        js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());
+        auto state = c.stream_state(stream);
+        std::vector<js::StoredMessage> out;
+        if (!state) return out;
+        for (std::uint64_t s = state->first_seq; s <= state->last_seq && state->messages; ++s)
+            out.push_back(c.message(stream, s));
+        return out;
+    }
+    // Kills the publisher at random moments while `writer_done` is false
+    // (and at least `min_kills` times), SIGKILLs NATS node 2 after the third
+    // kill and starts it again after the sixth; then one last run with
+    // --until-end must exit 0.
+    int kill_loop(const std::vector<std::string>& args, const std::atomic<bool>& writer_done, int min_kills,
+                  const std::string& log) {
+        std::mt19937 random(4242);
+        int kills = 0;
+        while (!writer_done || kills < min_kills) {
+            pid_t pid = spawn_cli(args, log);
+            std::this_thread::sleep_for(std::chrono::milliseconds(60 + random() % 300));
+            ::kill(pid, SIGKILL);
+            EXPECT_EQ(wait_exit(pid), -1) << "the publisher exited by itself:\n" << read_file(log);
+            ++kills;
+            if (kills == 3) cluster_->kill(2);
+            if (kills == 6) {
+                EXPECT_TRUE(cluster_->restart(2));
+            }
+        }
+        std::vector<std::string> last = args;
+        last.push_back("--until-end");
+        EXPECT_EQ(wait_exit(spawn_cli(last, log)), 0) << read_file(log);
+        return kills;
+    }
+
+    static sluice::test::NatsCluster* cluster_;
+    std::optional<Connection> conn_;
+    std::string start_;
+};
+sluice::test::NatsCluster* CdcJetStream::cluster_ = nullptr;
+
+std::uint64_t seq_of(const std::string& gtid) { return std::stoull(gtid.substr(gtid.rfind('-') + 1)); }
+
+// The publisher SIGKILLed many times while a writer commits, and one of the
+// three NATS nodes killed and started again meanwhile: the stream holds
+// every transaction once, in commit order, each with its GTID as the
+// message id and in the headers.
+TEST_F(CdcJetStream, SigkillsOfThePublisherAndOfANodePutEachTransactionInTheStreamOnce) {
+    fresh("kill");
+    sql().execute("CREATE TABLE cdc_jetstream.kill (id INT PRIMARY KEY, pad VARCHAR(100))");
+    constexpr int transactions = 400;
+    std::atomic<bool> done{false};
+    std::vector<std::string> gtids;  // of the writer's commits
+    std::thread writer([&] {
+        Connection w = Connection::connect(admin_options());
+        for (int i = 1; i <= transactions; ++i) {
+            if (i % 10 == 0) {
+                w.execute("START TRANSACTION");
+                w.execute("INSERT INTO cdc_jetstream.kill VALUES (" + std::to_string(i) + ", REPEAT('k', 100))");
+                w.execute("UPDATE cdc_jetstream.kill SET pad = 'u' WHERE id = " + std::to_string(i));
+                w.execute("COMMIT");
+            } else {
+                w.execute("INSERT INTO cdc_jetstream.kill VALUES (" + std::to_string(i) + ", REPEAT('k', 100))");
+            }
+            gtids.push_back(scalar(w, "SELECT @@session.last_gtid"));
+            std::this_thread::sleep_for(std::chrono::microseconds(3000));
+        }
+        done = true;
+    });
+    const std::string log = log_path("jetstream-kill");
+    std::filesystem::remove(log);
+    const std::vector<std::string> args = {"cdc",      url_of(admin_options()), "--from-gtid", start_,
+                                           "--tables", "cdc_jetstream.kill",    "--to",        cluster_->urls(),
+                                           "--stream", "KILL",                  "--window",    "64"};
+    const int kills = kill_loop(args, done, 10, log);
+    writer.join();
+    EXPECT_GE(kills, 10);
+
+    std::vector<js::StoredMessage> stored = messages("KILL");
+    std::vector<int> inserted;
+    std::vector<std::string> seen_gtids;
+    std::uint64_t last = 0;
+    for (const js::StoredMessage& m : stored) {
+        const std::string gtid = m.header(js::gtid_header, "KILL");
+        EXPECT_EQ(m.header(js::msg_id_header, "KILL"), gtid);
+        EXPECT_EQ(member(m.data, "gtid"), "\"" + gtid + "\"");
+        EXPECT_GT(seq_of(gtid), last) << "out of order or repeated at stream sequence " << m.seq;
+        last = seq_of(gtid);
+        EXPECT_EQ(js::resume_point(m, "KILL").from.to_string(), gtid);  // one domain: the state is the GTID
+        if (!member(m.data, "ddl").empty()) continue;
+        seen_gtids.push_back(gtid);
+        for (const std::string& c : elements(member(m.data, "changes")))
+            if (member(c, "op") == "\"insert\"") inserted.push_back(std::stoi(member(member(c, "after"), "id")));
+    }
+    EXPECT_EQ(seen_gtids, gtids);
+    ASSERT_EQ(inserted.size(), static_cast<std::size_t>(transactions));
+    for (int i = 0; i < transactions; ++i) EXPECT_EQ(inserted[static_cast<std::size_t>(i)], i + 1);
+    js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());
+    EXPECT_EQ(c.stream_state("KILL")->replicas, 3);  // three known servers: a cluster
+}
+
+// --format debezium: one message per row change in Debezium's envelope,
+// through publisher kills too; a transaction cut off half way is completed
+// from its next change, never repeated.
+TEST_F(CdcJetStream, DebeziumEnvelopeHasOneMessagePerRowChangeOnceThroughKills) {
+    fresh("dbz");
+    sql().execute("CREATE TABLE cdc_jetstream.dbz (id INT PRIMARY KEY, name VARCHAR(20))");
+    constexpr int transactions = 150;
+    std::atomic<bool> done{false};
+    std::thread writer([&] {
+        Connection w = Connection::connect(admin_options());
+        for (int i = 0; i < transactions; ++i) {
+            const int b = i * 10;
+            // 5 row changes: 3 inserts (one statement), an update, a delete.
+            w.execute("START TRANSACTION");
+            w.execute("INSERT INTO cdc_jetstream.dbz VALUES (" + std::to_string(b + 1) + ",'a'),(" +
+                      std::to_string(b + 2) + ",'b'),(" + std::to_string(b + 3) + ",'c')");
+            w.execute("UPDATE cdc_jetstream.dbz SET name = 'B' WHERE id = " + std::to_string(b + 2));
+            w.execute("DELETE FROM cdc_jetstream.dbz WHERE id = " + std::to_string(b + 3));
+            w.execute("COMMIT");
+            std::this_thread::sleep_for(std::chrono::microseconds(3000));
+        }
+        done = true;
+    });
+    const std::string log = log_path("jetstream-dbz");
+    std::filesystem::remove(log);
+    const std::vector<std::string> args = {"cdc",       url_of(admin_options()), "--from-gtid", start_,
+                                           "--tables",  "cdc_jetstream.dbz",     "--to",        cluster_->urls(),
+                                           "--stream",  "DBZ",                   "--subject",   "shop",
+                                           "--format",  "debezium",              "--window",    "16"};
+    kill_loop(args, done, 6, log);
+    writer.join();
+
+    std::vector<js::StoredMessage> stored = messages("DBZ");
+    ASSERT_EQ(stored.size(), static_cast<std::size_t>(transactions) * 5);
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+        const js::StoredMessage& m = stored[i];
+        const int index = static_cast<int>(i % 5);  // the change's place in its transaction
+        const int b = static_cast<int>(i / 5) * 10;
+        EXPECT_EQ(m.subject, "shop.cdc_jetstream.dbz");
+        EXPECT_EQ(m.header(js::change_header, "DBZ"), std::to_string(index + 1) + "/5");
+        EXPECT_TRUE(ids.insert(m.header(js::msg_id_header, "DBZ")).second) << "repeated: " << m.seq;
+        const std::string source = member(m.data, "source");
+        EXPECT_EQ(member(source, "gtid"), "\"" + m.header(js::gtid_header, "DBZ") + "\"");
+        EXPECT_EQ(member(source, "db"), "\"cdc_jetstream\"");
+        EXPECT_EQ(member(source, "table"), "\"dbz\"");
+        EXPECT_EQ(member(source, "server_id"), "1");
+        const char* ops = "cccud";
+        EXPECT_EQ(member(m.data, "op"), std::string("\"") + ops[index] + "\"") << m.data;
+        switch (index) {
+            case 0:
+                EXPECT_EQ(member(m.data, "before"), "null");
+                EXPECT_EQ(member(m.data, "after"), "{\"id\":" + std::to_string(b + 1) + ",\"name\":\"a\"}");
+                break;
+            case 3:
+                EXPECT_EQ(member(m.data, "before"), "{\"id\":" + std::to_string(b + 2) + ",\"name\":\"b\"}");
+                EXPECT_EQ(member(m.data, "after"), "{\"id\":" + std::to_string(b + 2) + ",\"name\":\"B\"}");
+                break;
+            case 4:
+                EXPECT_EQ(member(m.data, "before"), "{\"id\":" + std::to_string(b + 3) + ",\"name\":\"c\"}");
+                EXPECT_EQ(member(m.data, "after"), "null");
+                break;
+            default: break;
+        }
+    }
+}
+
+// A stream whose last message another program wrote: the publisher stops
+// (exit 1) naming the stream, the message and the missing header, and
+// publishes nothing after it.
+TEST_F(CdcJetStream, AForeignLastMessageStopsThePublisherWithAClearError) {
+    fresh("foreign");
+    sql().execute("CREATE TABLE cdc_jetstream.foreign (id INT PRIMARY KEY)");
+    sql().execute("INSERT INTO cdc_jetstream.foreign VALUES (1)");
+    const std::vector<std::string> args = {"cdc",      url_of(admin_options()), "--from-gtid", start_,
+                                           "--tables", "cdc_jetstream.foreign", "--to",        cluster_->urls(),
+                                           "--stream", "FOREIGN",               "--until-end"};
+    const std::string log = log_path("jetstream-foreign");
+    std::filesystem::remove(log);
+    ASSERT_EQ(wait_exit(spawn_cli(args, log)), 0) << read_file(log);
+    {
+        js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());
+        ASSERT_EQ(c.stream_state("FOREIGN")->messages, 2U);  // the CREATE TABLE and the insert
+        EXPECT_EQ(c.publish("FOREIGN", "hello", {}), 3U);
+    }
+    sql().execute("INSERT INTO cdc_jetstream.foreign VALUES (2)");
+    std::filesystem::remove(log);
+    EXPECT_EQ(wait_exit(spawn_cli(args, log)), 1);
+    const std::string err = read_file(log);
+    EXPECT_NE(err.find("message 3 of stream \"FOREIGN\" has no Sluice-Gtid-State header"), std::string::npos) << err;
+    js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());
+    EXPECT_EQ(c.stream_state("FOREIGN")->messages, 3U);
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::test

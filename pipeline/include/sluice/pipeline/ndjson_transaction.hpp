@@ -1,0 +1,60 @@
+#pragma once
+// A CDC NDJSON line (docs/mariadb-cdc.md: what `sluice-mariadb cdc` prints
+// and what `--to nats://` publishes) -> the changes of DB.TABLE in it, as the
+// SourceChanges that BinlogAdapter makes from the binlog itself, so that a
+// worker on the stream maps every row exactly as the single process does.
+// Sans-I/O.
+//
+//   NdjsonTransactions reader(columns, "shop", "orders");
+//   const ParsedLine& l = reader.parse(line, "stream \"SHOP\" sequence 42");
+//   if (l.transaction) for (const SourceChange& c : l.changes) mapper.add(c);
+//
+// Values: a JSON integer is an integer cell (unsigned above 2^63-1), any
+// other JSON number a double, a string its text (DECIMAL digits, dates,
+// enums: what the binlog adapter reads as text too), null NULL.
+// (FLOAT columns differ: the line holds the float's shortest decimal text,
+// the binlog its binary value; map DOUBLE columns.)
+//
+// Errors name the place given to parse(): malformed JSON, a transaction
+// without "gtid" or "changes", an image of DB.TABLE without a mapped column
+// (Error{source_image}, as from the binlog).
+//
+// LIFETIME: the ParsedLine and its changes' text view the reader's buffers;
+// valid until the next parse().
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sluice/pipeline/mapping.hpp"
+#include "sluice/pipeline/source_change.hpp"
+
+namespace sluice::pipeline {
+
+struct ParsedLine {
+    bool transaction = false;  // false: DDL or a snapshot line (nothing to apply)
+    std::string gtid;          // D-S-N
+    std::uint32_t timestamp = 0;
+    std::vector<SourceChange> changes;  // of DB.TABLE only, in order
+};
+
+class NdjsonTransactions {
+public:
+    NdjsonTransactions(ColumnNames names, std::string db, std::string table);
+    ~NdjsonTransactions();
+    NdjsonTransactions(const NdjsonTransactions&) = delete;
+    NdjsonTransactions& operator=(const NdjsonTransactions&) = delete;
+
+    const ParsedLine& parse(std::string_view line, const std::string& where);
+
+private:
+    struct Parser;
+    ColumnNames names_;
+    std::string db_, table_;
+    std::unique_ptr<Parser> parser_;
+    ParsedLine line_;
+    StringArena arena_;
+};
+
+}  // namespace sluice::pipeline

@@ -1,0 +1,57 @@
+#include "sluice/pipeline/partition_applier.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace sluice::pipeline {
+
+namespace tw = sluice::tideweave;
+
+SessionApplier::Outcome PartitionApplier::apply(TransactionMapper& mapped, std::string_view gtid, SinkBatch& batch) {
+    SessionApplier::Outcome out;
+    batch.count_source_transaction(mapped.changes());
+    const auto mutations = mapped.mutations();
+    mine_.clear();
+    whole_index_.clear();
+    for (std::size_t i = 0; i < mutations.size(); ++i) {
+        if (!partition_.owns(mutations[i].key)) continue;
+        mine_.push_back(mutations[i]);
+        whole_index_.push_back(i);
+    }
+    if (!mine_.empty()) {
+        auto changes = engine_->apply(mine_);
+        if (!changes) {
+            const std::string reason = "transaction rejected by Tideweave: " + changes.error().message;
+            for (RejectedRow& r : mapped.reject_all(reason)) {
+                if (!owns(r)) continue;
+                batch.reject(std::string(gtid), std::move(r));
+                ++out.rejected;
+            }
+            out.accepted = false;
+            return out;
+        }
+        for (const tw::Row& r : changes->before) batch.remove(r);
+        for (const tw::Row& r : changes->after) batch.put(r);
+        for (const tw::LateItem& l : changes->late) {
+            const tw::Mutation& m = mine_[l.index];
+            batch.late(LateRow{std::string(l.id), std::string(l.key), l.ts, std::string(gtid),
+                               static_cast<std::int64_t>(whole_index_[l.index]),
+                               m.kind == tw::Mutation::Kind::insert ? "insert" : "retract", m.value});
+            ++out.late;
+        }
+    }
+    for (RejectedRow& r : mapped.rejected()) {
+        if (!owns(r)) continue;
+        batch.reject(std::string(gtid), std::move(r));
+        ++out.rejected;
+    }
+    rule_->observe(mapped.max_after_ts());
+    if (auto w = rule_->advance()) {
+        auto finalized = engine_->advance_watermark(*w);
+        if (!finalized) throw std::logic_error("pipeline: watermark " + std::to_string(*w) + ": " + finalized.error().message);
+        for (const tw::Row& r : finalized->rows) batch.put(r);
+    }
+    return out;
+}
+
+}  // namespace sluice::pipeline

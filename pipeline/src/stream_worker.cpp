@@ -1,0 +1,259 @@
+// One run of a pipeline worker on a NATS JetStream stream (--source
+// nats://HOST:PORT?stream=NAME, --partition I/N): the single process's run
+// (pipeline.cpp) with the stream's sequence in place of the GTID state.
+//   - The worker's state is a sluice_pipeline_state row of its own
+//     (NAME#I/N), written in the same PostgreSQL transaction as its rows;
+//     its gtid column holds "jetstream:STREAM:SEQ", the last applied message.
+//   - Every start restores the engine from the checkpoint and reads the
+//     stream in order from the message after the checkpoint's sequence;
+//     commits are held back until the stored sequence is passed again
+//     (replay is idempotent, as in pipeline.cpp).
+//   - Every message (every source transaction) is read by every worker: the
+//     watermark sees all of them; only the keys of partition I are applied
+//     (PartitionApplier).
+#include "stream_worker.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <iostream>
+
+#include "sink_writer.hpp"
+#include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/mariadb/jetstream/stream_reader.hpp"
+#include "sluice/pipeline/error.hpp"
+#include "sluice/pipeline/ndjson_transaction.hpp"
+#include "sluice/pipeline/partition_applier.hpp"
+#include "sluice/pipeline/sink.hpp"
+#include "sluice/pipeline/source_position.hpp"
+#include "sluice/postgres/error.hpp"
+#include "sluice/tideweave/checkpoint.hpp"
+
+namespace sluice::pipeline {
+
+namespace js = sluice::mariadb::jetstream;
+namespace tw = sluice::tideweave;
+using Clock = std::chrono::steady_clock;
+
+bool is_stream_source(const std::string& url) { return url.rfind("nats://", 0) == 0; }
+
+StreamSource parse_stream_source(const std::string& url) {
+    const auto q = url.find('?');
+    const std::string query = q == std::string::npos ? "" : url.substr(q + 1);
+    StreamSource s;
+    s.urls = url.substr(0, q);
+    std::size_t p = 0;
+    while (p <= query.size() && !query.empty()) {
+        const auto amp = query.find('&', p);
+        const std::string item = query.substr(p, amp == std::string::npos ? std::string::npos : amp - p);
+        if (item.rfind("stream=", 0) == 0) s.stream = item.substr(7);
+        else if (!item.empty())
+            throw Error(ErrorKind::usage, "--source " + url + ": unknown parameter \"" + item + "\" (expected stream=NAME)");
+        if (amp == std::string::npos) break;
+        p = amp + 1;
+    }
+    if (s.stream.empty()) throw Error(ErrorKind::usage, "--source " + url + ": expected nats://HOST:PORT?stream=NAME");
+    for (char c : s.stream)
+        if (c == '.' || c == '*' || c == '>' || c == ' ' || c == '/' || c == '\\')
+            throw Error(ErrorKind::usage, "--source " + url + ": \"" + s.stream + "\" is not a stream name");
+    if (s.urls.size() <= 7) throw Error(ErrorKind::usage, "--source " + url + ": expected nats://HOST:PORT?stream=NAME");
+    return s;
+}
+
+std::string partition_state_name(const std::string& sink_table, const Partition& p) {
+    return sink_table + "#" + std::to_string(p.index) + "/" + std::to_string(p.count);
+}
+
+namespace {
+
+std::string position_text(const std::string& stream, std::uint64_t seq) {
+    return "jetstream:" + stream + ":" + std::to_string(seq);
+}
+
+std::uint64_t position_seq(const std::string& text, const std::string& stream, const std::string& what) {
+    const std::string prefix = "jetstream:" + stream + ":";
+    std::uint64_t seq = 0;
+    if (text.rfind(prefix, 0) == 0) {
+        const char* b = text.data() + prefix.size();
+        const char* e = text.data() + text.size();
+        auto [p, ec] = std::from_chars(b, e, seq);
+        if (ec == std::errc() && p == e && b != e) return seq;
+    }
+    throw Error(ErrorKind::sink_state, what + " is \"" + text + "\", not a position in stream \"" + stream +
+                                           "\" (was this NAME written from another source?)");
+}
+
+// Sink::open creates missing tables; N workers starting together race on
+// CREATE TABLE: the loser sees a duplicate (42P07, or 23505 on pg_type) and
+// simply opens again.
+Sink open_sink(const Options& o, const std::string& state_name) {
+    for (int attempt = 0;; ++attempt) {
+        try {
+            return Sink::open(o.sink_url, o.sink_table, state_name);
+        } catch (const postgres::Error& e) {
+            const bool race = e.kind() == postgres::ErrorKind::server && (e.sqlstate() == "42P07" || e.sqlstate() == "23505");
+            if (!race || attempt >= 5) throw;
+        }
+    }
+}
+
+}  // namespace
+
+void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
+    const StreamSource source = parse_stream_source(o.source_url);
+    const std::string settings = settings_text(o);
+    const std::string state_name = partition_state_name(o.sink_table, o.partition);
+    const std::int64_t lag = o.watermark_lag.value_or(o.gap);
+
+    js::JetStreamClient client = js::JetStreamClient::connect(source.urls);
+    const auto state_at_start = client.stream_state(source.stream);
+    if (!state_at_start)
+        throw Error(ErrorKind::source_ended, "stream \"" + source.stream + "\" does not exist (yet) at " + source.urls);
+    if (state_at_start->subjects.empty())
+        throw Error(ErrorKind::source_table, "stream \"" + source.stream + "\" has no subjects");
+    Sink sink = open_sink(o, state_name);
+
+    std::optional<tw::Engine> engine;
+    std::optional<WatermarkRule> rule;
+    std::optional<std::string> committed;  // the state row's position
+    std::optional<std::uint64_t> replay_until;
+    std::uint64_t position = 0;  // the last message applied
+    if (auto state = sink.load()) {
+        if (state->settings != settings)
+            throw Error(ErrorKind::sink_state, "\"" + state_name + "\" was written with " + state->settings + ", not " +
+                                                   settings + " (use another --sink-table, or drop its tables and its "
+                                                   "sluice_pipeline_state rows to start over)");
+        auto cp = tw::decode_binary(state->checkpoint);
+        if (!cp) throw Error(ErrorKind::sink_state, "the stored checkpoint of \"" + state_name + "\": " + cp.error().message);
+        auto restored = tw::Engine::restore(*cp);
+        if (!restored)
+            throw Error(ErrorKind::sink_state, "the stored checkpoint of \"" + state_name + "\": " + restored.error().message);
+        auto pos = decode_source_position(restored->source_position());
+        if (!pos) throw Error(ErrorKind::sink_state, "the stored checkpoint of \"" + state_name + "\" has no source position");
+        engine.emplace(std::move(*restored));
+        rule.emplace(lag, pos->max_ts, engine->watermark());
+        position = position_seq(pos->gtid, source.stream, "the checkpoint's position of \"" + state_name + "\"");
+        const std::uint64_t stored = position_seq(state->gtid, source.stream, "the position of \"" + state_name + "\"");
+        if (stored != position) replay_until = stored;
+        committed = state->gtid;
+    } else {
+        engine.emplace(tw::Config{o.gap, o.lateness});
+        rule.emplace(lag);
+        // A worker without state reads the stream from its first message.
+        position = state_at_start->first_seq > 0 ? state_at_start->first_seq - 1 : 0;
+    }
+    if (state_at_start->messages > 0 && state_at_start->first_seq > position + 1)
+        throw Error(ErrorKind::sink_state, "stream \"" + source.stream + "\" starts at sequence " +
+                                               std::to_string(state_at_start->first_seq) + ", after " +
+                                               std::to_string(position + 1) +
+                                               ", the next one this worker needs (messages were removed)");
+    const std::uint64_t end = state_at_start->last_seq;  // --until-end: everything the stream held at the start
+
+    js::StreamReader reader =
+        js::StreamReader::open(client, source.stream, state_at_start->subjects.front(), position + 1);
+    NdjsonTransactions lines(o.columns, o.db, o.table);
+    TransactionMapper mapper(o.columns);
+    PartitionApplier applier(*engine, *rule, o.partition);
+    SinkBatch batch;
+    std::size_t commits_since_checkpoint = 0;
+    std::uint32_t last_commit_time = 0;
+    bool position_moved = false;
+    bool force_checkpoint = replay_until.has_value();
+    Clock::time_point batch_opened = Clock::now();
+    Clock::time_point last_progress{};
+
+    SinkWriter writer(sink, settings);
+    SinkJob job;
+    const std::uint64_t commits_before = stats.sink_commits;
+    const double sink_seconds_before = stats.sink_seconds;
+    auto sync_stats = [&] {
+        stats.sink_commits = commits_before + writer.commits();
+        stats.sink_seconds = sink_seconds_before + writer.seconds();
+    };
+    auto commit = [&]() {
+        engine->forget();
+        const std::string pos = position_text(source.stream, position);
+        job.checkpoint.reset();
+        if (!committed || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every)
+            job.checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{pos, rule->max_ts()})));
+        std::swap(job.batch, batch);
+        job.previous_gtid = committed;
+        job.gtid = pos;
+        commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
+        writer.submit(job);
+        committed = pos;
+        force_checkpoint = false;
+        batch.clear();
+        position_moved = false;
+        batch_opened = Clock::now();
+        sync_stats();
+    };
+    auto progress = [&](bool last_line) {
+        if (!o.progress) return;
+        const auto now = Clock::now();
+        if (now - last_progress < std::chrono::seconds(1) && !last_line) return;
+        last_progress = now;
+        const auto wall =
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+        log << "sluice-pipeline: partition " << o.partition.index << "/" << o.partition.count << ": stream sequence "
+            << position << ", " << stats.source_transactions << " transactions, " << stats.row_changes
+            << " row changes, " << stats.sink_commits << " sink commits, " << stats.late << " late, " << stats.rejected
+            << " rejected";
+        if (last_commit_time) log << ", lag " << std::max<std::int64_t>(0, wall - last_commit_time) << " s";
+        log << "\n" << std::flush;
+    };
+
+    for (;;) {
+        if (o.until_end && position >= end) break;
+        const bool waiting = !reader.pending();
+        // With something to commit, look for input briefly; else block longer.
+        auto m = reader.next(waiting && (position_moved || !batch.empty()) ? std::chrono::milliseconds(20)
+                                                                           : std::chrono::milliseconds(500));
+        if (m) {
+            if (m->seq <= position) continue;  // delivered again after the consumer was recreated
+            if (m->seq != position + 1)
+                throw Error(ErrorKind::source_ended, "stream \"" + source.stream + "\" delivered sequence " +
+                                                         std::to_string(m->seq) + " after " + std::to_string(position) +
+                                                         "; reading again from the stored position");
+            const ParsedLine& line =
+                lines.parse(m->data, "stream \"" + source.stream + "\" sequence " + std::to_string(m->seq));
+            if (line.transaction) {
+                mapper.begin();
+                for (const SourceChange& c : line.changes) mapper.add(c);
+                if (batch.empty()) batch_opened = Clock::now();
+                auto outcome = applier.apply(mapper, line.gtid, batch);
+                ++stats.source_transactions;
+                stats.row_changes += mapper.changes();
+                stats.late += outcome.late;
+                stats.rejected += outcome.rejected;
+                last_commit_time = line.timestamp;
+            }
+            position = m->seq;
+            position_moved = true;
+        }
+        if (replay_until && position < *replay_until) continue;
+        replay_until.reset();
+        const bool full = batch.row_changes() >= o.batch_row_changes;
+        const bool old = Clock::now() - batch_opened >= o.batch_age;
+        const bool idle = !reader.pending();
+        const bool has_rows = !batch.empty();
+        bool writer_free = writer.idle();
+        if (!writer_free && idle && !m && (has_rows || position_moved)) {
+            writer.finish();
+            writer_free = true;
+        }
+        if (full || (!committed && position_moved) ||
+            (writer_free && ((has_rows && (idle || old)) || (!has_rows && position_moved && old && idle))))
+            commit();
+        progress(false);
+    }
+    if (replay_until && position < *replay_until)
+        throw Error(ErrorKind::sink_state, "stream \"" + source.stream + "\" ended before the stored position " +
+                                               std::to_string(*replay_until) + " of \"" + state_name + "\"");
+    if (!batch.empty() || position_moved || !committed || *committed != position_text(source.stream, position)) commit();
+    writer.finish();
+    sync_stats();
+    progress(true);
+}
+
+}  // namespace sluice::pipeline
