@@ -1,6 +1,6 @@
 // MariaDB UDF entry points: per exported function f, f_init (argument count
 // and types, before any row), f (one row: read the arguments, run the Keal
-// function under setjmp, return the result or raise the error) and
+// function under KEAL_SETJMP, return the result or raise the error) and
 // f_deinit (frees the string result buffer).
 #include <string>
 
@@ -104,7 +104,7 @@ void row(const ir::Function& f, std::string& out) {
   }
   call += ")";
   out += "  keal_call call;\n  keal_mariadb_begin(&call);\n";
-  out += "  if (setjmp(call.jump) == 0) {\n";
+  out += "  if (KEAL_SETJMP(&call) == 0) {\n";
   if (f.ret.base == ir::Base::Void) {
     out += "    " + call + ";\n    keal_mariadb_end(&call);\n    *is_null = 1;\n    return " + none + ";\n";
   } else {

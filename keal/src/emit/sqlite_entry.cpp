@@ -1,6 +1,6 @@
 // SQLite entry points: per exported function an xFunc that reads and checks
 // its arguments (keal_sqlite_<type>: 1 value, 0 NULL, -1 error already set),
-// runs the Keal function under setjmp (keal_error longjmps back with the
+// runs the Keal function under KEAL_SETJMP (keal_error longjmps back with the
 // message), and sets the result; then sqlite3_extension_init.
 #include <string>
 
@@ -48,7 +48,7 @@ void entry(const ir::Function& f, std::string& out) {
   }
   call += ")";
   out += "  keal_call call;\n  keal_sqlite_begin(&call, ctx);\n";
-  out += "  if (setjmp(call.jump) == 0) {\n";
+  out += "  if (KEAL_SETJMP(&call) == 0) {\n";
   if (f.ret.base == ir::Base::Void) {
     out += "    " + call + ";\n    sqlite3_result_null(ctx);\n";
   } else {
