@@ -76,6 +76,7 @@ std::string mariadb_literal(const std::string& text) {
 }
 
 void row(const ir::Function& f, std::string& out) {
+  out += entry_wrapper(f);
   const bool string = returns_string(f.ret);
   const bool real = f.ret.base == ir::Base::Float;
   const std::string none = string ? "NULL" : real ? "0.0" : "0";
@@ -86,7 +87,7 @@ void row(const ir::Function& f, std::string& out) {
     out += declare(real ? "double" : "long long", f.name, "UDF_INIT *initid, UDF_ARGS *args, char *is_null, char *error");
   }
   out += "  (void)initid;\n  (void)args;\n  *is_null = 0;\n";
-  std::string call = "kf_" + f.name + "(";
+  std::string call = "keal_call_" + f.name + "(";
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
     const std::string a = "a" + std::to_string(i);

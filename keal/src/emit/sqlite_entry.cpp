@@ -25,9 +25,10 @@ std::string result_call(const ir::Type& ret, const std::string& v) {
 }
 
 void entry(const ir::Function& f, std::string& out) {
+  out += entry_wrapper(f);
   out += "\nstatic void keal_sqlite_" + f.name + "(sqlite3_context *ctx, int argc, sqlite3_value **argv) {\n";
   out += "  (void)argc;\n  (void)argv;\n";
-  std::string call = "kf_" + f.name + "(";
+  std::string call = "keal_call_" + f.name + "(";
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
     const std::string a = "a" + std::to_string(i);
