@@ -70,8 +70,8 @@ typedef struct keal_call {
 
 #define KEAL_TLS __thread __attribute__((tls_model("initial-exec")))
 
-static KEAL_TLS keal_call *keal_current;
-static KEAL_TLS char *keal_stack_floor;
+static KEAL_TLS keal_call *keal_current __attribute__((unused));
+static KEAL_TLS char *keal_stack_floor __attribute__((unused));
 
 static void keal_target_poll(void);
 

@@ -92,7 +92,7 @@ void row(const ir::Function& f, std::string& out) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
     const std::string a = "a" + std::to_string(i);
     const std::string idx = std::to_string(i);
-    out += "  " + entry_c_type(p.type) + " " + a + ";\n";
+    out += "  " + entry_c_type(p.type) + " " + a + " = {0};\n";
     out += "  int r" + idx + " = keal_mdb_" + entry_reader(p.type.base) + "(args, " + idx + ", &" +
            (p.type.nullable ? a + ".v" : a) + ", " + quoted(f.name) + ", " + quoted(p.name) + ", is_null, error);\n";
     out += "  if (r" + idx + " < 0) return " + none + ";\n";

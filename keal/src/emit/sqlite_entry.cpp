@@ -36,7 +36,7 @@ void entry(const ir::Function& f, std::string& out) {
     const std::string read = std::string("keal_sqlite_") + entry_reader(p.type.base) + "(ctx, argv[" + idx + "], &" +
                              (p.type.nullable ? a + ".v" : a) + ", " + quoted(f.name) + ", " + idx + ", " + quoted(p.name) +
                              ")";
-    out += "  " + entry_c_type(p.type) + " " + a + ";\n";
+    out += "  " + entry_c_type(p.type) + " " + a + " = {0};\n";
     out += "  int r" + idx + " = " + read + ";\n";
     out += "  if (r" + idx + " < 0) return;\n";
     if (p.type.nullable) {
