@@ -100,7 +100,13 @@ struct PgConn {
 
 // --------------------------------------------------------------- MariaDB ---
 
-sluice::mariadb::Connection maria_connect(const std::string& url) { return sluice::mariadb::Connection::connect(url); }
+// The SQL/PSM function runs for minutes over 300,000 rows: no read timeout
+// of 30 s (the client's default) may cut it.
+sluice::mariadb::Connection maria_connect(const std::string& url) {
+    sluice::mariadb::ConnectOptions options = sluice::mariadb::parse_url(url);
+    options.timeouts.read = std::chrono::hours(1);
+    return sluice::mariadb::Connection::connect(options);
+}
 
 std::string maria_scalar(sluice::mariadb::Connection& c, const std::string& sql) {
     sluice::mariadb::ResultSet rs = c.query(sql);
