@@ -445,7 +445,7 @@ END)");
         utsname un{};
         uname(&un);
         std::ostringstream j;
-        j << "{\n  \"machine\": {\"cpu\": \"" << json_escape(cpu_model()) << "\", \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN)
+        j << "{\n  \"machine\": {\"host\": \"" << json_escape(un.nodename) << "\", \"cpu\": \"" << json_escape(cpu_model()) << "\", \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN)
           << ", \"kernel\": \"" << json_escape(std::string(un.sysname) + " " + un.release) << "\", \"load_before\": " << load_before
           << ", \"load_after\": " << load_after << "},\n";
         j << "  \"versions\": {\"postgresql\": \"" << json_escape(pg_version) << "\", \"mariadb\": \"" << json_escape(maria_version)

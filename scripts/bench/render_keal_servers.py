@@ -52,7 +52,7 @@ server's own procedural language and hand-written C. Rendered by
 `docs/benchmarks/keal-servers-capture.json`; measured with
 `{a.command}`{(' on ' + a.date) if a.date else ''}.
 
-Machine: {m['cpu']}, {m['cores']} cores, {m['kernel']}; {load_note}.
+Machine: {(m['host'] + ', ') if m.get('host') else ''}{m['cpu']}, {m['cores']} cores, {m['kernel']}; {load_note}.
 Versions: {v['postgresql'].split(' (')[0].split(' on ')[0]}; MariaDB {v['mariadb']}; SQLite {v['sqlite']};
 MariaDB Connector/C {v['connector_c']}. Every contender of a table returned
 the same sum before anything was timed; the {s['rounds']} timed rounds
@@ -91,8 +91,12 @@ function is `keal/bench/c/steps.c`.
 
 Keal's loop carries checked arithmetic (overflow is an error) and a
 cancellation poll (PostgreSQL: `CHECK_FOR_INTERRUPTS()`; MariaDB and SQLite:
-a thread-local countdown that asks the server every 65,536 iterations), and
-its entry points check the argument types; the C controls do none of that.
+a countdown in a register that asks the server every 65,536 iterations),
+and its entry points check the argument types and run the function under
+`__builtin_setjmp` (how a runtime error gets back to the host); the C
+controls do none of that. The prepared calls measure round trips, so on a
+shared machine they depend on how soon the server process is scheduled:
+compare their medians with care, and re-run on a quiet machine.
 """
     open(a.output, "w").write(out)
 
