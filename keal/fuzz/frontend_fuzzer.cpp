@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "driver/compile.hpp"
 #include "emit/c_emitter.hpp"
+#include "emit/entry_points.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -26,6 +28,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::string code = keal::emit::emit_c(c.module, keal::emit::Flavour::Native);
       if (code.empty()) __builtin_trap();
     }
+  }
+  // The SQLite and MariaDB targets: their own rules, their entry points.
+  for (auto [target, flavour] : {std::pair{keal::check::Target::Sqlite, keal::emit::Flavour::Sqlite},
+                                 std::pair{keal::check::Target::Mariadb, keal::emit::Flavour::Mariadb}}) {
+    keal::driver::Compiled c = keal::driver::compile_source("fuzz.keal", text, target);
+    if (!c.ok) {
+      if (c.diagnostics.empty()) __builtin_trap();
+      continue;
+    }
+    if (keal::emit::emit_c(c.module, flavour).empty()) __builtin_trap();
+    if (flavour == keal::emit::Flavour::Mariadb) (void)keal::emit::mariadb_install_sql(c.module, "fuzz.so");
   }
   return 0;
 }

@@ -4,7 +4,7 @@
  * that must return (no ereport to unwind the stack for us):
  *
  * - One call at a time per thread: the entry point opens a keal_call on its
- *   own stack (keal_call_begin), runs the Keal function under setjmp, and
+ *   own stack (keal_call_begin), runs the Keal function under KEAL_SETJMP, and
  *   closes the call (keal_call_end) on every path.
  * - keal_error formats "file:line: message" into the call and longjmps back
  *   to the entry point, which turns it into the host's SQL error. Nothing a
@@ -14,10 +14,14 @@
  *   goes at once. A call that makes no text allocates nothing; blocks start
  *   at 4 KiB and double up to 64 KiB. (No block is cached per thread: the
  *   host may unload the library, and a thread-local cache would leak.)
- * - Loops count down a thread-local tick and, every KEAL_POLL_EVERY
- *   iterations, ask the host whether the statement was cancelled
- *   (keal_target_poll, defined by the flavour): cheap enough for the Collatz
- *   loop, and a runaway loop still stops within about a millisecond.
+ * - Loops count down a tick and, every KEAL_POLL_EVERY iterations, ask the
+ *   host whether the statement was cancelled (keal_target_poll, defined by
+ *   the flavour). The tick is a local of each function (KEAL_FUNCTION_TICK,
+ *   which the emitter puts first in every function of these flavours), so
+ *   it lives in a register: a thread-local decremented in memory was a
+ *   load-store chain that cost the Collatz loop a third of its speed. Any
+ *   loop that runs KEAL_POLL_EVERY iterations within one call of its
+ *   function polls; a runaway loop stops within about a millisecond.
  * - Recursion is bounded by the thread's real stack (pthread_getattr_np),
  *   leaving 64 KiB for the host: 54001 "stack depth limit exceeded", as in
  *   PostgreSQL, instead of a crashed server.
@@ -30,7 +34,6 @@
 #define KEAL_EMBEDDED_H
 
 #include <pthread.h>
-#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,7 +53,10 @@ typedef struct keal_block {
 } keal_block;
 
 typedef struct keal_call {
-  jmp_buf jump;
+  /* __builtin_setjmp's buffer: it saves only the frame, stack pointer and
+   * resume address (a few instructions, against _setjmp's register file and
+   * pointer mangling), which is all a jump back into the entry point needs. */
+  void *jump[5];
   keal_block *blocks;      /* newest first; the last one is the thread's kept block */
   char *message;           /* malloc'd "file:line: text" once an error was raised */
   int64_t message_len;
@@ -59,11 +65,13 @@ typedef struct keal_call {
   void *poll_state;        /* the flavour's per-call polling state */
 } keal_call;
 
+/* In the entry point: 0 first, 1 when keal_error jumped back. */
+#define KEAL_SETJMP(call) __builtin_setjmp((call)->jump)
+
 #define KEAL_TLS __thread __attribute__((tls_model("initial-exec")))
 
-static KEAL_TLS keal_call *keal_current;
-static KEAL_TLS uint32_t keal_tick = KEAL_POLL_EVERY;
-static KEAL_TLS char *keal_stack_floor;
+static KEAL_TLS keal_call *keal_current __attribute__((unused));
+static KEAL_TLS char *keal_stack_floor __attribute__((unused));
 
 static void keal_target_poll(void);
 
@@ -81,7 +89,7 @@ static __attribute__((cold, noinline, noreturn, unused)) void keal_error(int lin
   }
   memcpy(call->sqlstate, sqlstate, 5);
   call->sqlstate[5] = '\0';
-  longjmp(call->jump, 1);
+  __builtin_longjmp(call->jump, 1);
 }
 
 static __attribute__((noinline, unused)) void *keal_alloc_slow(size_t n) {
@@ -134,15 +142,20 @@ static inline void keal_call_end(keal_call *call) {
   keal_current = NULL;
 }
 
-#define KEAL_LOOP_CHECK()                                            \
-  do {                                                               \
-    if (__builtin_expect(--keal_tick == 0, 0)) keal_poll();        \
+/* Keal locals are k_*: keal_tick cannot collide with one. */
+#define KEAL_FUNCTION_TICK() \
+  uint32_t keal_tick = KEAL_POLL_EVERY; \
+  (void)keal_tick
+
+#define KEAL_LOOP_CHECK()                               \
+  do {                                                  \
+    if (__builtin_expect(--keal_tick == 0, 0)) {        \
+      keal_tick = KEAL_POLL_EVERY;                      \
+      keal_poll();                                      \
+    }                                                   \
   } while (0)
 
-static __attribute__((noinline, unused)) void keal_poll(void) {
-  keal_tick = KEAL_POLL_EVERY;
-  keal_target_poll();
-}
+static __attribute__((noinline, unused)) void keal_poll(void) { keal_target_poll(); }
 
 static __attribute__((noinline, unused)) char *keal_find_stack_floor(void) {
   pthread_attr_t attr;

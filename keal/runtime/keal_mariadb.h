@@ -30,6 +30,11 @@
 #ifndef KEAL_MARIADB_H
 #define KEAL_MARIADB_H
 
+/* pthread_getattr_np (keal_embedded.h): before any system header. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #include <mysql.h>
 
 #ifndef KEAL_SOURCE_FILE

@@ -29,6 +29,11 @@
 #ifndef KEAL_SQLITE_H
 #define KEAL_SQLITE_H
 
+/* pthread_getattr_np (keal_embedded.h): before any system header. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 

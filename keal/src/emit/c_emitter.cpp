@@ -327,6 +327,8 @@ class Emitter {
   void function(const ir::Function& f) {
     fn_ = &f;
     out_ += "\n" + signature(f) + " {\n";
+    // keal_embedded.h: the loops' cancellation countdown, in a register.
+    if (flavour_ == Flavour::Sqlite || flavour_ == Flavour::Mariadb) out_ += "  KEAL_FUNCTION_TICK();\n";
     if (f.recursive) out_ += "  KEAL_RECURSION_CHECK(" + std::to_string(f.line) + ");\n";
     block(f.body, 1);
     bool ends_in_exit = !f.body.empty() && (f.body.back()->kind == Stmt::Kind::Return || f.body.back()->kind == Stmt::Kind::Raise);

@@ -20,4 +20,17 @@ std::string entry_c_type(const ir::Type& type) {
   return plain[static_cast<int>(type.base)];
 }
 
+std::string entry_wrapper(const ir::Function& f) {
+  std::string params, args;
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
+    params += (i ? ", " : "") + entry_c_type(p.type) + " a" + std::to_string(i);
+    args += (i ? ", a" : "a") + std::to_string(i);
+  }
+  if (params.empty()) params = "void";
+  const std::string ret = entry_c_type(f.ret);
+  return "\nstatic __attribute__((noinline)) " + ret + " keal_call_" + f.name + "(" + params + ") {\n  " +
+         (f.ret.base == ir::Base::Void ? "" : "return ") + "kf_" + f.name + "(" + args + ");\n}\n";
+}
+
 }  // namespace keal::emit

@@ -30,4 +30,10 @@ std::string mariadb_install_sql(const ir::Module& module, const std::string& son
 std::string entry_c_type(const ir::Type& type);
 const char* entry_reader(ir::Base base);
 
+// A noinline wrapper `keal_call_<f>` around kf_<f>, and its name: the entry
+// point calls it under __builtin_setjmp, which would otherwise be inlined
+// into the same function and force the Keal function's locals out of
+// registers into memory (the Collatz loop ran at half speed).
+std::string entry_wrapper(const ir::Function& f);
+
 }  // namespace keal::emit

@@ -1,6 +1,6 @@
 // MariaDB UDF entry points: per exported function f, f_init (argument count
 // and types, before any row), f (one row: read the arguments, run the Keal
-// function under setjmp, return the result or raise the error) and
+// function under KEAL_SETJMP, return the result or raise the error) and
 // f_deinit (frees the string result buffer).
 #include <string>
 
@@ -76,6 +76,7 @@ std::string mariadb_literal(const std::string& text) {
 }
 
 void row(const ir::Function& f, std::string& out) {
+  out += entry_wrapper(f);
   const bool string = returns_string(f.ret);
   const bool real = f.ret.base == ir::Base::Float;
   const std::string none = string ? "NULL" : real ? "0.0" : "0";
@@ -86,12 +87,12 @@ void row(const ir::Function& f, std::string& out) {
     out += declare(real ? "double" : "long long", f.name, "UDF_INIT *initid, UDF_ARGS *args, char *is_null, char *error");
   }
   out += "  (void)initid;\n  (void)args;\n  *is_null = 0;\n";
-  std::string call = "kf_" + f.name + "(";
+  std::string call = "keal_call_" + f.name + "(";
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
     const std::string a = "a" + std::to_string(i);
     const std::string idx = std::to_string(i);
-    out += "  " + entry_c_type(p.type) + " " + a + ";\n";
+    out += "  " + entry_c_type(p.type) + " " + a + " = {0};\n";
     out += "  int r" + idx + " = keal_mdb_" + entry_reader(p.type.base) + "(args, " + idx + ", &" +
            (p.type.nullable ? a + ".v" : a) + ", " + quoted(f.name) + ", " + quoted(p.name) + ", is_null, error);\n";
     out += "  if (r" + idx + " < 0) return " + none + ";\n";
@@ -104,7 +105,7 @@ void row(const ir::Function& f, std::string& out) {
   }
   call += ")";
   out += "  keal_call call;\n  keal_mariadb_begin(&call);\n";
-  out += "  if (setjmp(call.jump) == 0) {\n";
+  out += "  if (KEAL_SETJMP(&call) == 0) {\n";
   if (f.ret.base == ir::Base::Void) {
     out += "    " + call + ";\n    keal_mariadb_end(&call);\n    *is_null = 1;\n    return " + none + ";\n";
   } else {

@@ -1,6 +1,6 @@
 // SQLite entry points: per exported function an xFunc that reads and checks
 // its arguments (keal_sqlite_<type>: 1 value, 0 NULL, -1 error already set),
-// runs the Keal function under setjmp (keal_error longjmps back with the
+// runs the Keal function under KEAL_SETJMP (keal_error longjmps back with the
 // message), and sets the result; then sqlite3_extension_init.
 #include <string>
 
@@ -25,9 +25,10 @@ std::string result_call(const ir::Type& ret, const std::string& v) {
 }
 
 void entry(const ir::Function& f, std::string& out) {
+  out += entry_wrapper(f);
   out += "\nstatic void keal_sqlite_" + f.name + "(sqlite3_context *ctx, int argc, sqlite3_value **argv) {\n";
   out += "  (void)argc;\n  (void)argv;\n";
-  std::string call = "kf_" + f.name + "(";
+  std::string call = "keal_call_" + f.name + "(";
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
     const std::string a = "a" + std::to_string(i);
@@ -35,7 +36,7 @@ void entry(const ir::Function& f, std::string& out) {
     const std::string read = std::string("keal_sqlite_") + entry_reader(p.type.base) + "(ctx, argv[" + idx + "], &" +
                              (p.type.nullable ? a + ".v" : a) + ", " + quoted(f.name) + ", " + idx + ", " + quoted(p.name) +
                              ")";
-    out += "  " + entry_c_type(p.type) + " " + a + ";\n";
+    out += "  " + entry_c_type(p.type) + " " + a + " = {0};\n";
     out += "  int r" + idx + " = " + read + ";\n";
     out += "  if (r" + idx + " < 0) return;\n";
     if (p.type.nullable) {
@@ -48,7 +49,7 @@ void entry(const ir::Function& f, std::string& out) {
   }
   call += ")";
   out += "  keal_call call;\n  keal_sqlite_begin(&call, ctx);\n";
-  out += "  if (setjmp(call.jump) == 0) {\n";
+  out += "  if (KEAL_SETJMP(&call) == 0) {\n";
   if (f.ret.base == ir::Base::Void) {
     out += "    " + call + ";\n    sqlite3_result_null(ctx);\n";
   } else {

@@ -16,12 +16,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/keal-doc-examples.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # Split the blocks into files: <n>.keal, with <n>.mode (accepted|rejected),
-# <n>.target (any|pg|native) and <n>.line (where the block starts).
+# <n>.target (any|pg|native|sqlite|mariadb) and <n>.line (where the block starts).
 awk -v dir="$work" '
   /^<!-- keal:.*-->/ {
     mode = ($0 ~ /rejected/) ? "rejected" : "accepted"
     target = "any"
-    if (match($0, /target (pg|native)/)) target = substr($0, RSTART + 7, RLENGTH - 7)
+    if (match($0, /target (pg|native|sqlite|mariadb)/)) target = substr($0, RSTART + 7, RLENGTH - 7)
     expect = ""
     if (match($0, /expect "[^"]*"/)) expect = substr($0, RSTART + 8, RLENGTH - 9)
     next

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Renders docs/benchmarks/keal-servers.md from keal_servers_bench's JSON capture."""
+import argparse
+import json
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("capture")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--command", default="scripts/bench/run_keal_servers.sh")
+    ap.add_argument("--date", default="")
+    a = ap.parse_args()
+    c = json.load(open(a.capture))
+    m, v, s, g = c["machine"], c["versions"], c["settings"], c["goals"]
+    rows = {(x["table"], x["name"]): x for x in c["contenders"]}
+
+    def goal(ok):
+        return "met" if ok else "**not met**"
+
+    shared = m["load_after"] > m["cores"] or m["load_before"] > m["cores"]
+    load_note = (f"load average {m['load_before']:.1f} before and {m['load_after']:.1f} after the timed rounds: "
+                 + ("the machine was shared with other builds and tests, so times are inflated and noisy"
+                    if shared else "nothing else ran"))
+    calls = [x for x in c["contenders"] if x["table"] == "calls"]
+    pg_calls = rows[("calls", "libpq")]["best_ms"]
+    call_lines = []
+    for x in calls:
+        per = x["best_ms"] * 1000.0 / s["calls"]
+        call_lines.append(f"| {x['server']} | {x['name']} | {x['best_ms']:.1f} | {x['median_ms']:.1f} | {per:.1f} | "
+                          f"{s['calls'] / (x['best_ms'] / 1000.0):,.0f} | {x['best_ms'] / pg_calls:.2f}x |")
+    collatz = [x for x in c["contenders"] if x["table"] == "collatz"]
+    base = {"PostgreSQL": rows[("collatz", "C")]["best_ms"], "MariaDB": rows[("collatz", "Keal UDF")]["best_ms"],
+            "SQLite": rows[("collatz", "C (registered here)")]["best_ms"]}
+    base_name = {"PostgreSQL": "C", "MariaDB": "Keal UDF", "SQLite": "C"}
+    col_lines = []
+    for x in collatz:
+        note = ""
+        if x["name"] == "SQL/PSM" and s["psm_rows"] != s["rows"]:
+            note = (f" (run over the first {s['psm_rows']:,} rows, time scaled to {s['rows']:,}: an understatement,"
+                    " as smaller n take fewer steps)")
+        col_lines.append(f"| {x['server']} | {x['name']}{note} | {x['best_ms']:.1f} | {x['median_ms']:.1f} | "
+                         f"{x['best_ms'] / base[x['server']]:.2f}x {base_name[x['server']]} |")
+    psm_scaled = s["psm_rows"] != s["rows"]
+    out = f"""# Keal on three servers
+
+The same Keal source (`keal/bench/programs/servers.keal`, Collatz `steps(n)`)
+built for PostgreSQL (`--target pg`), MariaDB (`--target mariadb`, a UDF
+library) and SQLite (`--target sqlite`, a loadable extension), beside each
+server's own procedural language and hand-written C. Rendered by
+`scripts/bench/render_keal_servers.py` from
+`docs/benchmarks/keal-servers-capture.json`; measured with
+`{a.command}`{(' on ' + a.date) if a.date else ''}.
+
+Machine: {(m['host'] + ', ') if m.get('host') else ''}{m['cpu']}, {m['cores']} cores, {m['kernel']}; {load_note}.
+Versions: {v['postgresql'].split(' (')[0].split(' on ')[0]}; MariaDB {v['mariadb']}; SQLite {v['sqlite']};
+MariaDB Connector/C {v['connector_c']}. Every contender of a table returned
+the same sum before anything was timed; the {s['rounds']} timed rounds
+interleave the contenders (round-robin), and the tables give the best round
+(and the median). PostgreSQL runs without parallel workers, as the other two
+servers do.
+
+## Prepared calls: {s['calls']:,} `SELECT steps(?)` on one connection
+
+n = 1 + i % 1000, each call a round trip (SQLite: a call in process), the
+result read back.
+
+| server | client | best ms | median ms | µs per call | calls/s | vs libpq |
+|---|---|---:|---:|---:|---:|---:|
+{chr(10).join(call_lines)}
+
+## Collatz `sum(steps(n))` over {s['rows']:,} rows
+
+PostgreSQL: `generate_series`; MariaDB: the Sequence engine's
+`seq_1_to_{s['rows']}`; SQLite: a table of {s['rows']:,} integers.
+The SQLite C function is registered by the benchmark program
+(`sqlite3_create_function_v2`, no type or overflow checks); the PostgreSQL C
+function is `keal/bench/c/steps.c`.
+
+| server | contender | best ms | median ms | ratio |
+|---|---|---:|---:|---:|
+{chr(10).join(col_lines)}
+
+## Goals
+
+| goal | measured | |
+|---|---:|---|
+| the Keal UDF at least 100x faster than the SQL/PSM function | {g['psm_over_keal_udf']:.0f}x{' (PSM scaled)' if psm_scaled else ''} | {goal(g['psm_over_keal_udf'] >= 100)} |
+| the Keal SQLite extension within 1.2x of the hand-written C function | {g['keal_sqlite_over_c']:.2f}x | {goal(g['keal_sqlite_over_c'] <= 1.2)} |
+| Keal on PostgreSQL within 1.2x of C | {g['keal_pg_over_c']:.2f}x | {goal(g['keal_pg_over_c'] <= 1.2)} |
+
+Keal's loop carries checked arithmetic (overflow is an error) and a
+cancellation poll (PostgreSQL: `CHECK_FOR_INTERRUPTS()`; MariaDB and SQLite:
+a countdown in a register that asks the server every 65,536 iterations),
+and its entry points check the argument types and run the function under
+`__builtin_setjmp` (how a runtime error gets back to the host); the C
+controls do none of that. The prepared calls measure round trips, so on a
+shared machine they depend on how soon the server process is scheduled:
+compare their medians with care, and re-run on a quiet machine.
+"""
+    open(a.output, "w").write(out)
+
+
+if __name__ == "__main__":
+    main()
