@@ -5,7 +5,11 @@
 // reach the body parsers); every row of every Rows event is read and every
 // cell turned to text. A stream with no FORMAT_DESCRIPTION of its own is
 // also fed after a real one, so the rows paths are reached from short
-// inputs. The only acceptable failure is sluice::mariadb::Error.
+// inputs. The only acceptable failure is sluice::mariadb::Error. Every
+// image is also printed as the CDC NDJSON object (the formatter that writes
+// into its own buffer) and compared with the same object built from the
+// SELECT formatter's std::string functions, cell by cell: any difference
+// aborts.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,7 +17,9 @@
 #include <vector>
 
 #include "sluice/mariadb/binlog/binlog.hpp"
+#include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/ndjson.hpp"
 
 using namespace sluice::mariadb;
 using namespace sluice::mariadb::binlog;
@@ -38,12 +44,50 @@ std::vector<std::uint8_t> real_format_description() {
     return out;
 }
 
+// The image's NDJSON object from the std::string formatter functions.
+std::string reference_image(std::span<const Cell> image, const TableMap& table) {
+    namespace json = sluice::mariadb::ndjson;
+    std::string out = "{";
+    bool first = true;
+    for (std::size_t i = 0; i < image.size(); ++i) {
+        const Cell& c = image[i];
+        if (!c.present) continue;
+        if (!first) out += ',';
+        first = false;
+        const ColumnInfo& col = table.columns[i];
+        json::append_key(out, col.name.empty() ? "@" + std::to_string(i + 1) : col.name);
+        if (c.null) {
+            json::append_null(out);
+            continue;
+        }
+        std::visit(
+            [&](const auto& v) {
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_same_v<T, std::int64_t>) json::append_integer(out, v);
+                else if constexpr (std::is_same_v<T, std::uint64_t>) json::append_unsigned(out, v);
+                else if constexpr (std::is_same_v<T, float>) json::append_float(out, v);
+                else if constexpr (std::is_same_v<T, double>) json::append_double(out, v);
+                else if constexpr (std::is_same_v<T, Year>) json::append_unsigned(out, v.value);
+                else if constexpr (std::is_same_v<T, Bit>) json::append_unsigned(out, v.value);
+                else if constexpr (std::is_same_v<T, Text> || std::is_same_v<T, Json>) json::append_string(out, v.value);
+                else if constexpr (std::is_same_v<T, Enum>) json::append_string(out, v.name);
+                else if constexpr (std::is_same_v<T, Blob>)
+                    json::append_base64(out, v.value, v.padded_length > v.value.size() ? v.padded_length - v.value.size() : 0);
+                else if constexpr (std::is_same_v<T, Geometry>) json::append_base64(out, v.value);
+                else json::append_string(out, to_text(c.value, col));
+            },
+            c.value);
+    }
+    return out + "}";
+}
+
 void read_rows(const Rows& rows) {
     RowReader reader(rows);
     RowChange change;
     std::string text;
+    sluice::mariadb::ndjson::Buffer line;
     while (reader.next(change)) {
-        for (auto image : {change.before, change.after})
+        for (auto image : {change.before, change.after}) {
             for (std::size_t i = 0; i < image.size(); ++i) {
                 const Cell& c = image[i];
                 if (c.present && !c.null) {
@@ -51,6 +95,11 @@ void read_rows(const Rows& rows) {
                     append_text(text, c.value, rows.table->columns[i]);
                 }
             }
+            if (image.empty()) continue;
+            line.clear();
+            sluice::mariadb::cdc::ndjson::append_image(line, image, *rows.table);
+            if (line.view() != reference_image(image, *rows.table)) std::abort();
+        }
     }
 }
 

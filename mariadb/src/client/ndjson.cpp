@@ -128,7 +128,7 @@ char* write_string(char* p, std::string_view text) noexcept {
         }
         run = ++i;
     }
-    std::memcpy(p, s + run, n - run);
+    if (n > run) std::memcpy(p, s + run, n - run);  // (an empty view may have no data pointer)
     p += n - run;
     *p++ = '"';
     return p;

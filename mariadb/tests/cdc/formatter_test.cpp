@@ -110,6 +110,7 @@ TEST(Formatter, WrittenStringsMatchTheReferenceForEveryByteAtEveryPosition) {
         ASSERT_EQ(written(text), reference) << round;
     }
     EXPECT_EQ(written(""), "\"\"");
+    EXPECT_EQ(written(std::string_view()), "\"\"");  // no data pointer at all (UBSan: memcpy from null)
 }
 
 TEST(Formatter, BufferKeepsItsBytesAcrossGrowth) {

@@ -1,7 +1,9 @@
 // Text forms of row-image values, as a SELECT over the text protocol
 // shows the same column (TIMESTAMP in UTC), appended to a caller's string
 // so a formatter can reuse one buffer.
+#include <array>
 #include <charconv>
+#include <cstring>
 #include <string>
 
 #include "sluice/mariadb/binlog/value.hpp"
@@ -30,26 +32,37 @@ void append_padded(std::string& out, std::uint64_t v, int width) {
 
 // Temporal text is built in a local buffer and appended once (a formatter
 // calls this per cell).
+constexpr std::array<char, 200> make_two_digits() {
+    std::array<char, 200> t{};
+    for (unsigned i = 0; i < 100; ++i) {
+        t[2 * i] = static_cast<char>('0' + i / 10);
+        t[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+    return t;
+}
+constexpr std::array<char, 200> two_digits = make_two_digits();
+
+// The last two decimal digits of v.
 char* put2(char* p, unsigned v) noexcept {
-    p[0] = static_cast<char>('0' + v / 10 % 10);
-    p[1] = static_cast<char>('0' + v % 10);
+    std::memcpy(p, two_digits.data() + 2 * (v % 100), 2);
     return p + 2;
 }
 char* put4(char* p, unsigned v) noexcept {
     p = put2(p, v / 100 % 100);
     return put2(p, v % 100);
 }
+// The first `digits` (at most 6) of the six fraction digits of micros.
 char* put_fraction(char* p, std::uint32_t micros, int digits) noexcept {
     if (digits <= 0) return p;
     if (digits > 6) digits = 6;
+    static constexpr std::uint32_t drop[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
     *p++ = '.';
-    char six[6];
-    for (int i = 5; i >= 0; --i) {
-        six[i] = static_cast<char>('0' + micros % 10);
-        micros /= 10;
+    std::uint32_t v = micros % 1000000 / drop[digits];
+    for (int i = digits - 1; i >= 0; --i) {
+        p[i] = static_cast<char>('0' + v % 10);
+        v /= 10;
     }
-    for (int i = 0; i < digits; ++i) *p++ = six[i];
-    return p;
+    return p + digits;
 }
 char* put_date(char* p, unsigned y, unsigned m, unsigned d) noexcept {
     p = put4(p, y);
