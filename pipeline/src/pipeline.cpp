@@ -143,6 +143,9 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     // After a replay, the next commit carries a checkpoint again, so that
     // repeated crashes never replay further and further back.
     bool force_checkpoint = replay_until.has_value();
+    // The first commit after a restore from an older checkpoint replays
+    // source transactions the sink already holds: it upserts every row.
+    bool replaying = replay_until.has_value();
     Clock::time_point batch_opened = Clock::now();
 
     SinkWriter writer(sink, settings);
@@ -165,6 +168,8 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         std::swap(job.batch, batch);
         job.previous_gtid = committed_gtid;
         job.gtid = gtid;
+        job.replay = replaying;
+        replaying = false;
         commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
         writer.submit(job);
         committed_gtid = gtid;
