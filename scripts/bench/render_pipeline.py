@@ -26,7 +26,10 @@ def main():
     if pgc is not None:
         servers_line = (f"\nServers' CPU during a pipeline run (median): PostgreSQL {pgc:.2f} s (the pipeline's backend, "
                         f"reaped by the postmaster, and any autovacuum worker), MariaDB {myc:.2f} s; all runs: PostgreSQL "
-                        f"{', '.join(f'{x:.2f}' for x in cu['postgres_cpu_s'])}.\n")
+                        f"{', '.join(f'{x:.2f}' for x in cu['postgres_cpu_s'])}. The pipeline and both servers together: "
+                        f"{pc + pgc + myc:.2f} CPU s, {n / (pc + pgc + myc):,.0f} row changes per CPU second of "
+                        f"all three (on {m['cores']} cores, overlapped perfectly, {n / (pc + pgc + myc) * m['cores']:,.0f}/s "
+                        f"at most).\n")
     load_line = f" (load average before the catch-up runs {', '.join(f'{x:.1f}' for x in before)})" if before else ""
     shared = m['load_average_at_end'][0] > m['cores'] or (before is not None and before[0] > m['cores'])
 
