@@ -216,7 +216,14 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         if (replay_until && !reached(stream.position(), *replay_until)) continue;
         replay_until.reset();
         const bool full = batch.row_changes() >= o.batch_row_changes;
-        const bool old = Clock::now() - batch_opened >= o.batch_age;
+        // Catching up (the newest transaction read committed long ago):
+        // bigger batches, as each cut costs PostgreSQL an upsert of every
+        // session open at the cut; following: short ones, for the lag.
+        const auto wall = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+        const bool behind = last_commit_time != 0 && wall - last_commit_time > o.catch_up_behind.count();
+        const bool old = Clock::now() - batch_opened >= (behind ? o.catch_up_batch_age : o.batch_age);
         const bool idle = !stream.input_pending();
         const bool has_rows = !batch.empty();
         // While the writer is busy the batch keeps growing (up to the size
