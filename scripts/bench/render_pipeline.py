@@ -124,12 +124,13 @@ COPY text). The engine's speed is issue 12's work (tideweave/src), not the
 pipeline's.
 
 The lag is not worse for it: `pipeline_bench --rows 100000 --runs 1
---lag-seconds 10` with the sink before these changes (main at aceeea2) and
-after, interleaved old/new/old/new under load ~4.5: lag p50 44.5/36.8/37.7/27.2
-ms, p99 234/137/101/97 ms (old/new/old/new); the 100,000-row catch-up
-54k/77k/63k/107k row changes/s. The first of the three catch-up runs above
-is slower in each capture of this session (12.6 s against 5.4 and 4.3
-here, with more CPU of the process too); not explained yet.
+--lag-seconds 10` with pipeline/ as on main (aceeea2) and as now,
+interleaved old/new/old/new under load ~4.5: lag p50 44.5/36.8/37.7/27.2
+ms, p99 234/137/101/97 ms; the 100,000-row catch-up 54k/77k/63k/107k row
+changes/s. The first of the three catch-up runs is slower in every capture
+of this session (12.6 s against 5.4 and 4.3 in one, 5.9 against 4.0 in
+another, with more CPU of the process and of PostgreSQL too), also after
+a `sync` before the runs; not explained yet.
 
 Captures of the same benchmark during the session, all on the shared
 machine: 30,307 row changes/s (sink on the engine thread), 45,068/s and
