@@ -228,5 +228,38 @@ TEST(PipelineFailures, APostgresRestartMidRunIsRetriedAndTheSinkEqualsAnUninterr
     std::remove(log.c_str());
 }
 
+// Not a failure, but the other side of OpenSinkRows' trust: rows in NAME
+// that no state row explains are merged into by upserts, not COPYed over
+// (a COPY would fail on the primary key).
+TEST(PipelineFailures, ASinkTableWithRowsButNoStateIsMergedIntoByUpserts) {
+    auto my = mariadb::Connection::connect(mariadb_url());
+    my.execute("CREATE DATABASE IF NOT EXISTS pipeline_test");
+    my.execute("DROP TABLE IF EXISTS pipeline_test.leftover");
+    my.execute("CREATE TABLE pipeline_test.leftover (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start = scalar(my, "SELECT @@global.gtid_binlog_pos");
+    commit(my, {"INSERT INTO pipeline_test.leftover VALUES (1,'a',0,1),(2,'a',5,2),(3,'b',7,4)"});
+    auto pg = postgres::Connection::open(pg_url());
+    pg.set_notice_handler({});
+    drop_sink(pg, "leftover");
+    pg.run_script("create table leftover (key text, start bigint, \"end\" bigint, count bigint, sum double precision, "
+                  "min double precision, max double precision, final boolean, primary key (key, start));"
+                  "insert into leftover values ('a', 0, 99, 9, 9, 9, 9, true), ('z', 1, 11, 1, 1, 1, 1, false)");
+    const auto args = pipeline_args(mariadb_url(), "leftover", pg_url(), "leftover", {"--from-gtid", start, "--until-end"});
+    Outcome r = run_pipeline(args, log_path("leftover"));
+    ASSERT_EQ(r.status, 0) << r.log;
+    EXPECT_EQ(sink_sessions(pg, "leftover"), (Sessions{{{"a", 0}, {15, 2, 3, 1, 2, false}},
+                                                       {{"b", 7}, {17, 1, 4, 4, 4, false}},
+                                                       {{"z", 1}, {11, 1, 1, 1, 1, false}}}));
+    // With the state now stored, the next run trusts it: new rows by COPY.
+    commit(my, {"INSERT INTO pipeline_test.leftover VALUES (4,'c',9,8)", "DELETE FROM pipeline_test.leftover WHERE id = 3"});
+    r = run_pipeline(args, log_path("leftover"));
+    ASSERT_EQ(r.status, 0) << r.log;
+    EXPECT_EQ(sink_sessions(pg, "leftover"), (Sessions{{{"a", 0}, {15, 2, 3, 1, 2, false}},
+                                                       {{"c", 9}, {19, 1, 8, 8, 8, false}},
+                                                       {{"z", 1}, {11, 1, 1, 1, 1, false}}}));
+    drop_sink(pg, "leftover");
+    std::remove(log_path("leftover").c_str());
+}
+
 }  // namespace
 }  // namespace sluice::pipeline::test
