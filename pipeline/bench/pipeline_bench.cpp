@@ -26,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,6 +82,26 @@ Timing run(const std::vector<std::string>& argv, const std::string& in, const st
     t.cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
     return t;
+}
+
+// CPU seconds of a server process: its own (every thread) and that of the
+// children it has reaped (PostgreSQL's backends, once their client left).
+double server_cpu(const std::string& servers_dir, const char* name) {
+    long pid = 0;
+    std::ifstream(servers_dir + "/" + name + ".pid") >> pid;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (pid <= 0 || close == std::string::npos) return 0;
+    std::istringstream fields(line.substr(close + 2));
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    if (f.size() < 15) return 0;
+    // After the name: state is field 3; utime, stime, cutime, cstime are 14-17.
+    double ticks = 0;
+    for (int i = 11; i <= 14; ++i) ticks += std::stod(f[static_cast<std::size_t>(i)]);
+    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 double median(std::vector<double> v) {
@@ -204,19 +225,35 @@ int main(int argc, char** argv) {
         rows = changes;
     }
     std::cerr << "catch-up workload: " << rows << " row changes written\n";
-    std::vector<double> pipe_wall, pipe_cpu, tw_wall, tw_cpu;
+    // Writing the workload leaves hundreds of MB of dirty pages (MariaDB's
+    // data and binlog, the NDJSON file): write them back before measuring,
+    // so that no run pays for it. (The first run was ~1.5-2x slower than
+    // the others in every capture; this did not visibly change that.)
+    ::sync();
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const std::string servers_dir = env.require("SLUICE_SERVERS_DIR");
+    std::vector<double> pipe_wall, pipe_cpu, tw_wall, tw_cpu, pg_cpu, my_cpu;
+    double load_before[3] = {0, 0, 0};
+    getloadavg(load_before, 3);
     for (int r = 0; r < runs; ++r) {
         drop_sink(p, "bench_catchup");
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the drop's work done
+        const double pg0 = server_cpu(servers_dir, "postgres"), my0 = server_cpu(servers_dir, "mariadb");
         Timing a = run({pipeline_cli, "run", "--source", my_url, "--table", "bench.catchup", "--id", "id", "--key", "k",
                         "--ts", "t", "--value", "v", "--sink", pg_url, "--sink-table", "bench_catchup", "--from-gtid",
                         start, "--until-end", "--quiet"},
                        "", "");
+        // The pipeline's backend has exited and been reaped by the postmaster.
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        pg_cpu.push_back(server_cpu(servers_dir, "postgres") - pg0);
+        my_cpu.push_back(server_cpu(servers_dir, "mariadb") - my0);
         Timing b = run({tideweave_cli, "stream", ndjson}, "", "/dev/null");
         pipe_wall.push_back(a.wall);
         pipe_cpu.push_back(a.cpu);
         tw_wall.push_back(b.wall);
         tw_cpu.push_back(b.cpu);
-        std::cerr << "run " << r + 1 << ": pipeline " << a.wall << " s (cpu " << a.cpu << "), tideweave stream " << b.wall
+        std::cerr << "run " << r + 1 << ": pipeline " << a.wall << " s (cpu " << a.cpu << ", PostgreSQL "
+                  << pg_cpu.back() << ", MariaDB " << my_cpu.back() << "), tideweave stream " << b.wall
                   << " s (cpu " << b.cpu << ")\n";
     }
     const std::string sink_rows = p.query("select count(*) from bench_catchup").row(0).get<std::string>(0);
@@ -368,9 +405,11 @@ int main(int argc, char** argv) {
     std::ofstream out(out_path);
     out << "{\n  \"machine\": {\"host\": \"" << u.nodename << "\", \"cpu\": \"" << cpu_model << "\", \"cores\": "
         << std::thread::hardware_concurrency() << ", \"load_average_at_end\": [" << load[0] << "," << load[1] << ","
-        << load[2] << "]},\n"
+        << load[2] << "], \"load_average_before_catchup\": [" << load_before[0] << "," << load_before[1] << ","
+        << load_before[2] << "]},\n"
         << "  \"catchup\": {\"row_changes\": " << rows << ", \"runs\": " << runs << ", \"sink_rows\": " << sink_rows
         << ",\n    \"pipeline_wall_s\": " << arr(pipe_wall) << ", \"pipeline_cpu_s\": " << arr(pipe_cpu)
+        << ",\n    \"postgres_cpu_s\": " << arr(pg_cpu) << ", \"mariadb_cpu_s\": " << arr(my_cpu)
         << ",\n    \"tideweave_wall_s\": " << arr(tw_wall) << ", \"tideweave_cpu_s\": " << arr(tw_cpu)
         << ",\n    \"pipeline_rows_per_s\": " << static_cast<double>(rows) / pm
         << ", \"tideweave_rows_per_s\": " << static_cast<double>(rows) / tm << ", \"pipeline_over_tideweave_time\": "

@@ -145,6 +145,9 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     // After a replay, the next commit carries a checkpoint again, so that
     // repeated crashes never replay further and further back.
     bool force_checkpoint = replay_until.has_value();
+    // The first commit after a restore from an older checkpoint replays
+    // source transactions the sink already holds: it upserts every row.
+    bool replaying = replay_until.has_value();
     Clock::time_point batch_opened = Clock::now();
 
     SinkWriter writer(sink, settings);
@@ -167,6 +170,8 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         std::swap(job.batch, batch);
         job.previous_gtid = committed_gtid;
         job.gtid = gtid;
+        job.replay = replaying;
+        replaying = false;
         commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
         writer.submit(job);
         committed_gtid = gtid;
@@ -213,7 +218,14 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         if (replay_until && !reached(stream.position(), *replay_until)) continue;
         replay_until.reset();
         const bool full = batch.row_changes() >= o.batch_row_changes;
-        const bool old = Clock::now() - batch_opened >= o.batch_age;
+        // Catching up (the newest transaction read committed long ago):
+        // bigger batches, as each cut costs PostgreSQL an upsert of every
+        // session open at the cut; following: short ones, for the lag.
+        const auto wall = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+        const bool behind = last_commit_time != 0 && wall - last_commit_time > o.catch_up_behind.count();
+        const bool old = Clock::now() - batch_opened >= (behind ? o.catch_up_batch_age : o.batch_age);
         const bool idle = !stream.input_pending();
         const bool has_rows = !batch.empty();
         // While the writer is busy the batch keeps growing (up to the size

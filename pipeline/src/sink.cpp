@@ -1,8 +1,9 @@
 // The sink's SQL. Identifiers are always double-quoted (NAME is checked to
 // be a plain identifier first); values are always bound or COPYed, never
-// pasted. Rows reach the tables through temporary staging tables (COPY, then
-// one INSERT ... SELECT ... ON CONFLICT or DELETE ... USING), which is what
-// makes a 20,000-row batch a handful of round trips.
+// pasted. New rows of NAME are COPYed straight into it; rows it already
+// holds, and late and rejected rows, go through temporary staging tables
+// (COPY, then one INSERT ... SELECT ... ON CONFLICT or DELETE ... USING):
+// a 100,000-row batch is a handful of round trips.
 #include "sluice/pipeline/sink.hpp"
 
 #include <string_view>
@@ -172,35 +173,62 @@ void Sink::prepare_statements() {
 std::optional<StoredState> Sink::load() {
     pg::Result r = conn_.query("select gtid, checkpoint, settings from sluice_pipeline_state where name = $1", {state_name_},
                                pg::Format::binary);
-    if (r.empty()) return std::nullopt;
+    open_ = OpenSinkRows{};
+    if (r.empty()) {
+        // No state: a NAME that already holds rows (its state row deleted
+        // by hand) is merged into by upserts only, as nothing is known of it.
+        trusted_ = conn_.query("select not exists (select from " + quote_ident(name_) + ")").row(0).get<bool>(0);
+        return std::nullopt;
+    }
     StoredState s;
     s.gtid = r.row(0).get<std::string>(0);
     auto cp = r.row(0).get<std::optional<pg::Bytes>>(1);
     if (!cp) throw Error(ErrorKind::sink_state, "sluice_pipeline_state row of \"" + state_name_ + "\" has no checkpoint");
     s.checkpoint.assign(cp->begin(), cp->end());
     s.settings = r.row(0).get<std::string>(2);
+    for (pg::Row row : conn_.query("select key, start from " + quote_ident(name_) + " where not final", {},
+                                   pg::Format::binary))
+        open_.add(row.get<std::string_view>(0), row.get<std::int64_t>(1));
+    trusted_ = true;
     return s;
 }
 
+namespace {
+
+void copy_session_row(pg::CopyIn& copy, const SessionRow& r, std::vector<pg::Param>& cells) {
+    cells[0] = pg::Param(r.key);
+    cells[1] = r.start;
+    cells[2] = r.end;
+    cells[3] = r.count;
+    cells[4] = r.sum;
+    cells[5] = r.min;
+    cells[6] = r.max;
+    cells[7] = r.final;
+    copy.row(cells);
+}
+
+}  // namespace
+
 void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
-                  const std::string* checkpoint, const std::string& settings) {
+                  const std::string* checkpoint, const std::string& settings, bool replay) {
+    const std::vector<NetChange> net = batch.net();
+    const OpenSinkRows::Plan plan = open_.plan(net, replay || !trusted_);
+    std::vector<pg::Param> cells(8, pg::Param(nullptr));
     pg::Transaction tx(conn_);
-    if (batch.puts() > 0) {
+    if (!plan.insert.empty()) {
+        pg::CopyIn copy = conn_.copy_in("copy " + quote_ident(name_) + " from stdin");
+        for (const SessionRow* r : plan.insert) copy_session_row(copy, *r, cells);
+        copy.finish();
+    }
+    if (!plan.upsert.empty()) {
         pg::CopyIn copy = conn_.copy_in("copy sluice_stage_put from stdin");
-        batch.for_each_net([&](const std::string& identity, const SinkBatch::Entry& e) {
-            if (!e.row) return;
-            const SessionRow& r = *e.row;
-            copy.row({std::string(SinkBatch::key_of(identity)), r.start, r.end, r.count, r.sum, r.min, r.max, r.final});
-        });
+        for (const SessionRow* r : plan.upsert) copy_session_row(copy, *r, cells);
         copy.finish();
         conn_.execute(*upsert_);
     }
-    if (batch.removes() > 0) {
+    if (!plan.remove.empty()) {
         pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
-        batch.for_each_net([&](const std::string& identity, const SinkBatch::Entry& e) {
-            if (e.row) return;
-            copy.row({std::string(SinkBatch::key_of(identity)), SinkBatch::start_of(identity)});
-        });
+        for (const SessionRow* r : plan.remove) copy.row({r->key, r->start});
         copy.finish();
         conn_.execute(*remove_);
     }
@@ -234,6 +262,9 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
                         "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
                         "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     tx.commit();
+    // Only now: a failed commit leaves the set as the sink is (and the
+    // retry that follows loads it anew anyway).
+    open_.committed(net);
 }
 
 }  // namespace sluice::pipeline

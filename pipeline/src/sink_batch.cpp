@@ -1,6 +1,7 @@
 #include "sluice/pipeline/sink_batch.hpp"
 
-#include <cstring>
+#include <algorithm>
+#include <cstdint>
 
 namespace sluice::pipeline {
 
@@ -8,33 +9,81 @@ SessionRow session_row(const tideweave::Row& r) {
     return {std::string(r.key), r.start, r.end, r.count, r.sum, r.min, r.max, r.final};
 }
 
-std::string SinkBatch::identity(std::string_view key, std::int64_t start) {
-    std::string id(8 + key.size(), '\0');
-    std::memcpy(id.data(), &start, 8);
-    std::memcpy(id.data() + 8, key.data(), key.size());
-    return id;
+void SinkBatch::log(const tideweave::Row& r, bool removed) {
+    if (used_ == log_.size()) log_.emplace_back();
+    // Assigning into a kept entry reuses its key's memory: no allocation
+    // per row once the log has grown to a batch's size.
+    Logged& l = log_[used_++];
+    l.row.key.assign(r.key);
+    l.row.start = r.start;
+    l.row.end = r.end;
+    l.row.count = r.count;
+    l.row.sum = r.sum;
+    l.row.min = r.min;
+    l.row.max = r.max;
+    l.row.final = r.final;
+    l.removed = removed;
 }
 
-std::int64_t SinkBatch::start_of(const std::string& identity) {
-    std::int64_t s = 0;
-    std::memcpy(&s, identity.data(), 8);
-    return s;
+void SinkBatch::remove(const tideweave::Row& row) { log(row, true); }
+
+void SinkBatch::put(const tideweave::Row& row) { log(row, false); }
+
+namespace {
+
+// What net() sorts: the first 8 key bytes big-endian (so that comparing
+// them as a number is comparing the bytes), the key's length, start, and
+// the log position; only keys that share 8 bytes and are longer look at
+// the rest of the key. Sorting these, not positions into the log, keeps
+// the sort in cache.
+struct SortKey {
+    std::uint64_t prefix;
+    std::uint32_t length;
+    std::uint32_t index;  // a batch holds far fewer than 2^32 entries (88 bytes each)
+    std::int64_t start;
+};
+
+std::uint64_t prefix_of(std::string_view key) {
+    std::uint64_t p = 0;
+    const std::size_t n = std::min<std::size_t>(8, key.size());
+    for (std::size_t i = 0; i < n; ++i) p |= std::uint64_t{static_cast<unsigned char>(key[i])} << (56 - 8 * i);
+    return p;
 }
 
-std::string_view SinkBatch::key_of(const std::string& identity) { return std::string_view(identity).substr(8); }
+}  // namespace
 
-void SinkBatch::remove(const tideweave::Row& row) { net_[identity(row.key, row.start)].row.reset(); }
-
-void SinkBatch::put(const tideweave::Row& row) { net_[identity(row.key, row.start)].row = session_row(row); }
-
-std::size_t SinkBatch::puts() const {
-    std::size_t n = 0;
-    for (const auto& [k, e] : net_) n += e.row.has_value();
-    return n;
+std::vector<NetChange> SinkBatch::net() const {
+    std::vector<SortKey> order(used_);
+    for (std::size_t i = 0; i < used_; ++i) {
+        const SessionRow& r = log_[i].row;
+        order[i] = {prefix_of(r.key), static_cast<std::uint32_t>(std::min<std::size_t>(r.key.size(), UINT32_MAX)),
+                    static_cast<std::uint32_t>(i), r.start};
+    }
+    // By (key, start), then by position: a (key, start)'s last entry is its
+    // net change. Keys in byte order (std::string's, unsigned char).
+    auto key_order = [&](const SortKey& a, const SortKey& b) -> int {
+        if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
+        if (a.length <= 8 && b.length <= 8) return a.length == b.length ? 0 : a.length < b.length ? -1 : 1;
+        return log_[a.index].row.key.compare(log_[b.index].row.key);
+    };
+    std::sort(order.begin(), order.end(), [&](const SortKey& a, const SortKey& b) {
+        if (const int c = key_order(a, b); c != 0) return c < 0;
+        if (a.start != b.start) return a.start < b.start;
+        return a.index < b.index;
+    });
+    std::vector<NetChange> out;
+    out.reserve(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (i + 1 < order.size() && order[i + 1].start == order[i].start && key_order(order[i], order[i + 1]) == 0)
+            continue;  // a later change of the same row follows
+        const Logged& l = log_[order[i].index];
+        out.push_back({&l.row, l.removed});
+    }
+    return out;
 }
 
 void SinkBatch::clear() {
-    net_.clear();
+    used_ = 0;
     late_.clear();
     rejected_.clear();
     source_transactions_ = 0;

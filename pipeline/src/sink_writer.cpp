@@ -62,7 +62,8 @@ void SinkWriter::loop() {
         std::exception_ptr failure;
         const auto t0 = std::chrono::steady_clock::now();
         try {
-            sink_.commit(job.batch, job.previous_gtid, job.gtid, job.checkpoint ? &*job.checkpoint : nullptr, settings_);
+            sink_.commit(job.batch, job.previous_gtid, job.gtid, job.checkpoint ? &*job.checkpoint : nullptr, settings_,
+                        job.replay);
         } catch (...) {
             failure = std::current_exception();
         }

@@ -23,6 +23,7 @@ struct SinkJob {
     std::optional<std::string> previous_gtid;
     std::string gtid;
     std::optional<std::string> checkpoint;
+    bool replay = false;  // holds source transactions the sink already has (Sink::commit)
 };
 
 class SinkWriter {

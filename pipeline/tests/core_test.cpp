@@ -2,6 +2,7 @@
 // applying source transactions to a real engine.
 #include <gtest/gtest.h>
 
+#include "sluice/pipeline/open_sink_rows.hpp"
 #include "sluice/pipeline/session_applier.hpp"
 #include "sluice/pipeline/source_position.hpp"
 
@@ -48,7 +49,7 @@ TEST(SourcePosition, RoundTripsAndRefusesOtherBytes) {
     EXPECT_FALSE(decode_source_position("gtid=0-1-1\nmax_ts=1"));
 }
 
-TEST(SinkBatch, KeepsOnlyTheLastStateOfEachKeyAndStart) {
+TEST(SinkBatch, KeepsOnlyTheLastStateOfEachKeyAndStartInKeyOrder) {
     SinkBatch b;
     tw::Row r{"k", 0, 10, 1, 1, 1, 1, false};
     b.put(r);
@@ -57,25 +58,83 @@ TEST(SinkBatch, KeepsOnlyTheLastStateOfEachKeyAndStart) {
     b.remove(tw::Row{"k", 0, 10, 1, 1, 1, 1, false});
     b.put(r);
     b.remove(tw::Row{"j", 5, 15, 1, 1, 1, 1, false});
-    EXPECT_EQ(b.net_size(), 2U);
-    EXPECT_EQ(b.puts(), 1U);
-    EXPECT_EQ(b.removes(), 1U);
-    b.for_each_net([&](const std::string& id, const SinkBatch::Entry& e) {
-        if (SinkBatch::key_of(id) == "k") {
-            ASSERT_TRUE(e.row);
-            EXPECT_EQ(e.row->end, 20);
-            EXPECT_EQ(SinkBatch::start_of(id), 0);
-        } else {
-            EXPECT_EQ(SinkBatch::key_of(id), "j");
-            EXPECT_EQ(SinkBatch::start_of(id), 5);
-            EXPECT_FALSE(e.row);
-        }
-    });
-    // A key with a NUL byte and a negative start keep apart.
-    EXPECT_NE(SinkBatch::identity(std::string_view("a\0b", 3), -1), SinkBatch::identity("a", -1));
-    EXPECT_EQ(SinkBatch::start_of(SinkBatch::identity("x", -123)), -123);
+    b.put(tw::Row{"k", -3, 7, 1, 1, 1, 1, true});
+    EXPECT_EQ(b.logged(), 5U);
+    const std::vector<NetChange> net = b.net();
+    ASSERT_EQ(net.size(), 3U);
+    // Key order (bytes), then start.
+    EXPECT_EQ(net[0].row->key, "j");
+    EXPECT_EQ(net[0].row->start, 5);
+    EXPECT_TRUE(net[0].removed);
+    EXPECT_EQ(*net[1].row, (SessionRow{"k", -3, 7, 1, 1, 1, 1, true}));
+    EXPECT_FALSE(net[1].removed);
+    EXPECT_EQ(*net[2].row, (SessionRow{"k", 0, 20, 2, 1, 1, 1, false}));
+    EXPECT_FALSE(net[2].removed);
+    // A key with a NUL byte, a key above 0x7f, a longer key: apart, in byte order.
+    SinkBatch c;
+    c.put(tw::Row{std::string_view("a\0b", 3), -1, 9, 1, 1, 1, 1, false});
+    c.put(tw::Row{"\xc3\xa9", -1, 9, 1, 1, 1, 1, false});
+    c.put(tw::Row{"a", -1, 9, 1, 1, 1, 1, false});
+    c.put(tw::Row{"a long key beyond the short string buffer", -1, 9, 1, 1, 1, 1, false});
+    const std::vector<NetChange> n2 = c.net();
+    ASSERT_EQ(n2.size(), 4U);
+    EXPECT_EQ(n2[0].row->key, "a");
+    EXPECT_EQ(n2[1].row->key, std::string_view("a\0b", 3));
+    EXPECT_EQ(n2[2].row->key, "a long key beyond the short string buffer");
+    EXPECT_EQ(n2[3].row->key, "\xc3\xa9");
     b.clear();
     EXPECT_TRUE(b.empty());
+    EXPECT_TRUE(b.net().empty());
+    // A cleared batch reuses its entries: the next one holds only its own.
+    b.put(tw::Row{"z", 1, 11, 1, 2, 2, 2, false});
+    ASSERT_EQ(b.net().size(), 1U);
+    EXPECT_EQ(*b.net()[0].row, (SessionRow{"z", 1, 11, 1, 2, 2, 2, false}));
+}
+
+TEST(OpenSinkRows, NewRowsAreInsertedHeldOnesUpsertedAndRowsBornAndGoneInABatchNotWritten) {
+    OpenSinkRows open;
+    open.add("a", 0);  // the sink holds a 0 and b 10 open
+    open.add("b", 10);
+    SinkBatch b;
+    b.put(tw::Row{"a", 0, 12, 2, 3, 1, 2, false});   // held: upsert
+    b.remove(tw::Row{"b", 10, 20, 1, 1, 1, 1, false});  // held: delete
+    b.put(tw::Row{"c", 5, 15, 1, 1, 1, 1, false});   // new: insert
+    b.put(tw::Row{"d", 7, 17, 1, 1, 1, 1, false});   // new, then merged away: nothing
+    b.remove(tw::Row{"d", 7, 17, 1, 1, 1, 1, false});
+    b.put(tw::Row{"e", 1, 11, 1, 1, 1, 1, true});    // new and final at once: insert
+    const auto net = b.net();
+    const auto plan = open.plan(net, false);
+    auto keys = [](const std::vector<const SessionRow*>& rows) {
+        std::vector<std::string> k;
+        for (const SessionRow* r : rows) k.push_back(r->key);
+        return k;
+    };
+    EXPECT_EQ(keys(plan.insert), (std::vector<std::string>{"c", "e"}));
+    EXPECT_EQ(keys(plan.upsert), (std::vector<std::string>{"a"}));
+    EXPECT_EQ(keys(plan.remove), (std::vector<std::string>{"b"}));
+    // Replayed: everything upserted or deleted, whatever the set says.
+    const auto replay = open.plan(net, true);
+    EXPECT_EQ(keys(replay.insert), std::vector<std::string>{});
+    EXPECT_EQ(keys(replay.upsert), (std::vector<std::string>{"a", "c", "e"}));
+    EXPECT_EQ(keys(replay.remove), (std::vector<std::string>{"b", "d"}));
+    // After the commit: a and c open; b removed; e final; d never there.
+    open.committed(net);
+    EXPECT_TRUE(open.holds("a", 0));
+    EXPECT_FALSE(open.holds("b", 10));
+    EXPECT_TRUE(open.holds("c", 5));
+    EXPECT_FALSE(open.holds("d", 7));
+    EXPECT_FALSE(open.holds("e", 1));
+    EXPECT_EQ(open.size(), 2U);
+    // Finalizing an open row: upserted, then no longer held.
+    SinkBatch f;
+    f.put(tw::Row{"c", 5, 15, 1, 1, 1, 1, true});
+    const auto fnet = f.net();
+    EXPECT_EQ(keys(open.plan(fnet, false).upsert), (std::vector<std::string>{"c"}));
+    open.committed(fnet);
+    EXPECT_FALSE(open.holds("c", 5));
+    // (key, start) pairs that differ only in where the key ends keep apart.
+    open.add(std::string_view("x\0", 2), 1);
+    EXPECT_FALSE(open.holds("x", 1));
 }
 
 RowImage row(std::int64_t id, const char* key, std::int64_t ts, double value) {
@@ -125,9 +184,8 @@ TEST(SessionApplier, SessionsLateDataFinalRowsAndRefusedTransactions) {
         << batch.rejected_rows()[1].row.reason;
 
     std::map<std::pair<std::string, std::int64_t>, SessionRow> table;
-    batch.for_each_net([&](const std::string& id, const SinkBatch::Entry& e) {
-        if (e.row) table[{std::string(SinkBatch::key_of(id)), SinkBatch::start_of(id)}] = *e.row;
-    });
+    for (const NetChange& c : batch.net())
+        if (!c.removed) table[{c.row->key, c.row->start}] = *c.row;
     ASSERT_EQ(table.size(), 2U);
     EXPECT_EQ(table.at({"a", 0}), (SessionRow{"a", 0, 18, 2, 3, 1, 2, true}));
     EXPECT_EQ(table.at({"c", 101}), (SessionRow{"c", 101, 111, 1, 6, 6, 6, false}));

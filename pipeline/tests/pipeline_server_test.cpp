@@ -323,8 +323,8 @@ TEST_F(Pipeline, BadMappingArgumentsAreClearErrors) {
     const auto base = args("badargs", "badargs", {"--until-end"});
     const Case cases[] = {
         {with(base, "--ts", "nope"), 1, "--ts column \"nope\" is not a column of pipeline_test.badargs (columns: id, k, t, v, note)"},
-        {base, 1, "--ts column \"t\" of pipeline_test.badargs is varchar, not an integer type"},
-        {with(with(base, "--ts", "id"), "--value", "note"), 1, "--value column \"note\" of pipeline_test.badargs is text, not a number type"},
+        {base, 1, "--ts column \"t\" of pipeline_test.badargs is VARCHAR, not an integer type"},
+        {with(with(base, "--ts", "id"), "--value", "note"), 1, "--value column \"note\" of pipeline_test.badargs is TEXT, not a number type"},
         {with(base, "--table", "nodot"), 2, "--table \"nodot\": expected DB.TABLE"},
         {with(with(base, "--ts", "id"), "--table", "pipeline_test.absent"), 1, "source table pipeline_test.absent does not exist"},
         {with(base, "--sink-table", "bad-name"), 2, "--sink-table \"bad-name\": expected a plain identifier"},

@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "sluice/pipeline/open_sink_rows.hpp"
 #include "sluice/pipeline/session_applier.hpp"
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/tideweave/checkpoint.hpp"
@@ -21,20 +22,47 @@ namespace {
 namespace tw = sluice::tideweave;
 using V = SourceValue;
 
+// The sink's tables, written as Sink::commit writes them: the batch's net
+// changes planned by OpenSinkRows (what the writer knows the sink holds
+// open), direct inserts checked against the primary key (a COPY into NAME
+// fails on a row it holds), upserts, deletes.
 struct SinkTables {
     std::map<std::pair<std::string, std::int64_t>, SessionRow> rows;
     std::set<std::pair<std::string, std::int64_t>> late;      // (gtid, seq): ON CONFLICT DO NOTHING
     std::set<std::pair<std::string, std::size_t>> rejected;  // (gtid, seq)
-    void apply(const SinkBatch& b) {
-        b.for_each_net([&](const std::string& id, const SinkBatch::Entry& e) {
-            std::pair<std::string, std::int64_t> k{std::string(SinkBatch::key_of(id)), SinkBatch::start_of(id)};
-            if (e.row) rows[k] = *e.row;
-            else rows.erase(k);
-        });
+    // What a (re)started writer loads: the rows written with final = false.
+    OpenSinkRows load() const {
+        OpenSinkRows open;
+        for (const auto& [k, r] : rows)
+            if (!r.final) open.add(k.first, k.second);
+        return open;
+    }
+    void apply(const SinkBatch& b, OpenSinkRows& open, bool replay) {
+        const auto net = b.net();
+        const auto plan = open.plan(net, replay);
+        for (const SessionRow* r : plan.insert) {
+            auto [it, fresh] = rows.emplace(std::pair{r->key, r->start}, *r);
+            ASSERT_TRUE(fresh) << "a direct insert of (" << r->key << ", " << r->start << ") that the sink holds";
+        }
+        for (const SessionRow* r : plan.upsert) rows[{r->key, r->start}] = *r;
+        for (const SessionRow* r : plan.remove) rows.erase({r->key, r->start});
+        open.committed(net);
         for (const LateRow& l : b.late_rows()) late.insert({l.gtid, l.seq});
         for (const RejectedSinkRow& r : b.rejected_rows()) rejected.insert({r.gtid, r.row.change});
     }
-    friend bool operator==(const SinkTables&, const SinkTables&) = default;
+    // The writer's set mirrors the sink's open rows.
+    bool mirrors(OpenSinkRows& open) const {
+        std::size_t n = 0;
+        for (const auto& [k, r] : rows) {
+            if (r.final) continue;
+            ++n;
+            if (!open.holds(k.first, k.second)) return false;
+        }
+        return n == open.size();
+    }
+    friend bool operator==(const SinkTables& a, const SinkTables& b) {
+        return a.rows == b.rows && a.late == b.late && a.rejected == b.rejected;
+    }
 };
 
 // A source table's life: inserts, updates moving rows in key and time,
@@ -110,6 +138,7 @@ TEST(Replay, FromAnOlderCheckpointLeavesTheSinkAsItWas) {
         SessionApplier applier(engine, rule);
         TransactionMapper mapper(names);
         SinkTables tables;
+        OpenSinkRows open;
         std::vector<SinkTables> at;  // at[t]: after transaction t
         std::vector<std::string> checkpoints;
         for (std::size_t t = 0; t < n; ++t) {
@@ -118,7 +147,8 @@ TEST(Replay, FromAnOlderCheckpointLeavesTheSinkAsItWas) {
             for (const SourceChange& c : w.transactions[t]) mapper.add(c);
             applier.apply(mapper, gtid_of(t), batch);
             if (t % 7 == 0) engine.forget();  // the pipeline forgets at every commit
-            tables.apply(batch);
+            tables.apply(batch, open, false);
+            ASSERT_TRUE(tables.mirrors(open)) << "seed " << seed << ", after " << t;
             at.push_back(tables);
             checkpoints.push_back(tw::encode_binary(engine.checkpoint(encode(SourcePosition{gtid_of(t), rule.max_ts()}))));
         }
@@ -137,13 +167,14 @@ TEST(Replay, FromAnOlderCheckpointLeavesTheSinkAsItWas) {
             WatermarkRule rule2(5, pos->max_ts, restored->watermark());
             SessionApplier applier2(*restored, rule2);
             SinkTables sink = at[k];
+            OpenSinkRows loaded = sink.load();
             SinkBatch replay;
             for (std::size_t t = c + 1; t <= k; ++t) {
                 mapper.begin();
                 for (const SourceChange& ch : w.transactions[t]) mapper.add(ch);
                 applier2.apply(mapper, gtid_of(t), replay);
             }
-            sink.apply(replay);
+            sink.apply(replay, loaded, true);
             ASSERT_EQ(sink, at[k]) << "seed " << seed << ", checkpoint after " << c << ", sink at " << k;
             // And on to the end, in batches of three.
             for (std::size_t t = k + 1; t < n; t += 3) {
@@ -154,7 +185,8 @@ TEST(Replay, FromAnOlderCheckpointLeavesTheSinkAsItWas) {
                     applier2.apply(mapper, gtid_of(u), b);
                 }
                 restored->forget();
-                sink.apply(b);
+                sink.apply(b, loaded, false);
+                ASSERT_TRUE(sink.mirrors(loaded)) << "seed " << seed << ", checkpoint after " << c << ", sink at " << k;
             }
             ASSERT_EQ(sink, at[n - 1]) << "seed " << seed << ", checkpoint after " << c << ", sink at " << k;
         }

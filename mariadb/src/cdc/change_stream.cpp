@@ -7,6 +7,7 @@
 #include "binlog_connection.hpp"
 #include "snapshot_reader.hpp"
 #include "sluice/mariadb/binlog/decoder.hpp"
+#include "sluice/mariadb/cdc/table_columns.hpp"
 #include "transaction_assembler.hpp"
 
 namespace sluice::mariadb::cdc {
@@ -123,11 +124,12 @@ struct ChangeStream::State {
     }
 
     // Column names and the types only the schema knows (UUID, INET6, JSON),
-    // from information_schema, for tables the stream selects. The schema is
-    // today's while the binlog may be older (catching up over later DDL), so
-    // with binlog_row_metadata=FULL each binlog column takes the type of the
-    // column of the same name; without names the schema applies only when
-    // the column count matches (the decoder checks it).
+    // from the table's column definitions (table_columns), for tables the
+    // stream selects. The schema is today's while the binlog may be older
+    // (catching up over later DDL), so with binlog_row_metadata=FULL each
+    // binlog column takes the type of the column of the same name; without
+    // names the schema applies only when the column count matches (the
+    // decoder checks it).
     void learn_schema(const binlog::TableMap& t) {
         std::string signature = std::to_string(t.columns.size());
         for (const binlog::ColumnInfo& c : t.columns) {
@@ -141,35 +143,20 @@ struct ChangeStream::State {
         std::vector<binlog::SchemaColumn> now;
         with_side_connection([&](Connection& side_conn) {
             now.clear();
-            // The result metadata of an empty SELECT, not information_schema:
-            // MariaDB 10.11.19 crashed (SIGSEGV in ha_maria::drop_table,
-            // freeing the I_S temporary table) on an information_schema.COLUMNS
-            // query run right after DDL, in our CI. The column definitions
-            // carry the same facts: names, UUID/INET types in the extended
-            // metadata, and the fractional digits of temporals.
-            auto ident = [](const std::string& name) {
-                std::string q = "`";
-                for (char ch : name) q += ch == '`' ? std::string("``") : std::string(1, ch);
-                return q + "`";
-            };
-            try {
-                ResultSet rs = side_conn.query("SELECT * FROM " + ident(t.db) + "." + ident(t.table) + " LIMIT 0");
-                for (const Column& col : rs.columns()) {
-                    binlog::SchemaColumn c;
-                    c.name = col.org_name.empty() ? col.name : col.org_name;
-                    const std::string& ext = col.extended_type;
-                    if (ext == "uuid" || ext == "inet6" || ext == "inet4") c.data_type = ext;
-                    const bool temporal = col.type == ColumnType::time || col.type == ColumnType::datetime ||
-                                          col.type == ColumnType::timestamp;
-                    c.datetime_precision = temporal ? col.decimals : -1;
-                    now.push_back(std::move(c));
-                }
-                while (rs.next()) {
-                }
-            } catch (const Error& e) {
-                // A table dropped later than the binlog being read: no hints.
-                if (e.kind() != ErrorKind::server || e.server_code() != 1146) throw;
-                now.clear();
+            // table_columns: the result metadata of an empty SELECT, not
+            // information_schema (which crashed MariaDB 10.11.19 right after
+            // DDL). A table dropped later than the binlog being read: no hints.
+            auto columns = table_columns(side_conn, t.db, t.table);
+            if (!columns) return;
+            for (const Column& col : *columns) {
+                binlog::SchemaColumn c;
+                c.name = column_name(col);
+                const std::string& ext = col.extended_type;
+                if (ext == "uuid" || ext == "inet6" || ext == "inet4") c.data_type = ext;
+                const bool temporal = col.type == ColumnType::time || col.type == ColumnType::datetime ||
+                                      col.type == ColumnType::timestamp;
+                c.datetime_precision = temporal ? col.decimals : -1;
+                now.push_back(std::move(c));
             }
         });
         binlog::TableSchema schema;

@@ -13,7 +13,8 @@
 // open() checks every existing table's columns first (a mismatch is
 // Error{sink_schema} and nothing is created), then creates the missing ones
 // in one transaction. commit() writes a SinkBatch, the GTID state and
-// (when given) the binary Tideweave checkpoint in ONE transaction.
+// (when given) the binary Tideweave checkpoint in ONE transaction; rows new
+// to NAME are COPYed into it directly (open_sink_rows.hpp).
 //
 // Failures of PostgreSQL itself are sluice::postgres::Error (a lost
 // connection: kind connection); the caller retries from the stored state.
@@ -21,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "sluice/pipeline/open_sink_rows.hpp"
 #include "sluice/pipeline/sink_batch.hpp"
 #include "sluice/postgres/connection.hpp"
 
@@ -43,13 +45,17 @@ public:
     // of its own.
     static Sink open(const std::string& url, const std::string& name, const std::string& state_name = {});
 
+    // The stored state, and (read with it, at the same state) the open
+    // rows NAME holds: call before the first commit.
     std::optional<StoredState> load();
     // One PostgreSQL transaction: the batch's net rows, late and rejected
     // rows, and the state (gtid, settings, and checkpoint when given).
     // `previous_gtid` is the state's gtid before (nullopt: no state yet);
     // if another writer moved it, Error{sink_moved} and nothing is written.
+    // `replay`: the batch holds source transactions the sink already has
+    // (open_sink_rows.hpp): every row is upserted or deleted.
     void commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
-                const std::string* checkpoint, const std::string& settings);
+                const std::string* checkpoint, const std::string& settings, bool replay);
 
     postgres::Connection& connection() { return conn_; }
 
@@ -60,6 +66,8 @@ private:
     postgres::Connection conn_;
     std::string name_;
     std::string state_name_;
+    OpenSinkRows open_;     // what NAME holds open, as of the last load or commit
+    bool trusted_ = false;  // open_ is all NAME holds that a batch may touch (else: upsert everything)
     std::optional<postgres::Statement> upsert_, remove_, late_, reject_, state_insert_, state_update_,
         state_update_checkpoint_;
 };

@@ -1,0 +1,60 @@
+#pragma once
+// The (key, start) rows of NAME that the sink holds and that can still
+// change: those written with final = false. A final row never changes
+// again (the engine seals it; later mutations of it are late), and a row
+// the sink does not hold needs no upsert: so a batch's net changes split
+// into
+//   insert  rows the sink does not hold: COPY straight into NAME;
+//   upsert  open rows it holds: staged, INSERT ... ON CONFLICT DO UPDATE;
+//   remove  open rows it holds that the batch removed: DELETE;
+// and a row created and removed within one batch is not written at all.
+// Most rows of a catch-up are new, and a plain COPY costs PostgreSQL a
+// fraction of the staged upsert (docs/pipeline.md, "Writing rows").
+//
+// Exactly once: the set is loaded from the sink itself at every start
+// (`select key, start from NAME where not final`, at the stored state k),
+// and updated only after a commit succeeded, so it mirrors the sink. A
+// replayed batch (source transactions the sink already holds, after a
+// checkpoint older than the state) may put rows the sink holds as final:
+// plan it `idempotent`, every put an upsert and every removal a delete.
+// If the set were ever wrong, a direct COPY would fail on NAME's primary
+// key (an error, never a wrong row).
+//
+// Kept sorted like SinkBatch::net() (key bytes, then start), so planning
+// is one merge of two sorted lists, no hashing. Sans-I/O; used by the
+// sink's thread only.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sluice/pipeline/sink_batch.hpp"
+
+namespace sluice::pipeline {
+
+class OpenSinkRows {
+public:
+    // Any order; duplicates are kept once.
+    void add(std::string_view key, std::int64_t start);
+    bool holds(std::string_view key, std::int64_t start);
+    std::size_t size();
+
+    struct Plan {
+        std::vector<const SessionRow*> insert, upsert, remove;
+    };
+    // `net` as SinkBatch::net() gives it (each (key, start) once, sorted);
+    // the plan keeps its order.
+    Plan plan(const std::vector<NetChange>& net, bool idempotent);
+    // After `net` is committed: rows put open are held; rows put final,
+    // and removed rows, are not.
+    void committed(const std::vector<NetChange>& net);
+
+private:
+    using Row = std::pair<std::string, std::int64_t>;
+    void settle();  // sorts and dedupes what add() appended
+    std::vector<Row> rows_;
+    bool settled_ = true;
+};
+
+}  // namespace sluice::pipeline
