@@ -116,7 +116,7 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
     std::optional<tw::Engine> engine;
     std::optional<WatermarkRule> rule;
     std::optional<std::string> committed;  // the state row's position
-    std::optional<std::uint64_t> replay_until;
+    std::uint64_t replay_until = 0;  // 0: no replay (a stored position ahead of the checkpoint is >= 1)
     std::uint64_t position = 0;  // the last message applied
     if (auto state = sink.load()) {
         if (state->settings != settings)
@@ -158,7 +158,7 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
     std::size_t commits_since_checkpoint = 0;
     std::uint32_t last_commit_time = 0;
     bool position_moved = false;
-    bool force_checkpoint = replay_until.has_value();
+    bool force_checkpoint = replay_until != 0;
     Clock::time_point batch_opened = Clock::now();
     Clock::time_point last_progress{};
 
@@ -231,8 +231,8 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
             position = m->seq;
             position_moved = true;
         }
-        if (replay_until && position < *replay_until) continue;
-        replay_until.reset();
+        if (replay_until && position < replay_until) continue;
+        replay_until = 0;
         const bool full = batch.row_changes() >= o.batch_row_changes;
         const bool old = Clock::now() - batch_opened >= o.batch_age;
         const bool idle = !reader.pending();
@@ -247,9 +247,9 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
             commit();
         progress(false);
     }
-    if (replay_until && position < *replay_until)
+    if (replay_until && position < replay_until)
         throw Error(ErrorKind::sink_state, "stream \"" + source.stream + "\" ended before the stored position " +
-                                               std::to_string(*replay_until) + " of \"" + state_name + "\"");
+                                               std::to_string(replay_until) + " of \"" + state_name + "\"");
     if (!batch.empty() || position_moved || !committed || *committed != position_text(source.stream, position)) commit();
     writer.finish();
     sync_stats();
