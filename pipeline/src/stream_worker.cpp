@@ -99,7 +99,25 @@ Sink open_sink(const Options& o, const std::string& state_name) {
 
 }  // namespace
 
+namespace {
+void run_worker(const Options& o, RunStats& stats, std::ostream& log);
+}  // namespace
+
 void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
+    try {
+        run_worker(o, stats, log);
+    } catch (const mariadb::Error& e) {
+        // NATS failures come as mariadb::Error (the jetstream layer's type):
+        // a lost cluster or a leader election (JetStream "temporarily
+        // unavailable") is retried from the sink's state like a lost binlog.
+        if (js::retryable(e)) throw Error(ErrorKind::source_ended, std::string("NATS: ") + e.what());
+        throw;
+    }
+}
+
+namespace {
+
+void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     const StreamSource source = parse_stream_source(o.source_url);
     const std::string settings = settings_text(o);
     const std::string state_name = partition_state_name(o.sink_table, o.partition);
@@ -255,5 +273,7 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
     sync_stats();
     progress(true);
 }
+
+}  // namespace
 
 }  // namespace sluice::pipeline

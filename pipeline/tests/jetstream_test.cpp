@@ -278,5 +278,42 @@ TEST_F(PipelineJetStream, TwoWorkersThroughKillsOfEveryProcessAndANodeEqualOnePr
         std::filesystem::remove(log_path(name));
 }
 
+// Bad stream arguments are usage errors (exit 2) naming the argument;
+// a stream that does not exist yet is waited for (retried), not an error.
+TEST_F(PipelineJetStream, BadStreamArgumentsAreUsageErrors) {
+    auto run = [&](const std::string& source, std::vector<std::string> extra) {
+        return run_pipeline(run_args(source, "js_usage", std::move(extra)), log_path("usage"));
+    };
+    Outcome o = run(cluster_->urls(), {});
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.log.find("expected nats://HOST:PORT?stream=NAME"), std::string::npos) << o.log;
+    o = run(cluster_->urls() + "?stream=S&from=1", {});
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.log.find("unknown parameter \"from=1\""), std::string::npos) << o.log;
+    o = run(cluster_->urls() + "?stream=A.B", {});
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.log.find("\"A.B\" is not a stream name"), std::string::npos) << o.log;
+    for (const char* bad : {"2/2", "1", "-1/2", "0/0", "a/b", "0/2x"}) {
+        o = run(cluster_->urls() + "?stream=S", {"--partition", bad});
+        EXPECT_EQ(o.status, 2) << bad;
+        EXPECT_NE(o.log.find(std::string("--partition \"") + bad + "\": expected I/N with 0 <= I < N <= 1024"),
+                  std::string::npos)
+            << o.log;
+    }
+    o = run(mariadb_url(), {"--partition", "0/2"});
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.log.find("--partition needs a nats://HOST:PORT?stream=NAME source"), std::string::npos) << o.log;
+    // A missing stream: the worker waits (retries) for the publisher.
+    drop("js_usage");
+    Process waiting(SLUICE_PIPELINE_CLI, run_args(cluster_->urls() + "?stream=NOT_YET", "js_usage", {}), log_path("usage"));
+    std::filesystem::remove(waiting.log());
+    waiting.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    EXPECT_TRUE(waiting.kill()) << read_file(waiting.log());
+    EXPECT_NE(read_file(waiting.log()).find("stream \"NOT_YET\" does not exist (yet)"), std::string::npos)
+        << read_file(waiting.log());
+    std::filesystem::remove(waiting.log());
+}
+
 }  // namespace
 }  // namespace sluice::pipeline::test
