@@ -309,7 +309,9 @@ int main(int argc, char** argv) {
     std::map<std::string, Lag> lags;
     const int per_tx = 100;
     const auto period = std::chrono::microseconds(1000000LL * per_tx / rate);
-    for (const auto& [name, workers] : layouts) {
+    for (const auto& layout : layouts) {
+        const std::string& name = layout.first;
+        const int workers = layout.second;  // a copy: lambdas below capture it (clang-14: no captured bindings)
         const std::string table = "bench.scale_steady_" + name, sink = "scale_st_" + name, stream = "SCALE_ST_" + name;
         m.execute("DROP TABLE IF EXISTS " + table);
         m.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
