@@ -107,10 +107,13 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
     try {
         run_worker(o, stats, log);
     } catch (const mariadb::Error& e) {
-        // NATS failures come as mariadb::Error (the jetstream layer's type):
-        // a lost cluster or a leader election (JetStream "temporarily
-        // unavailable") is retried from the sink's state like a lost binlog.
-        if (js::retryable(e)) throw Error(ErrorKind::source_ended, std::string("NATS: ") + e.what());
+        // NATS failures come as mariadb::Error (the jetstream layer's type).
+        // Everything but a usage error is retried from the sink's state like
+        // a lost binlog (for up to --retry-for without progress): besides a
+        // lost cluster or a leader election, a node that was just restarted
+        // answers "stream not found" or refuses the consumer for a while.
+        // The stream's existence and subjects were checked at the start.
+        if (e.kind() != mariadb::ErrorKind::usage) throw Error(ErrorKind::source_ended, std::string("NATS: ") + e.what());
         throw;
     }
 }
