@@ -15,6 +15,7 @@
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/pipeline.hpp"
 #include "sluice/pipeline/sink.hpp"
+#include "sluice/pipeline/stream_source.hpp"
 
 namespace {
 
@@ -131,6 +132,7 @@ int run_command(int argc, char** argv) {
     try {
         if (o.start == StartMode::from_gtid) sluice::mariadb::cdc::GtidState::parse(o.from_gtid);
         check_sink_name(o.sink_table);
+        if (is_stream_source(o.source_url)) parse_stream_source(o.source_url);
     } catch (const std::exception& e) {
         return usage_error(e.what());
     }

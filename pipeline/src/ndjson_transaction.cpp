@@ -74,7 +74,7 @@ const ParsedLine& NdjsonTransactions::parse(std::string_view text, const std::st
         else malformed(here, "unknown op \"" + std::string(op) + "\"");
         auto image = [&](const char* which) {
             simdjson::dom::object img;
-            if (c[which].get(img)) malformed(here, std::string("an ") + std::string(op) + " without a \"" + which + "\" object");
+            if (c[which].get(img)) malformed(here, std::string(op == "delete" ? "a " : "an ") + std::string(op) + " without a \"" + which + "\" object");
             RowImage out;
             for (std::size_t role = 0; role < 4; ++role) {
                 const std::string& col = name_of(names_, role);

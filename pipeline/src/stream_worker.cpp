@@ -99,7 +99,28 @@ Sink open_sink(const Options& o, const std::string& state_name) {
 
 }  // namespace
 
+namespace {
+void run_worker(const Options& o, RunStats& stats, std::ostream& log);
+}  // namespace
+
 void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
+    try {
+        run_worker(o, stats, log);
+    } catch (const mariadb::Error& e) {
+        // NATS failures come as mariadb::Error (the jetstream layer's type).
+        // Everything but a usage error is retried from the sink's state like
+        // a lost binlog (for up to --retry-for without progress): besides a
+        // lost cluster or a leader election, a node that was just restarted
+        // answers "stream not found" or refuses the consumer for a while.
+        // The stream's existence and subjects were checked at the start.
+        if (e.kind() != mariadb::ErrorKind::usage) throw Error(ErrorKind::source_ended, std::string("NATS: ") + e.what());
+        throw;
+    }
+}
+
+namespace {
+
+void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     const StreamSource source = parse_stream_source(o.source_url);
     const std::string settings = settings_text(o);
     const std::string state_name = partition_state_name(o.sink_table, o.partition);
@@ -116,7 +137,7 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
     std::optional<tw::Engine> engine;
     std::optional<WatermarkRule> rule;
     std::optional<std::string> committed;  // the state row's position
-    std::optional<std::uint64_t> replay_until;
+    std::uint64_t replay_until = 0;  // 0: no replay (a stored position ahead of the checkpoint is >= 1)
     std::uint64_t position = 0;  // the last message applied
     if (auto state = sink.load()) {
         if (state->settings != settings)
@@ -158,7 +179,10 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
     std::size_t commits_since_checkpoint = 0;
     std::uint32_t last_commit_time = 0;
     bool position_moved = false;
-    bool force_checkpoint = replay_until.has_value();
+    bool force_checkpoint = replay_until != 0;
+    // The first commit after a restore from an older checkpoint replays
+    // messages the sink already holds: it upserts instead of COPYing.
+    bool replaying = replay_until != 0;
     Clock::time_point batch_opened = Clock::now();
     Clock::time_point last_progress{};
 
@@ -179,6 +203,8 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
         std::swap(job.batch, batch);
         job.previous_gtid = committed;
         job.gtid = pos;
+        job.replay = replaying;
+        replaying = false;
         commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
         writer.submit(job);
         committed = pos;
@@ -231,8 +257,8 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
             position = m->seq;
             position_moved = true;
         }
-        if (replay_until && position < *replay_until) continue;
-        replay_until.reset();
+        if (replay_until && position < replay_until) continue;
+        replay_until = 0;
         const bool full = batch.row_changes() >= o.batch_row_changes;
         const bool old = Clock::now() - batch_opened >= o.batch_age;
         const bool idle = !reader.pending();
@@ -247,13 +273,15 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
             commit();
         progress(false);
     }
-    if (replay_until && position < *replay_until)
+    if (replay_until && position < replay_until)
         throw Error(ErrorKind::sink_state, "stream \"" + source.stream + "\" ended before the stored position " +
-                                               std::to_string(*replay_until) + " of \"" + state_name + "\"");
+                                               std::to_string(replay_until) + " of \"" + state_name + "\"");
     if (!batch.empty() || position_moved || !committed || *committed != position_text(source.stream, position)) commit();
     writer.finish();
     sync_stats();
     progress(true);
 }
+
+}  // namespace
 
 }  // namespace sluice::pipeline

@@ -130,6 +130,7 @@ private:
         co.ack_handler = &on_ack;
         co.ack_closure = &acks_;
         client_.emplace(JetStreamClient::connect(o_.urls, co));
+        max_payload_ = client_->max_payload();
     }
 
     // The stream's state, creating the stream when it is missing. (Right
@@ -209,6 +210,14 @@ private:
     }
 
     void publish(const OutMessage& m, std::uint64_t expected_last) {
+        // Headers take a few hundred bytes of the server's limit too.
+        if (static_cast<std::int64_t>(m.data.size()) + 1024 > max_payload_)
+            throw Error(ErrorKind::usage, "a message for " + m.subject + " (transaction " +
+                                              (m.headers.size() > 1 ? m.headers[1].second : std::string("?")) + ") is " +
+                                              std::to_string(m.data.size()) + " bytes, over the server's max_payload of " +
+                                              std::to_string(max_payload_) +
+                                              " (raise max_payload in nats-server's configuration, or use --format "
+                                              "debezium: one message per row change)");
         natsMsg* msg = nullptr;
         check_nats(natsMsg_Create(&msg, m.subject.c_str(), nullptr, m.data.data(), static_cast<int>(m.data.size())), 0,
                    "message for " + m.subject);
@@ -235,6 +244,7 @@ private:
     AckState acks_;
     std::optional<JetStreamClient> client_;
     PublishStats stats_;
+    std::int64_t max_payload_ = 1 << 20;
 };
 
 }  // namespace

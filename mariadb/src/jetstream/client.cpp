@@ -200,6 +200,16 @@ std::uint64_t JetStreamClient::publish(const std::string& subject, const std::st
     return seq;
 }
 
+bool JetStreamClient::delete_stream(const std::string& stream) {
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    natsStatus s = js_DeleteStream(h_->js, stream.c_str(), nullptr, &jerr);
+    if (s == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr) return false;
+    check_nats(s, jerr, "deleting stream \"" + stream + "\"");
+    return true;
+}
+
+std::int64_t JetStreamClient::max_payload() { return natsConnection_GetMaxPayload(h_->nc); }
+
 std::size_t JetStreamClient::known_servers() {
     char** servers = nullptr;
     int count = 0;

@@ -85,6 +85,10 @@ public:
     // nullopt when the stream does not exist.
     std::optional<StreamState> stream_state(const std::string& stream);
     void add_stream(const StreamConfig& config);
+    // Deletes the stream and its messages; false when it did not exist.
+    bool delete_stream(const std::string& stream);
+    // The largest message the server accepts (its max_payload).
+    std::int64_t max_payload();
     StoredMessage message(const std::string& stream, std::uint64_t seq);
     // One message, synchronously: returns the sequence the stream gave it.
     std::uint64_t publish(const std::string& subject, const std::string& data,
