@@ -266,6 +266,23 @@ TEST_F(NativeSql, SigintCancelsTheRunningStatementOnTheServer) {
     SUCCEED();
 }
 
+TEST_F(NativeSql, DbAndSchemaChecksCoverNativeClients) {
+    const std::string url = KealDatabase::get().url();
+    const CommandResult ok = run_keal({"check", program_path("native_sql.keal"), "--target", "native", "--db", url});
+    EXPECT_EQ(ok.exit_code, 0) << ok.output;
+    const std::string wrong = testing::TempDir() + "/native_wrong.keal";
+    std::ofstream(wrong) << "export fn main() {\n    print(query one \"select name from ns_users where id = 1\" () as int)\n}\n";
+    const CommandResult online = run_keal({"build", wrong, "--target", "native", "-o", testing::TempDir() + "/nw", "--db", url});
+    EXPECT_EQ(online.exit_code, 1);
+    EXPECT_THAT(online.output, HasSubstr("native_wrong.keal:2:21: error: the value is text in the database (\"name\"), "
+                                         "but it is declared int"));
+    const std::string schema = testing::TempDir() + "/native_wrong.descriptions";
+    ASSERT_EQ(run_keal({"describe", wrong, "--db", url, "-o", schema}).exit_code, 0);
+    const CommandResult offline = run_keal({"check", wrong, "--target", "native", "--schema", schema});
+    EXPECT_EQ(offline.exit_code, 1);
+    EXPECT_EQ(offline.output, run_keal({"check", wrong, "--target", "native", "--db", url}).output);
+}
+
 // The native-client example of docs/keal.md's "Embedded SQL" section, as written.
 std::string docs_example() {
     std::ifstream in(KEAL_DOCS);
