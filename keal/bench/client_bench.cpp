@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -68,11 +69,15 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+std::pair<double, double> run_client(const std::vector<std::string>& argv, const std::string& url,
+                                     const std::string& out_path);
+
 struct Client {
     std::string name;
     std::vector<std::string> argv;
     std::string checksum{};
     Timing t{};
+    double instructions = -1;
 };
 
 struct InServer {
@@ -80,7 +85,42 @@ struct InServer {
     std::string sql;
     std::string sum{};
     std::vector<double> ms{};
+    std::vector<double> cpu_ms{};  // the backend's CPU per call (when the server is local)
 };
+
+constexpr int kLoopCalls = 5;  // calls per round, averaged: the backend's CPU clock ticks at 10 ms
+
+// The CPU time (user + system, ms) of a local process from /proc, or -1.
+double process_cpu_ms(const std::string& pid) {
+    std::ifstream in("/proc/" + pid + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) return -1;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string f;
+    long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> f; ++i) {
+        if (i == 14) utime = std::stoll(f);
+        if (i == 15) stime = std::stoll(f);
+    }
+    return static_cast<double>(utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// User-space instructions of one run under callgrind, or -1 without valgrind.
+double instructions(const std::vector<std::string>& argv, const std::string& url, const std::string& work) {
+    std::vector<std::string> v = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                                  "--log-file=" + work + "/callgrind.log"};
+    v.insert(v.end(), argv.begin(), argv.end());
+    try {
+        run_client(v, url, "/dev/null");
+    } catch (const std::exception&) {
+        return -1;
+    }
+    const std::string log = read_file(work + "/callgrind.log");
+    const std::size_t at = log.find("Collected : ");
+    if (at == std::string::npos) return -1;
+    return std::stod(log.substr(at + 12));
+}
 
 // Runs argv with DATABASE_URL set, stdout into `out_path`; returns wall and CPU ms.
 std::pair<double, double> run_client(const std::vector<std::string>& argv, const std::string& url,
@@ -242,6 +282,12 @@ int run(const std::string& db_url, int runs, const std::string& json_path, bool 
     }
     if (!agree) return 1;
 
+    // The backend's CPU time, when the server runs on this machine.
+    const std::string backend = scalar(c, "SELECT pg_backend_pid()");
+    std::cerr << "counting the clients' instructions (valgrind --tool=callgrind)\n";
+    for (Client& x : clients)
+        if (x.name != "psql EXECUTE") x.instructions = instructions(x.argv, url, work);
+
     for (int round = 1; round <= runs; ++round) {
         std::cerr << "round " << round << "/" << runs << "\n";
         for (Client& x : clients) {
@@ -250,31 +296,40 @@ int run(const std::string& db_url, int runs, const std::string& json_path, bool 
             x.t.cpu_ms.push_back(cpu);
         }
         for (InServer& x : loops) {
+            const double cpu0 = process_cpu_ms(backend);
             const auto start = std::chrono::steady_clock::now();
-            scalar(c, x.sql);
-            x.ms.push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            for (int i = 0; i < kLoopCalls; ++i) scalar(c, x.sql);
+            x.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+                           kLoopCalls);
+            if (cpu0 >= 0) x.cpu_ms.push_back((process_cpu_ms(backend) - cpu0) / kLoopCalls);
         }
     }
     const std::vector<double> load_end = load_average();
 
     std::cout << "server: " << scalar(c, "SELECT version()") << "\n";
-    std::cout << "\n| contender (" << kQueries << " queries) | best (ms) | median (ms) | client CPU, median (ms) | checksum |\n"
-              << "|---|---:|---:|---:|---|\n";
+    std::cout << "\n| contender (" << kQueries
+              << " queries) | best (ms) | median (ms) | client CPU, median (ms) | client instructions | checksum |\n"
+              << "|---|---:|---:|---:|---:|---|\n";
     for (const Client& x : clients)
         std::cout << "| " << x.name << " | " << fixed(best(x.t.wall_ms), 1) << " | " << fixed(median(x.t.wall_ms), 1)
-                  << " | " << fixed(median(x.t.cpu_ms), 1) << " | " << x.checksum << " |\n";
-    std::cout << "\n| loop over 300,000 rows | best (ms) | median (ms) | sum |\n|---|---:|---:|---:|\n";
-    for (const InServer& x : loops)
-        std::cout << "| " << x.name << " | " << fixed(best(x.ms), 1) << " | " << fixed(median(x.ms), 1) << " | " << x.sum
+                  << " | " << fixed(median(x.t.cpu_ms), 1) << " | "
+                  << (x.instructions < 0 ? std::string("-") : fixed(x.instructions / 1e6, 1) + "M") << " | " << x.checksum
                   << " |\n";
+    std::cout << "\n| loop over 300,000 rows | best (ms) | median (ms) | backend CPU, median (ms) | sum |\n"
+              << "|---|---:|---:|---:|---:|\n";
+    for (const InServer& x : loops)
+        std::cout << "| " << x.name << " | " << fixed(best(x.ms), 1) << " | " << fixed(median(x.ms), 1) << " | "
+                  << (x.cpu_ms.empty() ? std::string("-") : fixed(median(x.cpu_ms), 1)) << " | " << x.sum << " |\n";
     const double client_ratio = median(clients[1].t.wall_ms) / median(clients[2].t.wall_ms);
     const double client_best_ratio = best(clients[1].t.wall_ms) / best(clients[2].t.wall_ms);
-    const double loop_ratio = best(loops[0].ms) / best(loops[1].ms);
-    std::cout << "\nKeal client / C prepared: " << fixed(client_best_ratio, 3) << "x best, " << fixed(client_ratio, 3)
-              << "x median (goal 1.05x: " << (client_best_ratio <= 1.05 ? "met" : "MISSED") << ")\n"
-              << "Keal loop / PL/pgSQL loop: " << fixed(loop_ratio, 3) << "x best (goal 0.5x: "
-              << (loop_ratio <= 0.5 ? "met" : "MISSED") << ")\n"
+    const double loop_ratio = median(loops[0].ms) / median(loops[1].ms);
+    std::cout << "\nKeal client / C prepared: " << fixed(client_ratio, 3) << "x median, " << fixed(client_best_ratio, 3)
+              << "x best (goal 1.05x, on the median: " << (client_ratio <= 1.05 ? "met" : "MISSED") << ")\n"
+              << "Keal loop / PL/pgSQL loop: " << fixed(loop_ratio, 3) << "x median wall"
+              << (loops[0].cpu_ms.empty() ? std::string()
+                                          : ", " + fixed(median(loops[0].cpu_ms) / median(loops[1].cpu_ms), 3) +
+                                                "x median backend CPU")
+              << " (goal 0.5x, on the median wall: " << (loop_ratio <= 0.5 ? "met" : "MISSED") << ")\n"
               << "load average: start " << fixed(load_start[0], 2) << ", end " << fixed(load_end[0], 2) << "\n";
 
     if (!json_path.empty()) {
@@ -288,7 +343,8 @@ int run(const std::string& db_url, int runs, const std::string& json_path, bool 
         j += ", \"load_average_at_start\": " + json_numbers(load_start) + ", \"load_average_at_end\": " +
              json_numbers(load_end) + "},\n  \"server\": ";
         sluice::json::append_string(j, scalar(c, "SELECT version()"));
-        j += ",\n  \"queries\": " + std::to_string(kQueries) + ",\n  \"rounds\": " + std::to_string(runs) +
+        j += ",\n  \"queries\": " + std::to_string(kQueries) + ",\n  \"loop_calls_per_round\": " +
+             std::to_string(kLoopCalls) + ",\n  \"rounds\": " + std::to_string(runs) +
              ",\n  \"clients\": [\n";
         for (std::size_t i = 0; i < clients.size(); ++i) {
             j += "    {\"name\": ";
@@ -296,6 +352,7 @@ int run(const std::string& db_url, int runs, const std::string& json_path, bool 
             j += ", \"checksum\": ";
             sluice::json::append_string(j, clients[i].checksum);
             j += ", \"wall_ms\": " + json_numbers(clients[i].t.wall_ms) + ", \"cpu_ms\": " + json_numbers(clients[i].t.cpu_ms) +
+                 ", \"instructions\": " + (clients[i].instructions < 0 ? std::string("null") : fixed(clients[i].instructions, 0)) +
                  "}" + (i + 1 < clients.size() ? "," : "") + "\n";
         }
         j += "  ],\n  \"loop\": [\n";
@@ -304,7 +361,8 @@ int run(const std::string& db_url, int runs, const std::string& json_path, bool 
             sluice::json::append_string(j, loops[i].name);
             j += ", \"sum\": ";
             sluice::json::append_string(j, loops[i].sum);
-            j += ", \"ms\": " + json_numbers(loops[i].ms) + "}" + (i + 1 < loops.size() ? "," : "") + "\n";
+            j += ", \"ms\": " + json_numbers(loops[i].ms) + ", \"backend_cpu_ms\": " + json_numbers(loops[i].cpu_ms) + "}" +
+                 (i + 1 < loops.size() ? "," : "") + "\n";
         }
         j += "  ]\n}\n";
         std::ofstream(json_path) << j;

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The Keal client benchmark, one command: builds keal_client_bench in the
-# release preset, runs it (--runs N, default 7; a private PostgreSQL unless
+# release preset, runs it (--runs N, default 9; a private PostgreSQL unless
 # $SLUICE_ENV_FILE names running servers), writes
 # docs/benchmarks/keal-client-capture.json and renders docs/benchmarks/keal-client.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-runs=${1:-7}
+runs=${1:-9}
 if [ ! -f build/release/CMakeCache.txt ]; then
   cmake --preset release -DSLUICE_PARTS="postgres;keal" >/dev/null
 fi
