@@ -105,6 +105,28 @@ TEST_F(NativeSql, EachStatementIsPreparedOncePerConnection) {
     EXPECT_EQ(db().scalar("SELECT count(*) FROM ns_log"), "200");
 }
 
+TEST_F(NativeSql, BreakInsideATransactionKeepsTheTransaction) {
+    // Inside BEGIN, stopping a stream early must not cancel it (the cancel's
+    // error would abort the transaction): the rest is read and dropped.
+    ProgramRun r = run_text("break_in_tx", R"K(export fn main() {
+    exec "begin"
+    exec "insert into ns_log(msg) values ($1)" ("before")
+    var seen = 0
+    for r in query "select generate_series(1, 50000)" () as int {
+        seen += r
+        if seen >= 6 { break }
+    }
+    exec "insert into ns_log(msg) values ($1)" ("after " + text(seen))
+    exec "commit"
+}
+)K");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Rows rows = db().query("SELECT msg FROM ns_log ORDER BY msg");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0][0], "after 6");
+    EXPECT_EQ(rows[1][0], "before");
+}
+
 TEST_F(NativeSql, NoRowIsP0002AndMoreThanOneIsP0003) {
     ProgramRun none = run_text("none", "export fn main() {\n    print(\"before\")\n"
                                        "    let n = query one \"select name from ns_users where id = $1\" (99) as text\n"
