@@ -6,16 +6,18 @@
 typedef struct { keal_text f0; } keal_rec_t;
 typedef struct { int64_t f0; keal_text f1; } keal_rec_i_t;
 typedef struct { keal_text f0; keal_opt_float f1; } keal_rec_t_fq;
+typedef struct { int64_t f0; } keal_rec_i;
 
 KEAL_FN keal_opt_text kf_longest(int64_t k_min);
 KEAL_FN void kf_main(void);
+KEAL_FN int64_t kf_count_logs(void);
 KEAL_FN keal_opt_int kf_null_int(void);
 
-/* native_sql.keal:6 */
+/* native_sql.keal:7 */
 static const unsigned char keal_q_pkinds_0[] = {KEAL_NSQL_INT};
 static const unsigned char keal_q_ckinds_0[] = {KEAL_NSQL_TEXT};
 static const char *const keal_q_cnames_0[] = {"name"};
-static const keal_nsql_site keal_q_site_0 = {0, 6, "select name from t where id >= $1", 1, keal_q_pkinds_0, 1, keal_q_ckinds_0, keal_q_cnames_0, 0};
+static const keal_nsql_site keal_q_site_0 = {0, 7, "select name from t where id >= $1", 1, keal_q_pkinds_0, 1, keal_q_ckinds_0, keal_q_cnames_0, 0};
 static keal_rec_t keal_q_row_0(const keal_nsql_rows *rows, int copy) {
   keal_rec_t r;
   (void)copy;
@@ -29,11 +31,11 @@ static keal_nsql_rows *keal_q_open_0(int64_t p0, int cursor) {
   return keal_nsql_open(&keal_q_site_0, params, cursor);
 }
 
-/* native_sql.keal:14 */
+/* native_sql.keal:15 */
 static const unsigned char keal_q_pkinds_1[] = {0};
 static const unsigned char keal_q_ckinds_1[] = {KEAL_NSQL_INT, KEAL_NSQL_TEXT};
 static const char *const keal_q_cnames_1[] = {"id", "name"};
-static const keal_nsql_site keal_q_site_1 = {1, 14, "select id, name from t", 0, keal_q_pkinds_1, 2, keal_q_ckinds_1, keal_q_cnames_1, 0};
+static const keal_nsql_site keal_q_site_1 = {1, 15, "select id, name from t", 0, keal_q_pkinds_1, 2, keal_q_ckinds_1, keal_q_cnames_1, 0};
 static keal_rec_i_t keal_q_row_1(const keal_nsql_rows *rows, int copy) {
   keal_rec_i_t r;
   (void)copy;
@@ -49,11 +51,11 @@ static keal_nsql_rows *keal_q_open_1(int cursor) {
   return keal_nsql_open(&keal_q_site_1, params, cursor);
 }
 
-/* native_sql.keal:18 */
+/* native_sql.keal:19 */
 static const unsigned char keal_q_pkinds_2[] = {0};
 static const unsigned char keal_q_ckinds_2[] = {KEAL_NSQL_TEXT, KEAL_NSQL_FLOAT};
 static const char *const keal_q_cnames_2[] = {"name", "score"};
-static const keal_nsql_site keal_q_site_2 = {2, 18, "select name, score from t order by id", 0, keal_q_pkinds_2, 2, keal_q_ckinds_2, keal_q_cnames_2, 0};
+static const keal_nsql_site keal_q_site_2 = {2, 19, "select name, score from t order by id", 0, keal_q_pkinds_2, 2, keal_q_ckinds_2, keal_q_cnames_2, 0};
 static keal_rec_t_fq keal_q_row_2(const keal_nsql_rows *rows, int copy) {
   keal_rec_t_fq r;
   (void)copy;
@@ -69,11 +71,11 @@ static keal_nsql_rows *keal_q_open_2(int cursor) {
   return keal_nsql_open(&keal_q_site_2, params, cursor);
 }
 
-/* native_sql.keal:20 */
+/* native_sql.keal:21 */
 static const unsigned char keal_q_pkinds_3[] = {KEAL_NSQL_TEXT, KEAL_NSQL_FLOAT, KEAL_NSQL_CHAR, KEAL_NSQL_BOOL, KEAL_NSQL_BYTES, KEAL_NSQL_INT};
 static const unsigned char keal_q_ckinds_3[] = {0};
 static const char *const keal_q_cnames_3[] = {""};
-static const keal_nsql_site keal_q_site_3 = {3, 20, "insert into log values ($1, $2, $3, $4, $5, $6)", 6, keal_q_pkinds_3, 0, keal_q_ckinds_3, keal_q_cnames_3, 1};
+static const keal_nsql_site keal_q_site_3 = {3, 21, "insert into log values ($1, $2, $3, $4, $5, $6)", 6, keal_q_pkinds_3, 0, keal_q_ckinds_3, keal_q_cnames_3, 1};
 static void keal_q_exec_3(keal_text p0, keal_opt_float p1, keal_char p2, bool p3, keal_bytes p4, keal_opt_int p5) {
   keal_nsql_param params[6];
   params[0] = (keal_nsql_param){0, 0, 0.0, p0.ptr, p0.len};
@@ -86,11 +88,11 @@ static void keal_q_exec_3(keal_text p0, keal_opt_float p1, keal_char p2, bool p3
   keal_nsql_exec(&keal_q_site_3, params);
 }
 
-/* native_sql.keal:22 */
+/* native_sql.keal:23 */
 static const unsigned char keal_q_pkinds_4[] = {KEAL_NSQL_INT};
 static const unsigned char keal_q_ckinds_4[] = {KEAL_NSQL_INT};
 static const char *const keal_q_cnames_4[] = {"value"};
-static const keal_nsql_site keal_q_site_4 = {4, 22, "select $1::int8 + 1", 1, keal_q_pkinds_4, 1, keal_q_ckinds_4, keal_q_cnames_4, 0};
+static const keal_nsql_site keal_q_site_4 = {4, 23, "select $1::int8 + 1", 1, keal_q_pkinds_4, 1, keal_q_ckinds_4, keal_q_cnames_4, 0};
 static int64_t keal_q_row_4(const keal_nsql_rows *rows, int copy) {
   int64_t r;
   (void)copy;
@@ -103,6 +105,45 @@ static int64_t keal_q_one_4(int64_t p0) {
   params[0] = (keal_nsql_param){0, p0, 0.0, NULL, 0};
   keal_nsql_rows *rows = keal_nsql_one(&keal_q_site_4, params);
   int64_t v = keal_q_row_4(rows, 1);
+  keal_nsql_close(rows);
+  return v;
+}
+
+/* native_sql.keal:25 */
+static const unsigned char keal_q_pkinds_5[] = {0};
+static const unsigned char keal_q_ckinds_5[] = {KEAL_NSQL_INT};
+static const char *const keal_q_cnames_5[] = {"id"};
+static const keal_nsql_site keal_q_site_5 = {5, 25, "select id from t", 0, keal_q_pkinds_5, 1, keal_q_ckinds_5, keal_q_cnames_5, 0};
+static keal_rec_i keal_q_row_5(const keal_nsql_rows *rows, int copy) {
+  keal_rec_i r;
+  (void)copy;
+  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
+  r.f0 = keal_nsql_int(rows, 0);
+  return r;
+}
+static keal_nsql_rows *keal_q_open_5(int cursor) {
+  keal_nsql_param params[1];
+  params[0] = (keal_nsql_param){0, 0, 0.0, NULL, 0};
+  return keal_nsql_open(&keal_q_site_5, params, cursor);
+}
+
+/* native_sql.keal:31 */
+static const unsigned char keal_q_pkinds_6[] = {0};
+static const unsigned char keal_q_ckinds_6[] = {KEAL_NSQL_INT};
+static const char *const keal_q_cnames_6[] = {"value"};
+static const keal_nsql_site keal_q_site_6 = {6, 31, "select count(*) from log", 0, keal_q_pkinds_6, 1, keal_q_ckinds_6, keal_q_cnames_6, 0};
+static int64_t keal_q_row_6(const keal_nsql_rows *rows, int copy) {
+  int64_t r;
+  (void)copy;
+  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
+  r = keal_nsql_int(rows, 0);
+  return r;
+}
+static int64_t keal_q_one_6(void) {
+  keal_nsql_param params[1];
+  params[0] = (keal_nsql_param){0, 0, 0.0, NULL, 0};
+  keal_nsql_rows *rows = keal_nsql_one(&keal_q_site_6, params);
+  int64_t v = keal_q_row_6(rows, 1);
   keal_nsql_close(rows);
   return v;
 }
@@ -129,7 +170,7 @@ KEAL_FN void kf_main(void) {
     while (keal_nsql_next(keal_rows2)) {
       KEAL_LOOP_CHECK();
       keal_rec_i_t k_r = keal_q_row_1(keal_rows2, 0);
-      k_total = keal_add(k_total, keal_add(k_r.f0, keal_len_text(k_r.f1), 15), 15);
+      k_total = keal_add(k_total, keal_add(k_r.f0, keal_len_text(k_r.f1), 16), 16);
     }
     keal_nsql_close(keal_rows2);
   }
@@ -160,6 +201,27 @@ KEAL_FN void kf_main(void) {
     if (keal_arg10.is_null) keal_print_null(); else keal_print_text(keal_arg10.v);
     keal_print_end();
   }
+  {
+    keal_nsql_rows *keal_rows11 = keal_q_open_5(1);
+    while (keal_nsql_next(keal_rows11)) {
+      KEAL_LOOP_CHECK();
+      keal_rec_i k_r_2 = keal_q_row_5(keal_rows11, 0);
+      {
+        int64_t keal_arg12 = k_r_2.f0;
+        int64_t keal_arg13 = kf_count_logs();
+        keal_print_sep(1);
+        keal_print_int(keal_arg12);
+        keal_print_sep(0);
+        keal_print_int(keal_arg13);
+        keal_print_end();
+      }
+    }
+    keal_nsql_close(keal_rows11);
+  }
+}
+
+KEAL_FN int64_t kf_count_logs(void) {
+  return keal_q_one_6();
 }
 
 KEAL_FN keal_opt_int kf_null_int(void) {
@@ -168,7 +230,7 @@ KEAL_FN keal_opt_int kf_null_int(void) {
 
 int main(void) {
   keal_native_start();
-  keal_nsql_start(KEAL_SOURCE_FILE, 5);
+  keal_nsql_start(KEAL_SOURCE_FILE, 7);
   kf_main();
   return fflush(stdout) == 0 ? 0 : 1;
 }
