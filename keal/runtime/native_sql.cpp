@@ -193,11 +193,18 @@ void traced(int line) {
     if (rt().trace) std::fprintf(stderr, "keal: prepared %s:%d\n", rt().source.c_str(), line);
 }
 
+// A statement in flight: SIGINT then cancels it on the server.
+struct Busy {
+    Busy() { ++rt().busy; }
+    ~Busy() { --rt().busy; }
+};
+
 // The site's own prepared statement (exec, query one, streamed loops).
 const pg::Statement& statement(const keal_nsql_site* site) {
     SiteState& s = rt().sites[static_cast<std::size_t>(site->id)];
     if (!s.statement) {
         pg::Connection& c = connection(site->line);
+        Busy busy;
         try {
             s.statement.emplace(c.prepare(site->sql, param_oids(site)));
         } catch (const pg::Error& e) {
@@ -248,11 +255,6 @@ auto read_field(const keal_nsql_rows* rows, F read) {
         fail_with(rows->site->line, e);
     }
 }
-
-struct Busy {
-    Busy() { ++rt().busy; }
-    ~Busy() { --rt().busy; }
-};
 
 }  // namespace
 
@@ -314,6 +316,7 @@ keal_nsql_rows* keal_nsql_open(const keal_nsql_site* site, const keal_nsql_param
     pg::Connection& c = connection(site->line);
     SiteState& state = r.sites[static_cast<std::size_t>(site->id)];
     const int depth = r.open_cursors;
+    Busy busy;
     try {
         if (!state.columns_checked) check_columns(site, c.describe(site->sql, param_oids(site)).columns());
         if (state.declare.size() <= static_cast<std::size_t>(depth)) state.declare.resize(static_cast<std::size_t>(depth) + 1);
@@ -331,7 +334,6 @@ keal_nsql_rows* keal_nsql_open(const keal_nsql_site* site, const keal_nsql_param
             fc.emplace(CursorStatements{c.prepare("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + cursor_name(depth)),
                                         c.prepare("CLOSE " + cursor_name(depth))});
         }
-        Busy busy;
         c.execute(*declare, params_of(site, params));
     } catch (const pg::Error& e) {
         fail_with(site->line, e);

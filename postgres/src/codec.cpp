@@ -27,6 +27,8 @@ U get_big_endian(std::string_view bytes) {
     throw Error(ErrorKind::conversion, what + ": " + why);
 }
 
+[[noreturn]] void fail(const FieldName& what, const std::string& why) { fail(what.str(), why); }
+
 bool is_text_like(Oid type) {
     switch (type) {
         case type_oid::text:
@@ -107,6 +109,11 @@ int hex_digit(char c) {
 
 }  // namespace
 
+std::string FieldName::str() const {
+    if (column_ == nullptr) return name_ != nullptr ? name_ : "value";
+    return "column " + std::to_string(index_) + " (\"" + column_->name + "\", " + type_name(column_->type) + ")";
+}
+
 std::string float_text(double v) {
     if (std::isnan(v)) return "NaN";
     if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
@@ -149,7 +156,7 @@ EncodedParam encode_param(const Param& param, Oid target, int position) {
     return std::visit(Visitor{target, position}, param.value());
 }
 
-std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const std::string& what) {
+std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::int8 && type != type_oid::int4 && type != type_oid::int2)
         fail(what, "a " + type_name(type) + " cannot be read as an integer");
     if (format == Format::binary) {
@@ -168,7 +175,7 @@ std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const s
     return v;
 }
 
-double decode_float(std::string_view bytes, Oid type, Format format, const std::string& what) {
+double decode_float(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::float8 && type != type_oid::float4)
         fail(what, "a " + type_name(type) + " cannot be read as a float");
     if (format == Format::binary) {
@@ -189,7 +196,7 @@ double decode_float(std::string_view bytes, Oid type, Format format, const std::
     return v;
 }
 
-bool decode_bool(std::string_view bytes, Oid type, Format format, const std::string& what) {
+bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::boolean) fail(what, "a " + type_name(type) + " cannot be read as a bool");
     if (format == Format::binary) {
         if (bytes.size() != 1 || static_cast<unsigned char>(bytes[0]) > 1)
@@ -201,13 +208,13 @@ bool decode_bool(std::string_view bytes, Oid type, Format format, const std::str
     fail(what, "not a bool: " + printable(bytes));
 }
 
-std::string_view decode_text(std::string_view bytes, Oid type, Format format, const std::string& what) {
+std::string_view decode_text(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (format == Format::binary && !is_text_like(type))
         fail(what, "a " + type_name(type) + " in binary format cannot be read as text (use Format::text)");
     return bytes;
 }
 
-Bytes decode_bytes(std::string_view bytes, Oid type, Format format, const std::string& what) {
+Bytes decode_bytes(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::bytea) fail(what, "a " + type_name(type) + " cannot be read as bytes");
     if (format == Format::binary) return Bytes(bytes.begin(), bytes.end());
     Bytes out;

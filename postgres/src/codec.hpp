@@ -27,13 +27,29 @@ EncodedParam encode_param(const Param& param, Oid target, int position);
 // ("Infinity", "-Infinity", "NaN" for the special values).
 std::string float_text(double v);
 
+// What a decoded value is called in an error message: a given name, or a
+// result column ("column 2 (\"score\", int8)"). The text is made only when a
+// decode fails, so reading a field builds no string.
+class FieldName {
+public:
+    FieldName(const char* name) : name_(name) {}
+    FieldName(const std::string& name) : name_(name.c_str()) {}
+    FieldName(const Column& column, int index) : column_(&column), index_(index) {}
+    std::string str() const;
+
+private:
+    const char* name_ = nullptr;
+    const Column* column_ = nullptr;
+    int index_ = 0;
+};
+
 // Field decoders. `bytes` is the field as received in `format`; `what`
 // names the column for messages. Each throws Error{conversion} when the
 // type or the bytes do not fit.
-std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const std::string& what);
-double decode_float(std::string_view bytes, Oid type, Format format, const std::string& what);
-bool decode_bool(std::string_view bytes, Oid type, Format format, const std::string& what);
-std::string_view decode_text(std::string_view bytes, Oid type, Format format, const std::string& what);
-Bytes decode_bytes(std::string_view bytes, Oid type, Format format, const std::string& what);
+std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const FieldName& what);
+double decode_float(std::string_view bytes, Oid type, Format format, const FieldName& what);
+bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldName& what);
+std::string_view decode_text(std::string_view bytes, Oid type, Format format, const FieldName& what);
+Bytes decode_bytes(std::string_view bytes, Oid type, Format format, const FieldName& what);
 
 }  // namespace sluice::postgres::detail

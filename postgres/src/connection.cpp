@@ -1,5 +1,6 @@
 #include "sluice/postgres/connection.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 
@@ -81,27 +82,54 @@ void notice_trampoline(void* arg, const PGresult* r) {
     if (*handler) (*handler)(detail::diagnostics_of(r));
 }
 
-// Parameters encoded for the server, kept alive for the libpq call.
-struct Encoded {
-    std::vector<detail::EncodedParam> params;
-    std::vector<Oid> types;
-    std::vector<const char*> values;
-    std::vector<int> lengths;
-    std::vector<int> formats;
-
-    Encoded(const std::vector<Param>& given, const std::vector<Oid>* targets) {
-        params.reserve(given.size());
-        for (std::size_t i = 0; i < given.size(); ++i)
-            params.push_back(detail::encode_param(given[i], targets != nullptr ? (*targets)[i] : 0,
-                                                  static_cast<int>(i + 1)));
-        for (const detail::EncodedParam& p : params) {
-            types.push_back(p.type);
-            values.push_back(p.is_null ? nullptr : p.bytes.data());
-            lengths.push_back(static_cast<int>(p.bytes.size()));
-            formats.push_back(p.format);
+// Parameters encoded for the server, kept alive for the libpq call. Up to
+// kInline parameters live in the object itself: executing a statement then
+// allocates nothing here.
+class Encoded {
+public:
+    Encoded(const std::vector<Param>& given, const std::vector<Oid>* targets) : count_(given.size()) {
+        if (count_ > kInline) {
+            heap_params_.resize(count_);
+            heap_types_.resize(count_);
+            heap_values_.resize(count_);
+            heap_lengths_.resize(count_);
+            heap_formats_.resize(count_);
+        }
+        detail::EncodedParam* params = count_ > kInline ? heap_params_.data() : params_.data();
+        Oid* types = count_ > kInline ? heap_types_.data() : types_.data();
+        const char** values = count_ > kInline ? heap_values_.data() : values_.data();
+        int* lengths = count_ > kInline ? heap_lengths_.data() : lengths_.data();
+        int* formats = count_ > kInline ? heap_formats_.data() : formats_.data();
+        for (std::size_t i = 0; i < count_; ++i) {
+            params[i] = detail::encode_param(given[i], targets != nullptr ? (*targets)[i] : 0, static_cast<int>(i + 1));
+            types[i] = params[i].type;
+            values[i] = params[i].is_null ? nullptr : params[i].bytes.data();
+            lengths[i] = static_cast<int>(params[i].bytes.size());
+            formats[i] = params[i].format;
         }
     }
-    int count() const { return static_cast<int>(params.size()); }
+    Encoded(const Encoded&) = delete;
+    Encoded& operator=(const Encoded&) = delete;
+
+    int count() const { return static_cast<int>(count_); }
+    const Oid* types() const { return count_ > kInline ? heap_types_.data() : types_.data(); }
+    const char* const* values() const { return count_ > kInline ? heap_values_.data() : values_.data(); }
+    const int* lengths() const { return count_ > kInline ? heap_lengths_.data() : lengths_.data(); }
+    const int* formats() const { return count_ > kInline ? heap_formats_.data() : formats_.data(); }
+
+private:
+    static constexpr std::size_t kInline = 8;
+    std::size_t count_;
+    std::array<detail::EncodedParam, kInline> params_{};
+    std::array<Oid, kInline> types_{};
+    std::array<const char*, kInline> values_{};
+    std::array<int, kInline> lengths_{};
+    std::array<int, kInline> formats_{};
+    std::vector<detail::EncodedParam> heap_params_;
+    std::vector<Oid> heap_types_;
+    std::vector<const char*> heap_values_;
+    std::vector<int> heap_lengths_;
+    std::vector<int> heap_formats_;
 };
 
 }  // namespace
@@ -145,8 +173,8 @@ void Connection::run_script(const std::string& sql) {
 Result Connection::query(const std::string& sql, const std::vector<Param>& params, Format format) {
     require_no_stream("a query");
     Encoded e(params, nullptr);
-    ResultPtr r(PQexecParams(session_->conn, sql.c_str(), e.count(), e.types.data(), e.values.data(),
-                             e.lengths.data(), e.formats.data(), static_cast<int>(format)));
+    ResultPtr r(PQexecParams(session_->conn, sql.c_str(), e.count(), e.types(), e.values(),
+                             e.lengths(), e.formats(), static_cast<int>(format)));
     if (!succeeded(r.get())) detail::throw_failure(session_->conn, r.get(), "query");
     auto handle = std::make_unique<Result::Handle>();
     handle->result = std::move(r);
@@ -166,7 +194,7 @@ Statement Connection::prepare_named(const std::string& name, const std::string& 
     s.sql_ = sql;
     const int n = PQnparams(described.get());
     for (int i = 0; i < n; ++i) s.param_types_.push_back(PQparamtype(described.get(), i));
-    s.columns_ = detail::columns_of(described.get());
+    s.columns_ = std::make_shared<const std::vector<Column>>(detail::columns_of(described.get()));
     s.connection_serial_ = session_->serial;
     return s;
 }
@@ -197,11 +225,16 @@ Result Connection::execute(const Statement& s, const std::vector<Param>& params,
     check_parameter_count(s, params.size());
     require_no_stream("executing a statement");
     Encoded e(params, &s.param_types_);
-    ResultPtr r(PQexecPrepared(session_->conn, s.name_.c_str(), e.count(), e.values.data(), e.lengths.data(),
-                               e.formats.data(), static_cast<int>(format)));
+    ResultPtr r(PQexecPrepared(session_->conn, s.name_.c_str(), e.count(), e.values(), e.lengths(),
+                               e.formats(), static_cast<int>(format)));
     if (!succeeded(r.get())) detail::throw_failure(session_->conn, r.get(), "execute");
     auto handle = std::make_unique<Result::Handle>();
     handle->result = std::move(r);
+    // The described columns are the result's (a statement whose result type
+    // changed fails with 0A000 instead); a statement described with none
+    // (a FETCH, a utility statement) reads them from the result.
+    if (!s.columns_->empty() && PQnfields(handle->result.get()) == static_cast<int>(s.columns_->size()))
+        handle->columns = s.columns_;
     return Result(std::move(handle), format);
 }
 
@@ -213,11 +246,11 @@ std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& p
     require_no_stream("streaming a statement");
     Encoded e(params, &s.param_types_);
     PGconn* c = session_->conn;
-    if (PQsendQueryPrepared(c, s.name_.c_str(), e.count(), e.values.data(), e.lengths.data(), e.formats.data(),
+    if (PQsendQueryPrepared(c, s.name_.c_str(), e.count(), e.values(), e.lengths(), e.formats(),
                             static_cast<int>(format)) == 0)
         detail::throw_failure(c, nullptr, "stream");
     PQsetSingleRowMode(c);
-    auto columns = std::make_shared<const std::vector<Column>>(s.columns());
+    auto columns = s.columns_;
     std::uint64_t rows = 0;
     ResultPtr failure;
     std::exception_ptr callback_error;
@@ -259,14 +292,14 @@ RowStream Connection::open_stream(const Statement& s, const std::vector<Param>& 
     require_no_stream("streaming a statement");
     Encoded e(params, &s.param_types_);
     PGconn* c = session_->conn;
-    if (PQsendQueryPrepared(c, s.name_.c_str(), e.count(), e.values.data(), e.lengths.data(), e.formats.data(),
+    if (PQsendQueryPrepared(c, s.name_.c_str(), e.count(), e.values(), e.lengths(), e.formats(),
                             static_cast<int>(format)) == 0)
         detail::throw_failure(c, nullptr, "stream");
     PQsetSingleRowMode(c);
     auto state = std::make_unique<RowStream::State>();
     state->conn = c;
     state->streaming = &session_->streaming;
-    state->columns = std::make_shared<const std::vector<Column>>(s.columns());
+    state->columns = s.columns_;
     state->format = format;
     session_->streaming = true;
     return RowStream(std::move(state));

@@ -63,15 +63,12 @@ Field field_of(const PGresult* r, int row, int column) {
             false};
 }
 
-std::string what_of(const Column& c, int index) {
-    return "column " + std::to_string(index) + " (\"" + c.name + "\", " + type_name(c.type) + ")";
-}
 
 }  // namespace
 
 [[noreturn]] void Row::throw_null(int index) const {
     throw Error(ErrorKind::conversion,
-                what_of(column(index), index) + " is NULL; read it as std::optional to accept NULL");
+                detail::FieldName(column(index), index).str() + " is NULL; read it as std::optional to accept NULL");
 }
 
 std::optional<std::string_view> Row::raw(int index) const {
@@ -86,7 +83,7 @@ std::optional<std::string_view> Row::raw(int index) const {
         const Column& c = column(index);                                                     \
         const Field f = field_of(result_->handle_->result.get(), index_, index);             \
         if (f.null) return std::nullopt;                                                     \
-        return detail::decoder(f.bytes, c.type, result_->format(), what_of(c, index));       \
+        return detail::decoder(f.bytes, c.type, result_->format(), detail::FieldName(c, index));       \
     }
 
 SLUICE_PG_READ(read_int, std::int64_t, decode_int)

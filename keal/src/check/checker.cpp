@@ -1156,7 +1156,7 @@ class Checker {
     if (declared != nullptr) *declared = value;
     if (!columns_ok) return bad();
     if (foreign_host()) {
-      diags_.error(e.span, what + " is embedded SQL, which runs inside PostgreSQL functions only; --target " + target_name() +
+      diags_.error(e.span, what + " is embedded SQL, which runs in PostgreSQL functions (--target pg) and PostgreSQL clients (--target native) only; --target " + target_name() +
                                " compiles the rest of the language (no queries)");
       return bad();
     }

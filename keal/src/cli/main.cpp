@@ -223,7 +223,8 @@ int cmd_check(const std::string& file, const std::string& target, const std::str
 // `--schema FILE` to check against without a database.
 int cmd_describe(const std::string& file, const std::string& url, const std::string& out) {
   if (!source_path_ok(file) || !output_file_path_ok(out)) return kUsage;
-  auto c = front_end(file, check::Target::Pg);
+  // No target's rules: a native client's statements are described alike.
+  auto c = front_end(file, check::Target::Any);
   if (!c) return kFailed;
   const std::vector<driver::Description> described = driver::describe_statements(c->module, url);
   if (!write_file(out, driver::write_descriptions(described))) return kFailed;
