@@ -247,11 +247,13 @@ Forgotten Engine::Impl::forget() {
     // the index one by one.
     const std::int64_t h = horizon();
     const bool sweep = sessions_->forget_bound(h) > ids_.size() / 8;
-    const ReleaseFn release = [&](std::string_view id, KeyId key, std::int64_t ts) {
-        if (sweep) return;
-        const IdEntry* held = ids_.find(id);
-        if (held != nullptr && held->key == key && held->ts == ts) ids_.erase(id);
-    };
+    ReleaseFn release;
+    if (!sweep) {
+        release = [&](std::string_view id, KeyId key, std::int64_t ts) {
+            const IdEntry* held = ids_.find(id);
+            if (held != nullptr && held->key == key && held->ts == ts) ids_.erase(id);
+        };
+    }
     const ForgetTally counts = sessions_->forget(h, release, emptied);
     if (sweep) ids_.erase_older_than(h);
     for (KeyId key : emptied) release_key(key);

@@ -426,7 +426,8 @@ private:
 
     void release_tree(Node* t, KeyId key, const ReleaseFn& release) {
         tree::for_each_node(t, [&](Node& n) {
-            for (const tree::Event& e : n.events) release(e.id, key, e.ts);
+            if (release)
+                for (const tree::Event& e : n.events) release(e.id, key, e.ts);
             events_ -= n.events.size();
             pool_.release(&n);
         });

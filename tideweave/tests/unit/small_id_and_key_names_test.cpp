@@ -69,5 +69,27 @@ TEST(KeyNames, AgreesWithAMapUnderInternAndRelease) {
     for (const auto& [name, id] : model) EXPECT_TRUE(by_id.emplace(id, name).second) << name;
 }
 
+TEST(KeyNames, OrdersNamesAsStdStringDoes) {
+    // Shared eight-byte prefixes, prefixes of each other, NUL and high bytes
+    // (compared unsigned, as std::string's char_traits do).
+    const std::vector<std::string> samples = {"", "a", "ab", std::string("ab\0", 3), "abcdefgh", "abcdefgh1",
+                                              "abcdefgh2", "abcdefgi", "b", "\xc3\xa9t\xc3\xa9", "\xff",
+                                              "customer-000123", "customer-000124", "customer-00012", "Z"};
+    KeyNames names;
+    std::vector<KeyId> ids;
+    for (const std::string& s : samples) {
+        bool added = false;
+        ids.push_back(names.intern(s, added));
+        ASSERT_TRUE(added) << s;
+    }
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        for (std::size_t j = 0; j < samples.size(); ++j)
+            EXPECT_EQ(names.less(ids[i], ids[j]), samples[i] < samples[j]) << i << " " << j;
+        bool added = true;
+        EXPECT_EQ(names.intern(samples[i], added), ids[i]);
+        EXPECT_FALSE(added);
+    }
+}
+
 }  // namespace
 }  // namespace sluice::tideweave
