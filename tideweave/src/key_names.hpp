@@ -1,15 +1,16 @@
 // The engine's keys: name <-> KeyId. Every mutation looks its key up here,
-// so this is a flat open-addressing table of 8-byte slots (id + the hash's
-// upper half) over the names, not a std::unordered_map<std::string, KeyId>
-// (a modulo by a prime, a node and a second string per lookup: measured at
-// ~130 instructions per mutation on the typed API's batched stream, against
-// ~30 here). Linear probing, at most half full, backward-shift deletion (no
-// tombstones). Released ids are reused by later keys.
+// so this is a flat open-addressing table over the names, not a
+// std::unordered_map<std::string, KeyId> (a modulo by a prime, a node and a
+// second string per lookup: ~130 instructions per mutation on the typed
+// API's batched stream). Linear probing, at most half full, backward-shift
+// deletion (no tombstones). Released ids are reused by later keys.
 //
-// Each key's first eight bytes are also kept as a big-endian integer: equal
-// keys of up to eight bytes (the usual ones) are recognised, and sorting
-// rows by key (every result is sorted by (key, start)) mostly decided, by
-// one integer comparison instead of a call to memcmp.
+// A slot holds the key's first eight bytes as a big-endian integer and its
+// length beside the id, so a key of up to eight bytes (the usual ones) is
+// found by comparing two integers in the slot, without reading its name;
+// longer keys compare the rest of the name too. The same prefix decides
+// most comparisons when rows are sorted by key (every result is sorted by
+// (key, start)) without a call to memcmp.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +28,8 @@ class KeyNames {
 public:
     // The id of `name`, registered first if it is new (then `added` is true).
     KeyId intern(std::string_view name, bool& added) {
-        const std::uint64_t prefix = prefix_of(name);
         if ((count_ + 1) * 2 > slots_.size()) grow();
+        const std::uint64_t prefix = prefix_of(name);
         const std::size_t at = probe(name, prefix);
         added = slots_[at].id_plus_one == 0;
         if (!added) return slots_[at].id_plus_one - 1;
@@ -43,7 +44,7 @@ public:
             names_.emplace_back(name);
             prefixes_.push_back(prefix);
         }
-        slots_[at] = Slot{id + 1, tag(hash_of(name, prefix))};
+        slots_[at] = Slot{prefix, id + 1, static_cast<std::uint32_t>(name.size())};
         ++count_;
         return id;
     }
@@ -58,8 +59,9 @@ public:
 
     // Forgets the key (its memory too); its id goes to a later new key.
     void release(KeyId id) {
+        if (slots_.empty()) return;
         const std::size_t at = probe(names_[id], prefixes_[id]);
-        if (slots_.empty() || slots_[at].id_plus_one != id + 1) return;
+        if (slots_[at].id_plus_one != id + 1) return;
         unlink(at);
         --count_;
         names_[id].clear();
@@ -69,11 +71,10 @@ public:
 
 private:
     struct Slot {
+        std::uint64_t prefix = 0;       // prefix_of(the name)
         std::uint32_t id_plus_one = 0;  // 0: empty
-        std::uint32_t tag = 0;          // the hash's upper half
+        std::uint32_t size = 0;         // the name's length
     };
-
-    static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
 
     // The first eight bytes, big-endian, zero-padded: integer order is byte
     // order wherever two prefixes differ.
@@ -96,33 +97,35 @@ private:
         const auto byte = [&](std::size_t i) { return std::uint64_t{static_cast<unsigned char>(p[i])} << (56 - 8 * i); };
         return byte(0) | byte(n >> 1) | byte(n - 1);  // 1 to 3 bytes, without a loop
     }
+
     // A key of up to eight bytes is its prefix and length: hashed from them
     // (one multiply), without reading it again.
-    static std::uint64_t hash_of(std::string_view s, std::uint64_t prefix) {
-        if (s.size() > 8) return hash_string(s);
+    static std::uint64_t hash_of(std::string_view name, std::uint64_t prefix) {
         using namespace string_hash_detail;
-        return fold_multiply(prefix ^ k1, s.size() ^ k0);
+        if (name.size() > 8) return hash_string(name);
+        return fold_multiply(prefix ^ k1, name.size() ^ k0);
     }
-    bool same(KeyId id, std::string_view name, std::uint64_t prefix) const {
-        if (prefixes_[id] != prefix || names_[id].size() != name.size()) return false;
-        return name.size() <= 8 || std::string_view(names_[id]).substr(8) == name.substr(8);
+    std::size_t home(std::string_view name, std::uint64_t prefix) const {
+        return static_cast<std::size_t>(hash_of(name, prefix) >> 32) & mask_;
     }
-    std::size_t home(std::uint32_t t) const { return t & mask_; }
+    std::size_t home_of(const Slot& s) const { return home(names_[s.id_plus_one - 1], s.prefix); }
 
     // The slot holding `name`, else the empty slot where it would go.
     std::size_t probe(std::string_view name, std::uint64_t prefix) const {
-        if (slots_.empty()) return 0;
-        const std::uint32_t t = tag(hash_of(name, prefix));
-        for (std::size_t i = home(t);; i = (i + 1) & mask_) {
+        const auto size = static_cast<std::uint32_t>(name.size());
+        for (std::size_t i = home(name, prefix);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
-            if (s.id_plus_one == 0 || (s.tag == t && same(s.id_plus_one - 1, name, prefix))) return i;
+            if (s.id_plus_one == 0) return i;
+            if (s.prefix == prefix && s.size == size &&
+                (size <= 8 || std::string_view(names_[s.id_plus_one - 1]).substr(8) == name.substr(8)))
+                return i;
         }
     }
 
     void unlink(std::size_t at) {
         std::size_t hole = at;
         for (std::size_t j = (at + 1) & mask_; slots_[j].id_plus_one != 0; j = (j + 1) & mask_) {
-            const std::size_t from_home = (j - home(slots_[j].tag)) & mask_;
+            const std::size_t from_home = (j - home_of(slots_[j])) & mask_;
             if (from_home >= ((j - hole) & mask_)) {
                 slots_[hole] = slots_[j];
                 hole = j;
@@ -137,13 +140,13 @@ private:
         mask_ = slots_.size() - 1;
         for (const Slot& s : old) {
             if (s.id_plus_one == 0) continue;
-            std::size_t i = home(s.tag);
+            std::size_t i = home_of(s);
             while (slots_[i].id_plus_one != 0) i = (i + 1) & mask_;
             slots_[i] = s;
         }
     }
 
-    std::vector<std::string> names_;  // by id; released ones empty
+    std::vector<std::string> names_;       // by id; released ones empty
     std::vector<std::uint64_t> prefixes_;  // by id: prefix_of(names_[id])
     std::vector<KeyId> free_;
     std::vector<Slot> slots_;
