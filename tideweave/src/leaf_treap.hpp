@@ -24,7 +24,7 @@
 
 namespace sluice::tideweave::leaf_treap {
 
-inline constexpr std::size_t leaf_capacity = 64;
+inline constexpr std::size_t leaf_capacity = 32;
 
 struct Event {
     std::int64_t ts = 0;
