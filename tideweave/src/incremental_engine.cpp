@@ -7,6 +7,11 @@
 //                           the left one are smaller): O(log n);
 //   retract                 erase, then look at the neighbours; a split is a
 //                           treap split: O(log n).
+//   append                  an event after every event of its key's last
+//                           session (event time growing, the common case)
+//                           goes to that session's tail leaf, not yet in the
+//                           treap: O(1), and one descent per full leaf
+//                           (Session::tail, append(), flush()).
 // Sessions of a key live in a map by start; open sessions are queued by end,
 // so a watermark finalizes exactly the sessions whose end fell below the
 // horizon without looking at any other key. Keys are also ordered by their
