@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "engine_impl.hpp"
@@ -41,12 +42,35 @@ void Engine::Impl::publish(const std::vector<SessionRow>& from, std::vector<Row>
 namespace {
 
 // Ids and keys are JSON strings in every output and checkpoint, so they must
-// be UTF-8. Short ASCII strings (the usual ids) are settled without a call.
-bool valid_utf8(std::string_view s) {
-    for (const char c : s)
-        if (static_cast<unsigned char>(c) >= 0x80) return simdjson::validate_utf8(s);
-    return true;
+// be UTF-8. ASCII strings (the usual ids and keys) are settled without a
+// call: their bytes ORed together, eight at a time (overlapping reads cover
+// the ends), have no high bit.
+bool ascii(std::string_view s) {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    const auto read8 = [](const char* at) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, at, sizeof v);
+        return v;
+    };
+    const auto read4 = [](const char* at) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, at, sizeof v);
+        return std::uint64_t{v};
+    };
+    std::uint64_t bits = 0;
+    if (n >= 8) {
+        for (std::size_t i = 0; i + 8 <= n; i += 8) bits |= read8(p + i);
+        bits |= read8(p + n - 8);
+    } else if (n >= 4) {
+        bits = read4(p) | read4(p + n - 4);
+    } else {
+        for (std::size_t i = 0; i < n; ++i) bits |= static_cast<unsigned char>(p[i]);
+    }
+    return (bits & 0x8080808080808080ULL) == 0;
 }
+
+bool valid_utf8(std::string_view s) { return ascii(s) || simdjson::validate_utf8(s); }
 
 // The contract's ranges for a typed mutation (the NDJSON codec has checked
 // them already, with the member names of the line).
@@ -223,11 +247,13 @@ Forgotten Engine::Impl::forget() {
     // the index one by one.
     const std::int64_t h = horizon();
     const bool sweep = sessions_->forget_bound(h) > ids_.size() / 8;
-    const ReleaseFn release = [&](std::string_view id, KeyId key, std::int64_t ts) {
-        if (sweep) return;
-        const IdEntry* held = ids_.find(id);
-        if (held != nullptr && held->key == key && held->ts == ts) ids_.erase(id);
-    };
+    ReleaseFn release;
+    if (!sweep) {
+        release = [&](std::string_view id, KeyId key, std::int64_t ts) {
+            const IdEntry* held = ids_.find(id);
+            if (held != nullptr && held->key == key && held->ts == ts) ids_.erase(id);
+        };
+    }
     const ForgetTally counts = sessions_->forget(h, release, emptied);
     if (sweep) ids_.erase_older_than(h);
     for (KeyId key : emptied) release_key(key);

@@ -59,7 +59,7 @@ private:
     KeyId intern(std::string_view key);  // new keys are also listed in new_keys_
     void release_key(KeyId key);
     void sort_rows(std::vector<SessionRow>& rows) const;
-    bool key_less(KeyId a, KeyId b) const { return key_names_.name(a) < key_names_.name(b); }
+    bool key_less(KeyId a, KeyId b) const { return key_names_.less(a, b); }
 
     Config config_;
     std::unique_ptr<SessionEngine> sessions_;

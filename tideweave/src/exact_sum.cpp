@@ -3,6 +3,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace sluice::tideweave {
 namespace {
@@ -109,7 +112,20 @@ void ExactSum::accumulate(double v, bool negate_value) {
     }
 }
 
+// These run on every node of a treap path and for every row read. On
+// x86-64, one unrolled add-with-carry (subtract-with-borrow) chain: ~100
+// instructions for the 34 limbs, where the portable loop below compiles to
+// ~17 per limb (measured with callgrind on the typed API's stream).
 void ExactSum::add(const ExactSum& other) {
+#if defined(__x86_64__)
+    unsigned char carry = 0;
+#pragma GCC unroll 34
+    for (std::size_t i = 0; i < limb_count; ++i) {
+        unsigned long long s = 0;
+        carry = _addcarry_u64(carry, limbs_[i], other.limbs_[i], &s);
+        limbs_[i] = s;
+    }
+#else
     std::uint64_t carry = 0;
     for (std::size_t i = 0; i < limbs_.size(); ++i) {
         const std::uint64_t a = limbs_[i];
@@ -119,9 +135,19 @@ void ExactSum::add(const ExactSum& other) {
         carry = (s < a || t < s) ? 1 : 0;
         limbs_[i] = t;
     }
+#endif
 }
 
 void ExactSum::subtract(const ExactSum& other) {
+#if defined(__x86_64__)
+    unsigned char borrow = 0;
+#pragma GCC unroll 34
+    for (std::size_t i = 0; i < limb_count; ++i) {
+        unsigned long long d = 0;
+        borrow = _subborrow_u64(borrow, limbs_[i], other.limbs_[i], &d);
+        limbs_[i] = d;
+    }
+#else
     std::uint64_t borrow = 0;
     for (std::size_t i = 0; i < limbs_.size(); ++i) {
         const std::uint64_t a = limbs_[i];
@@ -131,6 +157,7 @@ void ExactSum::subtract(const ExactSum& other) {
         borrow = (a < b || d < borrow) ? 1 : 0;
         limbs_[i] = t;
     }
+#endif
 }
 
 bool ExactSum::is_zero() const {

@@ -105,7 +105,7 @@ public:
             slots_[slot_of_entry(last)].entry = position + 1;
             entry(position) = std::move(entry(last));
         }
-        entry(last).id.clear();  // keeps its buffer for the next insert
+        entry(last).id.clear();  // frees a long id's heap copy now
         --size_;
     }
 

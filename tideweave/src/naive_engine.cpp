@@ -175,7 +175,7 @@ private:
         auto first = k.events.lower_bound({from, std::string{}});
         auto stop = k.events.lower_bound({to + 1, std::string{}});
         for (auto it = first; it != stop; ++it) {
-            release(it->first.second, key, it->first.first);
+            if (release) release(it->first.second, key, it->first.first);
             --events_;
         }
         k.events.erase(first, stop);

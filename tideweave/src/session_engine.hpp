@@ -47,7 +47,8 @@ struct Block {
 };
 
 // What an engine releases from memory (forget): the shell drops these ids
-// from its identity index when they still point at that event.
+// from its identity index when they still point at that event. Empty when
+// the shell sweeps its index instead (no call per event then).
 using ReleaseFn = std::function<void(std::string_view id, KeyId key, std::int64_t ts)>;
 
 struct ForgetTally {

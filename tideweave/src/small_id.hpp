@@ -49,7 +49,7 @@ public:
     void assign(std::string_view s) {
         release();
         if (s.size() <= inline_capacity) {
-            if (!s.empty()) std::memcpy(bytes_, s.data(), s.size());
+            copy_short(s.data(), s.size());
             bytes_[inline_capacity] = static_cast<char>(s.size());
             return;
         }
@@ -80,6 +80,23 @@ private:
     static constexpr char heap_mark = static_cast<char>(0x80);
 
     bool on_heap() const { return bytes_[inline_capacity] == heap_mark; }
+
+    // Copies n <= 15 bytes with two fixed-size, possibly overlapping copies
+    // (each a single move instruction) instead of a call to memcpy with a
+    // variable length: this runs twice per insert (leaf and identity index).
+    void copy_short(const char* from, std::size_t n) {
+        if (n >= 8) {
+            std::memcpy(bytes_, from, 8);
+            std::memcpy(bytes_ + n - 8, from + n - 8, 8);
+        } else if (n >= 4) {
+            std::memcpy(bytes_, from, 4);
+            std::memcpy(bytes_ + n - 4, from + n - 4, 4);
+        } else if (n > 0) {
+            bytes_[0] = from[0];
+            bytes_[n >> 1] = from[n >> 1];
+            bytes_[n - 1] = from[n - 1];
+        }
+    }
     void set_empty() { bytes_[inline_capacity] = 0; }
     void release() {
         if (!on_heap()) return;
