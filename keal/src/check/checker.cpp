@@ -1156,8 +1156,11 @@ class Checker {
     if (declared != nullptr) *declared = value;
     if (!columns_ok) return bad();
     if (foreign_host()) {
-      diags_.error(e.span, what + " is embedded SQL, which runs in PostgreSQL functions (--target pg) and PostgreSQL clients (--target native) only; --target " + target_name() +
-                               " compiles the rest of the language (no queries)");
+      const std::string what = is_exec ? "exec" : e.query_one ? "query one" : "query";
+      diags_.error(e.span, what +
+                               " is embedded SQL, which runs in PostgreSQL functions (--target pg) and PostgreSQL "
+                               "clients (--target native) only; --target " +
+                               target_name() + " compiles the rest of the language (no queries)");
       return bad();
     }
     const SqlTextFacts facts = scan_sql_text(e.text);
