@@ -101,11 +101,18 @@ struct PgConn {
 // --------------------------------------------------------------- MariaDB ---
 
 // The SQL/PSM function runs for minutes over 300,000 rows: no read timeout
-// of 30 s (the client's default) may cut it.
-sluice::mariadb::Connection maria_connect(const std::string& url) {
+// of 30 s (the client's default) may cut it. Plain TCP, as Connector/C
+// connects without being asked for TLS: sluice's loopback default (prefer)
+// would put TLS on every call of the prepared-calls row and only on ours.
+sluice::mariadb::ConnectOptions maria_options(const std::string& url) {
     sluice::mariadb::ConnectOptions options = sluice::mariadb::parse_url(url);
     options.timeouts.read = std::chrono::hours(1);
-    return sluice::mariadb::Connection::connect(options);
+    options.ssl_mode = sluice::mariadb::SslMode::disable;
+    return options;
+}
+
+sluice::mariadb::Connection maria_connect(const std::string& url) {
+    return sluice::mariadb::Connection::connect(maria_options(url));
 }
 
 std::string maria_scalar(sluice::mariadb::Connection& c, const std::string& sql) {
@@ -115,28 +122,6 @@ std::string maria_scalar(sluice::mariadb::Connection& c, const std::string& sql)
     while (rs.next() != nullptr) {
     }
     return v;
-}
-
-// mariadb://user:password@host:port/db, as scripts/servers writes it.
-struct MariaUrl {
-    std::string user, password, host, db;
-    unsigned port = 3306;
-};
-
-MariaUrl parse_maria_url(const std::string& url) {
-    MariaUrl u;
-    std::string rest = url.substr(url.find("://") + 3);
-    const std::size_t at = rest.rfind('@');
-    const std::string cred = rest.substr(0, at);
-    rest = rest.substr(at + 1);
-    u.user = cred.substr(0, cred.find(':'));
-    u.password = cred.find(':') == std::string::npos ? "" : cred.substr(cred.find(':') + 1);
-    const std::size_t slash = rest.find('/');
-    const std::string hostport = rest.substr(0, slash);
-    u.db = slash == std::string::npos ? "" : rest.substr(slash + 1);
-    u.host = hostport.substr(0, hostport.find(':'));
-    if (hostport.find(':') != std::string::npos) u.port = static_cast<unsigned>(std::stoul(hostport.substr(hostport.find(':') + 1)));
-    return u;
 }
 
 // ---------------------------------------------------------------- SQLite ---
@@ -318,9 +303,10 @@ END)");
         Lite lite(lite_so, rows);
 
         // Connector/C, the control for sluice's MariaDB client.
-        const MariaUrl mu = parse_maria_url(maria_url);
+        const sluice::mariadb::ConnectOptions mu = maria_options(maria_url);
         MYSQL* cc = mysql_init(nullptr);
-        if (!mysql_real_connect(cc, mu.host.c_str(), mu.user.c_str(), mu.password.c_str(), mu.db.c_str(), mu.port, nullptr, 0))
+        if (!mysql_real_connect(cc, mu.host.c_str(), mu.user.c_str(), mu.password.c_str(), mu.database.c_str(), mu.port,
+                                nullptr, 0))
             throw std::runtime_error(std::string("Connector/C: ") + mysql_error(cc));
 
         std::vector<Contender> all;
