@@ -2,7 +2,8 @@
 //                        [--tables DB.TABLE,DB.*,...] [--until-end] [--out FILE]
 //                        [--server-id N] [--heartbeat SECONDS]
 //                        [--to nats://HOST:PORT --stream NAME [--subject PREFIX]
-//                         [--replicas N] [--format sluice|debezium] [--window N]]
+//                         [--replicas N] [--format sluice|debezium]
+//                         [--debezium-decimal precise|string|double] [--window N]]
 // One NDJSON line per committed transaction, DDL statement and snapshot
 // chunk (docs/mariadb-cdc.md).
 #include "cdc_command.hpp"
@@ -95,7 +96,7 @@ int run_cdc_command(int argc, char** argv) {
     app.add_option("--out", out,
                    "append to FILE; if it holds lines, continue right after its last complete transaction "
                    "(the --from-* flag then only applies to an empty or missing FILE)");
-    std::string to, stream_name, subject, format = "sluice";
+    std::string to, stream_name, subject, format = "sluice", debezium_decimal = "precise";
     std::int64_t replicas = 0;
     std::int64_t window = 1000;
     bool progress = false;
@@ -111,6 +112,11 @@ int run_cdc_command(int argc, char** argv) {
     app.add_option("--format", format, "with --to: sluice (one message per transaction: the NDJSON line) or "
                                        "debezium (one message per row change)")
         ->check(CLI::IsMember({"sluice", "debezium"}))
+        ->capture_default_str();
+    app.add_option("--debezium-decimal", debezium_decimal,
+                   "with --format debezium: DECIMAL as Debezium's decimal.handling.mode writes it: precise "
+                   "(base64 of the unscaled value), string or double")
+        ->check(CLI::IsMember({"precise", "string", "double"}))
         ->capture_default_str();
     app.add_option("--window", window, "with --to: unacknowledged messages at most")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}))
@@ -165,6 +171,9 @@ int run_cdc_command(int argc, char** argv) {
             po.subject_prefix = subject;
             if (o_replicas->count()) po.replicas = replicas;
             po.envelope = format == "debezium" ? jetstream::Envelope::debezium : jetstream::Envelope::sluice;
+            po.debezium_values.decimal = debezium_decimal == "string"   ? jetstream::debezium::DecimalHandling::string
+                                         : debezium_decimal == "double" ? jetstream::debezium::DecimalHandling::double_
+                                                                        : jetstream::debezium::DecimalHandling::precise;
             po.window = window;
             po.progress = progress;
             jetstream::publish_changes(options, stream, po, std::cerr);

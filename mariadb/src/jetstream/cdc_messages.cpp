@@ -37,17 +37,17 @@ char debezium_op(mariadb::binlog::RowsKind k) {
 }
 
 // Debezium's envelope without the schema part (what its JSON converter
-// writes with schemas.enable=false). Values are the CDC formatter's (as in
-// the NDJSON lines), not Debezium's per-type encodings.
+// writes with schemas.enable=false), values in Debezium's encodings.
 void append_debezium(std::string& out, const cdc::Change& c, const cdc::Transaction& t, std::size_t index,
-                     std::size_t table_order, const std::string& prefix, std::int64_t now_ms) {
+                     std::size_t table_order, const std::string& prefix, std::int64_t now_ms,
+                     const debezium::ValueOptions& values) {
     const std::string gtid = gtid_text(t.gtid);
     out += "{\"before\":";
     if (c.op == mariadb::binlog::RowsKind::write) json::append_null(out);
-    else cdc::ndjson::append_image(out, c.before, *c.table);
+    else debezium::append_image(out, c.before, *c.table, values);
     out += ",\"after\":";
     if (c.op == mariadb::binlog::RowsKind::delete_) json::append_null(out);
-    else cdc::ndjson::append_image(out, c.after, *c.table);
+    else debezium::append_image(out, c.after, *c.table, values);
     out += ",\"source\":{\"version\":\"sluice\",\"connector\":\"mariadb\",\"name\":";
     json::append_string(out, prefix);
     out += ",\"ts_ms\":";
@@ -75,10 +75,33 @@ void append_debezium(std::string& out, const cdc::Change& c, const cdc::Transact
     out += "}}";
 }
 
+// Debezium's schema change event (the connector's schema change topic):
+// the statement as logged; tableChanges is left empty (no DDL parser here).
+void append_debezium_ddl(std::string& out, const cdc::Ddl& d, const std::string& prefix, std::int64_t now_ms) {
+    out += "{\"source\":{\"version\":\"sluice\",\"connector\":\"mariadb\",\"name\":";
+    json::append_string(out, prefix);
+    out += ",\"ts_ms\":";
+    out += std::to_string(static_cast<std::int64_t>(d.timestamp) * 1000);
+    out += ",\"snapshot\":\"false\",\"db\":";
+    json::append_string(out, d.db);
+    out += ",\"table\":null,\"server_id\":";
+    out += std::to_string(d.gtid.server_id);
+    out += ",\"gtid\":";
+    json::append_string(out, gtid_text(d.gtid));
+    out += ",\"file\":\"\",\"pos\":0,\"row\":0,\"thread\":null,\"query\":null},\"ts_ms\":";
+    out += std::to_string(now_ms);
+    out += ",\"databaseName\":";
+    json::append_string(out, d.db);
+    out += ",\"schemaName\":null,\"ddl\":";
+    json::append_string(out, d.sql);
+    out += ",\"tableChanges\":[]}";
+}
+
 }  // namespace
 
 void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, const cdc::GtidState& before,
-                 const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms) {
+                 const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms,
+                 const debezium::ValueOptions& values) {
     const std::string after_text = after.to_string();
     if (envelope == Envelope::sluice) {
         const cdc::GtidPosition* g = nullptr;
@@ -90,6 +113,15 @@ void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, co
         cdc::ndjson::append_line(m.data, event);
         if (!m.data.empty() && m.data.back() == '\n') m.data.pop_back();
         const std::string gtid = gtid_text(*g);
+        m.headers = {{msg_id_header, gtid}, {gtid_header, gtid}, {state_header, after_text}};
+        out.push_back(std::move(m));
+        return;
+    }
+    if (const auto* d = std::get_if<cdc::Ddl>(&event)) {
+        OutMessage m;
+        m.subject = prefix;
+        append_debezium_ddl(m.data, *d, prefix, now_ms);
+        const std::string gtid = gtid_text(d->gtid);
         m.headers = {{msg_id_header, gtid}, {gtid_header, gtid}, {state_header, after_text}};
         out.push_back(std::move(m));
         return;
@@ -107,7 +139,7 @@ void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, co
         OutMessage m;
         m.subject = prefix + "." + subject_token(c.table->db) + "." + subject_token(c.table->table);
         const std::size_t order = ++per_table[{c.table->db, c.table->table}];
-        append_debezium(m.data, c, *t, index, order, prefix, now_ms);
+        append_debezium(m.data, c, *t, index, order, prefix, now_ms, values);
         ++index;
         m.headers = {{msg_id_header, gtid + ":" + std::to_string(index)},
                      {gtid_header, gtid},

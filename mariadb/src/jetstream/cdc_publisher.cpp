@@ -184,7 +184,7 @@ private:
             if (!cs.resumable())
                 throw Error(ErrorKind::usage, "snapshots cannot be published to JetStream (start from a GTID instead)");
             batch.clear();
-            messages_of(batch, *e, before, cs.position(), o_.envelope, prefix_, now_ms());
+            messages_of(batch, *e, before, cs.position(), o_.envelope, prefix_, now_ms(), o_.debezium_values);
             std::size_t first = 0;
             if (resume.skip_gtid) {
                 const auto* t = std::get_if<cdc::Transaction>(e);

@@ -6,17 +6,21 @@
 // Envelope sluice (the default): one message per committed transaction or
 // DDL statement, its data the CDC NDJSON line (without the newline), subject
 // PREFIX. Envelope debezium: one message per row change, Debezium's JSON
-// envelope, subject PREFIX.DB.TABLE; DDL is not published.
+// envelope with Debezium's value encodings (debezium_values.hpp), subject
+// PREFIX.DB.TABLE; and one per DDL statement, Debezium's schema change event
+// (source, ts_ms, databaseName, schemaName, ddl, tableChanges: []), subject
+// PREFIX, its Nats-Msg-Id the GTID.
 //
 // Headers of every message:
-//   Nats-Msg-Id               the GTID (sluice) or GTID:INDEX (debezium), for
-//                             JetStream's de-duplication
+//   Nats-Msg-Id               the GTID (sluice, debezium DDL) or GTID:INDEX
+//                             (debezium row changes), for JetStream's de-duplication
 //   Sluice-Gtid               the transaction's GTID, D-S-N
 //   Sluice-Gtid-State         the replication position after the transaction
 //                             (every domain: what a restart resumes from)
-//   Sluice-Gtid-State-Before  the position before it (debezium only)
+//   Sluice-Gtid-State-Before  the position before it (debezium row changes only)
 //   Sluice-Change             I/N: the change's index (1-based) among the N
-//                             published changes of the transaction (debezium only)
+//                             published changes of the transaction (debezium
+//                             row changes only)
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,6 +30,7 @@
 #include "sluice/mariadb/cdc/change_events.hpp"
 #include "sluice/mariadb/cdc/gtid_state.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/mariadb/jetstream/debezium_values.hpp"
 
 namespace sluice::mariadb::jetstream {
 
@@ -49,9 +54,11 @@ std::string subject_token(std::string_view name);
 
 // The messages of one event, in order. `before`/`after`: the stream's
 // position before and after it. `now_ms`: the envelope's processing time
-// (debezium's top-level ts_ms). Snapshot events have no messages here.
+// (debezium's top-level ts_ms). `values`: the debezium envelope's value
+// encodings. Snapshot events have no messages here.
 void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, const cdc::GtidState& before,
-                 const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms);
+                 const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms,
+                 const debezium::ValueOptions& values = {});
 
 // Where to continue after the stream's last message: open the binlog after
 // `from`, and skip the first `skip_changes` published changes of the

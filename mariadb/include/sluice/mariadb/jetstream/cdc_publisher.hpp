@@ -42,6 +42,7 @@ struct PublisherOptions {
     // as it is.
     std::optional<std::int64_t> replicas;
     Envelope envelope = Envelope::sluice;
+    debezium::ValueOptions debezium_values;  // the debezium envelope's encodings (DECIMAL)
     std::int64_t window = 1000;  // unacknowledged messages at most
     // Keep retrying a lost cluster (no server, no leader) this long since
     // the last progress.
