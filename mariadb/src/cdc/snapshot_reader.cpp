@@ -1,5 +1,8 @@
 #include "snapshot_reader.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace sluice::mariadb::cdc::detail {
 
 std::string quote_identifier(std::string_view name) {
@@ -25,6 +28,18 @@ bool is_system_database(std::string_view db) {
     return db == "mysql" || db == "information_schema" || db == "performance_schema" || db == "sys";
 }
 }  // namespace
+
+std::vector<std::string> primary_key_of(Connection& connection, std::string_view db, std::string_view table) {
+    std::vector<std::pair<std::int64_t, std::string>> parts;  // (Seq_in_index, Column_name)
+    ResultSet rs = connection.query("SHOW KEYS FROM " + quote_identifier(db) + "." + quote_identifier(table) +
+                                    " WHERE Key_name = 'PRIMARY'");
+    while (const Row* r = rs.next())
+        parts.emplace_back(r->get<std::int64_t>("Seq_in_index"), r->get<std::string>("Column_name"));
+    std::sort(parts.begin(), parts.end());
+    std::vector<std::string> columns;
+    for (auto& p : parts) columns.push_back(std::move(p.second));
+    return columns;
+}
 
 SnapshotReader::SnapshotReader(Connection connection, const TableFilter& filter, std::size_t chunk_rows)
     : connection_(std::move(connection)), chunk_rows_(chunk_rows == 0 ? 1000 : chunk_rows) {
@@ -56,22 +71,30 @@ SnapshotReader::SnapshotReader(Connection connection, const TableFilter& filter,
         while (rs.next()) {
         }
     }
+    // The tables and their primary keys through SHOW, not information_schema
+    // (MariaDB 10.11.19 crashed on information_schema queries run right
+    // after DDL in our CI: see table_columns.hpp).
+    std::vector<std::string> databases;
     {
-        ResultSet rs = connection_.query(
-            "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
-            "ORDER BY TABLE_SCHEMA, TABLE_NAME");
+        ResultSet rs = connection_.query("SHOW DATABASES");
         while (const Row* r = rs.next()) {
-            Table t{r->get<std::string>(0), r->get<std::string>(1), {}};
-            if (is_system_database(t.db) || !filter.selects(t.db, t.name)) continue;
-            tables_.push_back(std::move(t));
+            std::string db = r->get<std::string>(0);
+            if (!is_system_database(db) && (filter.empty() || filter.selects_database(db))) databases.push_back(std::move(db));
         }
     }
-    for (Table& t : tables_) {
-        ResultSet rs = connection_.query(
-            "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = " + quote_literal(t.db) +
-            " AND TABLE_NAME = " + quote_literal(t.name) + " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX");
-        while (const Row* r = rs.next()) t.primary_key.push_back(r->get<std::string>(0));
+    std::sort(databases.begin(), databases.end());
+    for (const std::string& db : databases) {
+        std::vector<std::string> names;
+        ResultSet rs = connection_.query("SHOW FULL TABLES FROM " + quote_identifier(db) +
+                                         " WHERE Table_type = 'BASE TABLE'");
+        while (const Row* r = rs.next()) {
+            std::string name = r->get<std::string>(0);
+            if (filter.selects(db, name)) names.push_back(std::move(name));
+        }
+        std::sort(names.begin(), names.end());
+        for (std::string& name : names) tables_.push_back(Table{db, std::move(name), {}});
     }
+    for (Table& t : tables_) t.primary_key = primary_key_of(connection_, t.db, t.name);
 }
 
 SnapshotReader::~SnapshotReader() = default;

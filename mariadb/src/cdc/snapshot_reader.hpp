@@ -46,6 +46,10 @@ private:
     const Table* current_ = nullptr;
 };
 
+// The primary key's columns of db.table in key order (empty without one),
+// from SHOW KEYS.
+std::vector<std::string> primary_key_of(Connection& connection, std::string_view db, std::string_view table);
+
 // `name` as a backquoted SQL identifier.
 std::string quote_identifier(std::string_view name);
 // `text` as a quoted SQL string literal.
