@@ -170,21 +170,32 @@ TEST_F(CdcJetStream, SigkillsOfThePublisherAndOfANodePutEachTransactionInTheStre
 }
 
 // --format debezium: one message per row change in Debezium's envelope,
-// through publisher kills too; a transaction cut off half way is completed
-// from its next change, never repeated.
+// with Debezium's value encodings, and one schema change event per DDL
+// statement, through publisher kills too; a transaction cut off half way is
+// completed from its next change, never repeated.
 TEST_F(CdcJetStream, DebeziumEnvelopeHasOneMessagePerRowChangeOnceThroughKills) {
+    sql().execute("DROP TABLE IF EXISTS cdc_jetstream.dbz_side");
     fresh("dbz");
-    sql().execute("CREATE TABLE cdc_jetstream.dbz (id INT PRIMARY KEY, name VARCHAR(20))");
+    sql().execute(
+        "CREATE TABLE cdc_jetstream.dbz (id INT PRIMARY KEY, name VARCHAR(20), amount DECIMAL(10,2), day DATE, "
+        "at DATETIME(6), ts TIMESTAMP(3) NULL, flag BIT(1), raw VARBINARY(8), big BIGINT UNSIGNED, zero DATE)");
     constexpr int transactions = 150;
     std::atomic<bool> done{false};
     std::thread writer([&] {
         Connection w = Connection::connect(admin_options());
+        w.execute("SET time_zone = '+00:00', sql_mode = ''");  // TIMESTAMP literals in UTC; zero dates allowed
+        const std::string values = ",-12.50,'2024-02-29','2024-02-29 13:14:15.123456','2024-02-29 13:14:15.120',"
+                                   "b'1',X'00FF',12345678901234567890,'0000-00-00')";
         for (int i = 0; i < transactions; ++i) {
             const int b = i * 10;
+            if (i == transactions / 2) {  // a DDL statement half way, its default database the table's
+                w.execute("USE cdc_jetstream");
+                w.execute("CREATE TABLE dbz_side (id INT)");
+            }
             // 5 row changes: 3 inserts (one statement), an update, a delete.
             w.execute("START TRANSACTION");
-            w.execute("INSERT INTO cdc_jetstream.dbz VALUES (" + std::to_string(b + 1) + ",'a'),(" +
-                      std::to_string(b + 2) + ",'b'),(" + std::to_string(b + 3) + ",'c')");
+            w.execute("INSERT INTO cdc_jetstream.dbz VALUES (" + std::to_string(b + 1) + ",'a'" + values + ",(" +
+                      std::to_string(b + 2) + ",'b'" + values + ",(" + std::to_string(b + 3) + ",'c'" + values);
             w.execute("UPDATE cdc_jetstream.dbz SET name = 'B' WHERE id = " + std::to_string(b + 2));
             w.execute("DELETE FROM cdc_jetstream.dbz WHERE id = " + std::to_string(b + 3));
             w.execute("COMMIT");
@@ -201,39 +212,69 @@ TEST_F(CdcJetStream, DebeziumEnvelopeHasOneMessagePerRowChangeOnceThroughKills) 
     kill_loop(args, done, 6, log);
     writer.join();
 
+    // Debezium's encodings of the columns after id and name: DECIMAL base64
+    // of the unscaled -1250, DATE in days, DATETIME(6) in microseconds,
+    // TIMESTAMP(3) as ISO UTC, BIT(1) a boolean, VARBINARY base64, BIGINT
+    // UNSIGNED as a Java long, the zero date null.
+    auto image = [](int id, const char* name) {
+        return "{\"id\":" + std::to_string(id) + ",\"name\":\"" + name +
+               "\",\"amount\":\"+x4=\",\"day\":19782,\"at\":1709212455123456,\"ts\":\"2024-02-29T13:14:15.120Z\","
+               "\"flag\":true,\"raw\":\"AP8=\",\"big\":-6101065172474983726,\"zero\":null}";
+    };
     std::vector<js::StoredMessage> stored = messages("DBZ");
-    ASSERT_EQ(stored.size(), static_cast<std::size_t>(transactions) * 5);
+    ASSERT_EQ(stored.size(), static_cast<std::size_t>(transactions) * 5 + 2);  // and two DDL statements
     std::set<std::string> ids;
-    for (std::size_t i = 0; i < stored.size(); ++i) {
-        const js::StoredMessage& m = stored[i];
-        const int index = static_cast<int>(i % 5);  // the change's place in its transaction
-        const int b = static_cast<int>(i / 5) * 10;
-        EXPECT_EQ(m.subject, "shop.cdc_jetstream.dbz");
-        EXPECT_EQ(m.header(js::change_header, "DBZ"), std::to_string(index + 1) + "/5");
+    std::vector<int> ddl_after;  // transactions stored before each DDL message
+    int tx = -1;                 // the current transaction's place in commit order
+    for (const js::StoredMessage& m : stored) {
         EXPECT_TRUE(ids.insert(m.header(js::msg_id_header, "DBZ")).second) << "repeated: " << m.seq;
         const std::string source = member(m.data, "source");
         EXPECT_EQ(member(source, "gtid"), "\"" + m.header(js::gtid_header, "DBZ") + "\"");
+        EXPECT_EQ(member(source, "server_id"), "1");
+        if (!m.headers.count(js::change_header)) {  // a DDL statement: Debezium's schema change event
+            ddl_after.push_back(tx + 1);
+            EXPECT_EQ(m.subject, "shop");
+            EXPECT_EQ(m.header(js::msg_id_header, "DBZ"), m.header(js::gtid_header, "DBZ"));
+            EXPECT_EQ(js::resume_point(m, "DBZ").from.to_string(), m.header(js::gtid_header, "DBZ"));
+            EXPECT_EQ(member(m.data, "databaseName"), member(source, "db"));
+            EXPECT_EQ(member(m.data, "tableChanges"), "[]");
+            const std::string ddl = member(m.data, "ddl");
+            if (ddl_after.size() == 1) EXPECT_NE(ddl.find("CREATE TABLE cdc_jetstream.dbz ("), std::string::npos) << ddl;
+            else {
+                EXPECT_EQ(ddl, "\"CREATE TABLE dbz_side (id INT)\"");
+                EXPECT_EQ(member(m.data, "databaseName"), "\"cdc_jetstream\"");
+            }
+            continue;
+        }
+        const std::string change = m.header(js::change_header, "DBZ");
+        ASSERT_EQ(change.size(), 3U) << change;
+        EXPECT_EQ(change.substr(1), "/5");
+        const int index = change[0] - '1';  // the change's place in its transaction
+        if (index == 0) ++tx;
+        const int b = tx * 10;
+        EXPECT_EQ(m.subject, "shop.cdc_jetstream.dbz");
         EXPECT_EQ(member(source, "db"), "\"cdc_jetstream\"");
         EXPECT_EQ(member(source, "table"), "\"dbz\"");
-        EXPECT_EQ(member(source, "server_id"), "1");
         const char* ops = "cccud";
         EXPECT_EQ(member(m.data, "op"), std::string("\"") + ops[index] + "\"") << m.data;
         switch (index) {
             case 0:
                 EXPECT_EQ(member(m.data, "before"), "null");
-                EXPECT_EQ(member(m.data, "after"), "{\"id\":" + std::to_string(b + 1) + ",\"name\":\"a\"}");
+                EXPECT_EQ(member(m.data, "after"), image(b + 1, "a"));
                 break;
             case 3:
-                EXPECT_EQ(member(m.data, "before"), "{\"id\":" + std::to_string(b + 2) + ",\"name\":\"b\"}");
-                EXPECT_EQ(member(m.data, "after"), "{\"id\":" + std::to_string(b + 2) + ",\"name\":\"B\"}");
+                EXPECT_EQ(member(m.data, "before"), image(b + 2, "b"));
+                EXPECT_EQ(member(m.data, "after"), image(b + 2, "B"));
                 break;
             case 4:
-                EXPECT_EQ(member(m.data, "before"), "{\"id\":" + std::to_string(b + 3) + ",\"name\":\"c\"}");
+                EXPECT_EQ(member(m.data, "before"), image(b + 3, "c"));
                 EXPECT_EQ(member(m.data, "after"), "null");
                 break;
             default: break;
         }
     }
+    EXPECT_EQ(tx + 1, transactions);
+    EXPECT_EQ(ddl_after, (std::vector<int>{0, transactions / 2}));
     if (!HasFailure()) std::filesystem::remove(log);
 }
 
