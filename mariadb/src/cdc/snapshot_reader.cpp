@@ -43,6 +43,9 @@ std::vector<std::string> primary_key_of(Connection& connection, std::string_view
 
 SnapshotReader::SnapshotReader(Connection connection, const TableFilter& filter, std::size_t chunk_rows)
     : connection_(std::move(connection)), chunk_rows_(chunk_rows == 0 ? 1000 : chunk_rows) {
+    // TIMESTAMP values in UTC, as the binlog carries them (the connection's
+    // own time zone would shift snapshot rows against the changes after them).
+    connection_.execute("SET time_zone = '+00:00'");
     connection_.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
     connection_.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
     std::string file;

@@ -87,5 +87,26 @@ TEST_F(SnapshotKeys, ASnapshotReadsCompositeKeysInKeyOrderAndTablesWithoutOne) {
     EXPECT_EQ(nopk, (std::vector<std::string>{"1:10", "1:10", "2:20", "3:30"}));
 }
 
+// TIMESTAMP values of a snapshot are in UTC, as the binlog's are, whatever
+// time zone the connection options set (here +05:00 by an init command).
+TEST_F(SnapshotKeys, ASnapshotReadsTimestampsInUtcWhateverTheSessionTimeZone) {
+    sql().execute("DROP TABLE IF EXISTS cdc_snapkeys.s_tz");
+    sql().execute("CREATE TABLE cdc_snapkeys.s_tz (id INT PRIMARY KEY, ts TIMESTAMP(3) NULL)");
+    sql().execute("SET time_zone = '+00:00'");
+    sql().execute("INSERT INTO cdc_snapkeys.s_tz VALUES (1, '2024-02-29 13:14:15.120')");
+    ConnectOptions options = admin_options();
+    options.init_commands.push_back("SET time_zone = '+05:00'");
+    mariadb::cdc::StreamOptions so;
+    so.start = mariadb::cdc::StartAt::snapshot;
+    so.tables = mariadb::cdc::TableFilter::parse("cdc_snapkeys.s_tz");
+    so.until_end = true;
+    mariadb::cdc::ChangeStream cs = mariadb::cdc::ChangeStream::open(options, so);
+    std::vector<std::string> seen;
+    while (const mariadb::cdc::ChangeEvent* e = cs.next())
+        if (const auto* chunk = std::get_if<mariadb::cdc::SnapshotChunk>(e))
+            for (std::size_t r = 0; r < chunk->size(); ++r) seen.push_back(chunk->field(r, 1).to_string());
+    EXPECT_EQ(seen, std::vector<std::string>{"2024-02-29 13:14:15.120"});
+}
+
 }  // namespace
 }  // namespace sluice::mariadb::test

@@ -30,7 +30,8 @@
 // Values are written straight into the formatter's Buffer: nothing is
 // allocated per value.
 //
-// LIFETIME: nothing is kept; the cells and table map are read during the call.
+// LIFETIME: nothing is kept; the cells, fields and table map are read
+// during the call.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -38,6 +39,7 @@
 
 #include "sluice/mariadb/binlog/rows.hpp"
 #include "sluice/mariadb/binlog/table_map.hpp"
+#include "sluice/mariadb/cdc/change_events.hpp"
 #include "sluice/mariadb/ndjson.hpp"
 
 namespace sluice::mariadb::jetstream::debezium {
@@ -61,7 +63,17 @@ void append_image(mariadb::ndjson::Buffer& out, std::span<const binlog::Cell> ce
 void append_image(std::string& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table,
                   const ValueOptions& options = {});
 
-// The conversions, for callers with values of their own (snapshot rows).
+// One row of a snapshot chunk (a prepared SELECT's Fields, TIMESTAMP read
+// in UTC) as the same {"name":value,...} object: each Field is read into
+// the binlog Value of its type and written as above, so a snapshot read
+// and a change of the same row carry the same encodings.
+// (debezium_snapshot_rows.cpp)
+void append_snapshot_row(std::string& out, const cdc::SnapshotChunk& chunk, std::size_t row,
+                         const ValueOptions& options = {});
+// One Field, likewise (NULL included).
+void append_field(mariadb::ndjson::Buffer& out, const Field& field, const ValueOptions& options = {});
+
+// The conversions, for callers with values of their own.
 // Days from 1970-01-01 to y-m-d (proleptic Gregorian; negative before 1970).
 std::int64_t days_since_epoch(int year, unsigned month, unsigned day) noexcept;
 // A date Debezium can represent: month 1-12 and a day that month has.
