@@ -9,7 +9,8 @@
 // image is also printed as the CDC NDJSON object (the formatter that writes
 // into its own buffer) and compared with the same object built from the
 // SELECT formatter's std::string functions, cell by cell: any difference
-// aborts.
+// aborts. Each image is also written in Debezium's encodings, in the three
+// DECIMAL modes (the sanitizers watch the bounds of its buffer writes).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -19,6 +20,7 @@
 #include "sluice/mariadb/binlog/binlog.hpp"
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/jetstream/debezium_values.hpp"
 #include "sluice/mariadb/ndjson.hpp"
 
 using namespace sluice::mariadb;
@@ -99,6 +101,12 @@ void read_rows(const Rows& rows) {
             line.clear();
             sluice::mariadb::cdc::ndjson::append_image(line, image, *rows.table);
             if (line.view() != reference_image(image, *rows.table)) std::abort();
+            namespace dbz = sluice::mariadb::jetstream::debezium;
+            for (auto mode : {dbz::DecimalHandling::precise, dbz::DecimalHandling::string, dbz::DecimalHandling::double_}) {
+                line.clear();
+                dbz::append_image(line, image, *rows.table, dbz::ValueOptions{mode});
+                if (line.view().front() != '{' || line.view().back() != '}') std::abort();
+            }
         }
     }
 }

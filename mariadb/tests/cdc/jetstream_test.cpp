@@ -306,5 +306,34 @@ TEST_F(CdcJetStream, AForeignLastMessageStopsThePublisherWithAClearError) {
     if (!HasFailure()) std::filesystem::remove(log);
 }
 
+// --debezium-decimal string and double: DECIMAL as Debezium's
+// decimal.handling.mode=string / double writes it; an unknown mode is a
+// usage error.
+TEST_F(CdcJetStream, DebeziumDecimalModesOfTheCommandLine) {
+    fresh("dbz_dec");
+    sql().execute("CREATE TABLE cdc_jetstream.dbz_dec (id INT PRIMARY KEY, amount DECIMAL(10,2))");
+    sql().execute("INSERT INTO cdc_jetstream.dbz_dec VALUES (1, -12.50)");
+    const std::string log = log_path("jetstream-dbz-dec");
+    std::filesystem::remove(log);
+    const std::pair<const char*, const char*> modes[] = {{"string", "\"-12.50\""}, {"double", "-12.5"}, {"precise", "\"+x4=\""}};
+    for (const auto& [mode, expected] : modes) {
+        const std::string stream = std::string("DBZDEC") + mode;
+        const std::vector<std::string> args = {"cdc",      url_of(admin_options()), "--from-gtid", start_,
+                                               "--tables", "cdc_jetstream.dbz_dec", "--to",        cluster_->urls(),
+                                               "--stream", stream,                  "--format",    "debezium",
+                                               "--debezium-decimal", mode,          "--until-end"};
+        ASSERT_EQ(wait_exit(spawn_cli(args, log)), 0) << read_file(log);
+        std::vector<js::StoredMessage> stored = messages(stream);
+        ASSERT_EQ(stored.size(), 2U) << mode;  // the CREATE TABLE, the insert
+        EXPECT_EQ(member(stored[1].data, "after"), std::string("{\"id\":1,\"amount\":") + expected + "}") << mode;
+    }
+    Outcome bad = run_cli("cdc " + quote_arg(url_of(admin_options())) + " --to " + quote_arg(cluster_->urls()) +
+                              " --stream X --format debezium --debezium-decimal exact",
+                          true);
+    EXPECT_EQ(bad.status, 2) << bad.out;
+    EXPECT_NE(bad.out.find("--debezium-decimal"), std::string::npos) << bad.out;
+    if (!HasFailure()) std::filesystem::remove(log);
+}
+
 }  // namespace
 }  // namespace sluice::mariadb::test
