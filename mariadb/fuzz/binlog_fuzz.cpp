@@ -102,7 +102,8 @@ void read_rows(const Rows& rows) {
             sluice::mariadb::cdc::ndjson::append_image(line, image, *rows.table);
             if (line.view() != reference_image(image, *rows.table)) std::abort();
             namespace dbz = sluice::mariadb::jetstream::debezium;
-            for (auto mode : {dbz::DecimalHandling::precise, dbz::DecimalHandling::string, dbz::DecimalHandling::double_}) {
+            for (auto mode :
+                 {dbz::DecimalHandling::precise, dbz::DecimalHandling::string, dbz::DecimalHandling::double_}) {
                 line.clear();
                 dbz::append_image(line, image, *rows.table, dbz::ValueOptions{mode});
                 if (line.view().front() != '{' || line.view().back() != '}') std::abort();

@@ -82,7 +82,8 @@ SnapshotReader::SnapshotReader(Connection connection, const TableFilter& filter,
         ResultSet rs = connection_.query("SHOW DATABASES");
         while (const Row* r = rs.next()) {
             std::string db = r->get<std::string>(0);
-            if (!is_system_database(db) && (filter.empty() || filter.selects_database(db))) databases.push_back(std::move(db));
+            if (is_system_database(db) || (!filter.empty() && !filter.selects_database(db))) continue;
+            databases.push_back(std::move(db));
         }
     }
     std::sort(databases.begin(), databases.end());
