@@ -1,4 +1,4 @@
-// sluice-mariadb cdc URL [--from-start | --from-gtid GTIDS | --from-now | --snapshot]
+// sluice-mariadb cdc URL [--from-start | --from-gtid GTIDS | --from-now | --snapshot [--snapshot-chunk-rows N]]
 //                        [--tables DB.TABLE,DB.*,...] [--until-end] [--out FILE]
 //                        [--server-id N] [--heartbeat SECONDS]
 //                        [--to nats://HOST:PORT --stream NAME [--subject PREFIX]
@@ -91,6 +91,10 @@ int run_cdc_command(int argc, char** argv) {
     o_start->excludes(o_gtid, o_now, o_snap);
     o_gtid->excludes(o_now, o_snap);
     o_now->excludes(o_snap);
+    std::size_t chunk_rows = 1000;
+    app.add_option("--snapshot-chunk-rows", chunk_rows, "with --snapshot: rows per chunk line (and per JetStream message)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
+        ->capture_default_str();
     app.add_option("--tables", tables, "only these tables: DB.TABLE,DB.*,...");
     app.add_flag("--until-end", until_end, "stop (exit 0) once everything in the binlog at start was delivered");
     app.add_option("--out", out,
@@ -152,6 +156,7 @@ int run_cdc_command(int argc, char** argv) {
         StreamOptions stream;
         stream.until_end = until_end;
         stream.server_id = server_id;
+        stream.snapshot_chunk_rows = chunk_rows;
         stream.heartbeat = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(heartbeat * 1000)));
         if (!tables.empty()) stream.tables = TableFilter::parse(tables);
         GtidState from;
@@ -164,7 +169,6 @@ int run_cdc_command(int argc, char** argv) {
         stream.gtid = from;
 
         if (!to.empty()) {
-            if (snapshot) return fail("--snapshot cannot be published to JetStream: start with --from-start or --from-gtid", 2);
             jetstream::PublisherOptions po;
             po.urls = to;
             po.stream = stream_name;

@@ -1,4 +1,5 @@
-// The stream worker's parser of outside bytes: a CDC NDJSON line as a
+// The stream worker's parser of outside bytes: a CDC NDJSON line (a
+// transaction, DDL, or a snapshot's chunk, done or aborted line) as a
 // JetStream message holds it (any program may have written the stream).
 // Every input either parses or throws sluice::pipeline::Error; the changes
 // it gives are mapped, as the worker does next.
@@ -18,7 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const ParsedLine& l = lines.parse(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
         mapper.begin();
         for (const SourceChange& c : l.changes) mapper.add(c);
-        if (!l.transaction && !l.changes.empty()) __builtin_trap();
+        // Changes come from transactions and snapshot chunks only.
+        if (!l.transaction && l.snapshot != SnapshotPart::chunk && !l.changes.empty()) __builtin_trap();
+        if (l.transaction && l.snapshot != SnapshotPart::none) __builtin_trap();
     } catch (const Error&) {
     }
     return 0;

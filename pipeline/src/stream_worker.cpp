@@ -11,6 +11,12 @@
 //   - Every message (every source transaction) is read by every worker: the
 //     watermark sees all of them; only the keys of partition I are applied
 //     (PartitionApplier).
+//   - A snapshot (its chunk lines, then its done line) is one Tideweave
+//     transaction applied at the done line, as in pipeline.cpp; nothing is
+//     committed while a snapshot is open (its rows are buffered, not in the
+//     engine), so a restart reads it again from its first chunk. An
+//     "aborted" line (a publisher killed during the snapshot) drops what
+//     was buffered.
 #include "stream_worker.hpp"
 
 #include <charconv>
@@ -173,6 +179,12 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     js::StreamReader reader =
         js::StreamReader::open(client, source.stream, state_at_start->subjects.front(), position + 1);
     NdjsonTransactions lines(o.columns, o.db, o.table);
+    // The open snapshot: its GTID state, the position before its first
+    // chunk (what a commit may record while it is open), its rows so far.
+    std::optional<std::string> snapshot;
+    std::uint64_t before_snapshot = 0;
+    std::vector<SourceChange> snapshot_rows;
+    StringArena snapshot_arena;
     TransactionMapper mapper(o.columns);
     PartitionApplier applier(*engine, *rule, o.partition);
     SinkBatch batch;
@@ -194,9 +206,11 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
         stats.sink_commits = commits_before + writer.commits();
         stats.sink_seconds = sink_seconds_before + writer.seconds();
     };
+    // Every message applied so far, except an open snapshot's chunks.
+    auto stable_position = [&] { return snapshot ? before_snapshot : position; };
     auto commit = [&]() {
         engine->forget();
-        const std::string pos = position_text(source.stream, position);
+        const std::string pos = position_text(source.stream, stable_position());
         job.checkpoint.reset();
         if (!committed || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every)
             job.checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{pos, rule->max_ts()})));
@@ -241,9 +255,43 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
                 throw Error(ErrorKind::source_ended, "stream \"" + source.stream + "\" delivered sequence " +
                                                          std::to_string(m->seq) + " after " + std::to_string(position) +
                                                          "; reading again from the stored position");
-            const ParsedLine& line =
-                lines.parse(m->data, "stream \"" + source.stream + "\" sequence " + std::to_string(m->seq));
-            if (line.transaction) {
+            const std::string where = "stream \"" + source.stream + "\" sequence " + std::to_string(m->seq);
+            const ParsedLine& line = lines.parse(m->data, where);
+            if (snapshot && (line.transaction || (line.snapshot != SnapshotPart::none && line.snapshot_gtid != *snapshot)))
+                throw Error(ErrorKind::source_image, where + ": " +
+                                                         (line.transaction ? "a transaction"
+                                                                           : "a line of snapshot " + line.snapshot_gtid) +
+                                                         " inside snapshot " + *snapshot +
+                                                         " (no done or aborted line between them)");
+            if (line.snapshot == SnapshotPart::chunk) {
+                if (!snapshot) {
+                    snapshot = line.snapshot_gtid;
+                    before_snapshot = position;
+                }
+                for (SourceChange c : line.changes) {  // their text views the parser's buffer: copy it
+                    for (SourceValue& v : *c.after)
+                        if (v.kind == SourceValue::Kind::text) v.text = snapshot_arena.store(v.text);
+                    snapshot_rows.push_back(c);
+                }
+            } else if (line.snapshot == SnapshotPart::done) {
+                // The whole snapshot is one Tideweave transaction (as in
+                // pipeline.cpp, with the same name): its rows come in key
+                // order, not in time, so no watermark moves inside it.
+                mapper.begin();
+                for (const SourceChange& c : snapshot_rows) mapper.add(c);
+                if (batch.empty()) batch_opened = Clock::now();
+                auto outcome = applier.apply(mapper, "snapshot:" + line.snapshot_gtid, batch);
+                stats.row_changes += mapper.changes();
+                stats.late += outcome.late;
+                stats.rejected += outcome.rejected;
+                snapshot.reset();
+                snapshot_rows.clear();
+                snapshot_arena.clear();
+            } else if (line.snapshot == SnapshotPart::aborted) {
+                snapshot.reset();
+                snapshot_rows.clear();
+                snapshot_arena.clear();
+            } else if (line.transaction) {
                 mapper.begin();
                 for (const SourceChange& c : line.changes) mapper.add(c);
                 if (batch.empty()) batch_opened = Clock::now();
@@ -257,6 +305,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
             position = m->seq;
             position_moved = true;
         }
+        if (snapshot) continue;  // nothing to commit until its done (or aborted) line
         if (replay_until && position < replay_until) continue;
         replay_until = 0;
         const bool full = batch.row_changes() >= o.batch_row_changes;
@@ -276,7 +325,10 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     if (replay_until && position < replay_until)
         throw Error(ErrorKind::sink_state, "stream \"" + source.stream + "\" ended before the stored position " +
                                                std::to_string(replay_until) + " of \"" + state_name + "\"");
-    if (!batch.empty() || position_moved || !committed || *committed != position_text(source.stream, position)) commit();
+    // (--until-end inside an open snapshot: the publisher was killed during
+    // it; the commit records the position before its first chunk.)
+    if (!batch.empty() || position_moved || !committed || *committed != position_text(source.stream, stable_position()))
+        commit();
     writer.finish();
     sync_stats();
     progress(true);

@@ -204,16 +204,9 @@ void append_line_of(Buffer& out, const SnapshotChunk& c) {
     s += ",\"table\":";
     json::append_string(s, c.table);
     s += "},\"rows\":[";
-    const auto& cols = *c.columns;
     for (std::size_t r = 0; r < c.size(); ++r) {
         if (r) s += ',';
-        s += '{';
-        for (std::size_t i = 0; i < cols.size(); ++i) {
-            if (i) s += ',';
-            json::append_key(s, cols[i].name);
-            json::append_field(s, c.field(r, i));
-        }
-        s += '}';
+        append_snapshot_row(s, c, r);
     }
     s += "]}\n";
     out.append(s);
@@ -252,6 +245,17 @@ void append_value(std::string& out, const binlog::Value& value, const binlog::Co
     Buffer& b = scratch();
     write_value(b, value, column);
     out.append(b.view());
+}
+
+void append_snapshot_row(std::string& out, const SnapshotChunk& chunk, std::size_t row) {
+    const auto& cols = *chunk.columns;
+    out += '{';
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (i) out += ',';
+        json::append_key(out, cols[i].name);
+        json::append_field(out, chunk.field(row, i));
+    }
+    out += '}';
 }
 
 void append_image(std::string& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table) {

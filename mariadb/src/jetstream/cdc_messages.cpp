@@ -36,6 +36,41 @@ char debezium_op(mariadb::binlog::RowsKind k) {
     return '?';
 }
 
+// Debezium's `source` block, shared by change and snapshot-read envelopes.
+struct SourceFields {
+    const std::string& name;  // the subject prefix (Debezium's topic prefix)
+    std::int64_t ts_ms;
+    const char* snapshot;     // "false", "true" (4 letters: "last" may replace it)
+    const std::string& db;
+    const std::string& table;
+    std::uint32_t server_id;
+    const std::string& gtid;
+    std::size_t row;
+};
+
+// Appends ,"source":{...}; returns the offset of the snapshot value's text.
+std::size_t append_source(std::string& out, const SourceFields& f) {
+    out += ",\"source\":{\"version\":\"sluice\",\"connector\":\"mariadb\",\"name\":";
+    json::append_string(out, f.name);
+    out += ",\"ts_ms\":";
+    out += std::to_string(f.ts_ms);
+    out += ",\"snapshot\":\"";
+    const std::size_t snapshot_at = out.size();
+    out += f.snapshot;
+    out += "\",\"db\":";
+    json::append_string(out, f.db);
+    out += ",\"table\":";
+    json::append_string(out, f.table);
+    out += ",\"server_id\":";
+    out += std::to_string(f.server_id);
+    out += ",\"gtid\":";
+    json::append_string(out, f.gtid);
+    out += ",\"file\":\"\",\"pos\":0,\"row\":";
+    out += std::to_string(f.row);
+    out += ",\"thread\":null,\"query\":null}";
+    return snapshot_at;
+}
+
 // Debezium's envelope without the schema part (what its JSON converter
 // writes with schemas.enable=false), values in Debezium's encodings.
 void append_debezium(std::string& out, const cdc::Change& c, const cdc::Transaction& t, std::size_t index,
@@ -48,21 +83,9 @@ void append_debezium(std::string& out, const cdc::Change& c, const cdc::Transact
     out += ",\"after\":";
     if (c.op == mariadb::binlog::RowsKind::delete_) json::append_null(out);
     else debezium::append_image(out, c.after, *c.table, values);
-    out += ",\"source\":{\"version\":\"sluice\",\"connector\":\"mariadb\",\"name\":";
-    json::append_string(out, prefix);
-    out += ",\"ts_ms\":";
-    out += std::to_string(static_cast<std::int64_t>(t.timestamp) * 1000);
-    out += ",\"snapshot\":\"false\",\"db\":";
-    json::append_string(out, c.table->db);
-    out += ",\"table\":";
-    json::append_string(out, c.table->table);
-    out += ",\"server_id\":";
-    out += std::to_string(t.gtid.server_id);
-    out += ",\"gtid\":";
-    json::append_string(out, gtid);
-    out += ",\"file\":\"\",\"pos\":0,\"row\":";
-    out += std::to_string(index);
-    out += ",\"thread\":null,\"query\":null},\"op\":\"";
+    append_source(out, {prefix, static_cast<std::int64_t>(t.timestamp) * 1000, "false", c.table->db, c.table->table,
+                        t.gtid.server_id, gtid, index});
+    out += ",\"op\":\"";
     out += debezium_op(c.op);
     out += "\",\"ts_ms\":";
     out += std::to_string(now_ms);
@@ -98,6 +121,43 @@ void append_debezium_ddl(std::string& out, const cdc::Ddl& d, const std::string&
 }
 
 }  // namespace
+
+std::string SnapshotId::to_string() const { return at.to_string() + ":" + std::to_string(started_ms); }
+
+SnapshotId SnapshotId::parse(std::string_view text, const std::string& where) {
+    const auto colon = text.rfind(':');
+    SnapshotId id;
+    bool ok = colon != std::string_view::npos && colon + 1 < text.size();
+    if (ok) {
+        const std::string_view ms = text.substr(colon + 1);
+        auto [p, ec] = std::from_chars(ms.data(), ms.data() + ms.size(), id.started_ms);
+        ok = ec == std::errc() && p == ms.data() + ms.size() && id.started_ms >= 0;
+    }
+    if (!ok) throw Error(ErrorKind::protocol, where + ": expected GTIDSTATE:STARTMS, got \"" + std::string(text) + "\"");
+    try {
+        id.at = cdc::GtidState::parse(text.substr(0, colon));
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::usage) throw;
+        throw Error(ErrorKind::protocol, where + ": " + e.what());
+    }
+    return id;
+}
+
+// A snapshot row is Debezium's read event: no before image, no transaction
+// block, server_id 0 and the snapshot's position as the GTID (as Debezium's
+// MySQL connector writes its snapshot records).
+std::size_t append_debezium_read(std::string& out, const cdc::SnapshotChunk& chunk, std::size_t row,
+                                 const SnapshotId& id, const std::string& prefix, std::int64_t now_ms,
+                                 const debezium::ValueOptions& values) {
+    out += "{\"before\":null,\"after\":";
+    debezium::append_snapshot_row(out, chunk, row, values);
+    const std::size_t snapshot_at =
+        append_source(out, {prefix, id.started_ms, "true", chunk.db, chunk.table, 0, id.at.to_string(), 0});
+    out += ",\"op\":\"r\",\"ts_ms\":";
+    out += std::to_string(now_ms);
+    out += ",\"transaction\":null}";
+    return snapshot_at;
+}
 
 void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, const cdc::GtidState& before,
                  const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms,
@@ -173,6 +233,19 @@ ResumePoint resume_point(const StoredMessage& last, const std::string& stream) {
         }
     };
     ResumePoint r;
+    if (auto snap = last.headers.find(snapshot_header); snap != last.headers.end()) {
+        const SnapshotId id = SnapshotId::parse(snap->second, where + ", header " + std::string(snapshot_header));
+        auto end = last.headers.find(snapshot_end_header);
+        if (end == last.headers.end()) {
+            r.unfinished_snapshot = id;
+        } else if (end->second == "done") {
+            r.from = parse_state(state_header);
+        } else if (end->second != "aborted") {
+            throw Error(ErrorKind::protocol, where + ", header " + std::string(snapshot_end_header) +
+                                                 ": expected done or aborted, got \"" + end->second + "\"");
+        }
+        return r;
+    }
     auto change = last.headers.find(change_header);
     if (change == last.headers.end()) {
         r.from = parse_state(state_header);

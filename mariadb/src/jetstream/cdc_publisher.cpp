@@ -6,6 +6,7 @@
 
 #include <nats/nats.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/jetstream/snapshot_messages.hpp"
 
 namespace sluice::mariadb::jetstream {
 
@@ -169,22 +171,49 @@ private:
         const std::optional<StreamState> state = ensure_stream();
         cdc::StreamOptions so = start_;
         ResumePoint resume;
+        std::uint64_t expected = state->last_seq;  // the sequence of the last stored message
+        std::int64_t not_before_ms = 0;  // a new snapshot's id must differ from an aborted one's
         if (state->last_seq > 0) {
             resume = resume_point(client_->message(o_.stream, state->last_seq), o_.stream);
-            so.start = cdc::StartAt::gtid;
-            so.gtid = resume.from;
+            if (resume.unfinished_snapshot) {
+                // Killed (or failed) during a snapshot: the database has moved
+                // on, that snapshot cannot be finished. Close it so that
+                // consumers drop what they buffered (debezium: nothing to
+                // close, its consumers hold the rows already).
+                not_before_ms = resume.unfinished_snapshot->started_ms + 1;
+                log_ << "sluice-mariadb cdc: stream \"" << o_.stream << "\" ends inside snapshot "
+                     << resume.unfinished_snapshot->to_string() << "; "
+                     << (o_.envelope == Envelope::sluice ? "aborting it, " : "") << "then "
+                     << (so.start == cdc::StartAt::snapshot ? "taking a new snapshot" : "starting as for an empty stream")
+                     << "\n"
+                     << std::flush;
+                if (o_.envelope == Envelope::sluice)
+                    publish(snapshot_abort_message(*resume.unfinished_snapshot, prefix_), expected++);
+            }
+            // No position (an aborted or unfinished snapshot): the stream
+            // counts as empty and the start options apply.
+            if (resume.from) {
+                so.start = cdc::StartAt::gtid;
+                so.gtid = *resume.from;
+            }
         }
-        std::uint64_t expected = state->last_seq;  // the sequence of the last stored message
+        const std::int64_t opened_ms = std::max(now_ms(), not_before_ms);
         cdc::ChangeStream cs = cdc::ChangeStream::open(source_, so);
         cdc::GtidState before = so.start == cdc::StartAt::gtid ? so.gtid : cdc::GtidState{};
         std::vector<OutMessage> batch;
+        std::optional<SnapshotMessages> snapshot;
         auto last_progress = Clock::now();
         while (const cdc::ChangeEvent* e = cs.next()) {
             if (acks_.failed) return false;
-            if (!cs.resumable())
-                throw Error(ErrorKind::usage, "snapshots cannot be published to JetStream (start from a GTID instead)");
             batch.clear();
-            messages_of(batch, *e, before, cs.position(), o_.envelope, prefix_, now_ms(), o_.debezium_values);
+            const bool snapshot_event =
+                std::holds_alternative<cdc::SnapshotChunk>(*e) || std::holds_alternative<cdc::SnapshotDone>(*e);
+            if (snapshot_event) {
+                if (!snapshot) snapshot.emplace(SnapshotId{cs.position(), opened_ms}, o_.envelope, prefix_, o_.debezium_values);
+                if (snapshot->add(batch, *e, now_ms())) snapshot.reset();
+            } else {
+                messages_of(batch, *e, before, cs.position(), o_.envelope, prefix_, now_ms(), o_.debezium_values);
+            }
             std::size_t first = 0;
             if (resume.skip_gtid) {
                 const auto* t = std::get_if<cdc::Transaction>(e);
@@ -212,12 +241,15 @@ private:
     void publish(const OutMessage& m, std::uint64_t expected_last) {
         // Headers take a few hundred bytes of the server's limit too.
         if (static_cast<std::int64_t>(m.data.size()) + 1024 > max_payload_)
-            throw Error(ErrorKind::usage, "a message for " + m.subject + " (transaction " +
-                                              (m.headers.size() > 1 ? m.headers[1].second : std::string("?")) + ") is " +
+            throw Error(ErrorKind::usage, "a message for " + m.subject + " (" +
+                                              (m.headers.size() > 1 ? m.headers[1].first + " " + m.headers[1].second
+                                                                    : std::string("?")) +
+                                              ") is " +
                                               std::to_string(m.data.size()) + " bytes, over the server's max_payload of " +
                                               std::to_string(max_payload_) +
                                               " (raise max_payload in nats-server's configuration, or use --format "
-                                              "debezium: one message per row change)");
+                                              "debezium: one message per row change; for a snapshot chunk, a smaller "
+                                              "--snapshot-chunk-rows)");
         natsMsg* msg = nullptr;
         check_nats(natsMsg_Create(&msg, m.subject.c_str(), nullptr, m.data.data(), static_cast<int>(m.data.size())), 0,
                    "message for " + m.subject);

@@ -8,6 +8,7 @@
 //   NdjsonTransactions reader(columns, "shop", "orders");
 //   const ParsedLine& l = reader.parse(line, "stream \"SHOP\" sequence 42");
 //   if (l.transaction) for (const SourceChange& c : l.changes) mapper.add(c);
+//   if (l.snapshot == SnapshotPart::chunk) ... keep l.changes until the done line ...
 //
 // Values: a JSON integer is an integer cell (unsigned above 2^63-1), any
 // other JSON number a double, a string its text (DECIMAL digits, dates,
@@ -32,11 +33,19 @@
 
 namespace sluice::pipeline {
 
+// A snapshot's lines: its chunks (rows of one table), then "done", or
+// "aborted" (published into JetStream for a snapshot a kill cut off).
+enum class SnapshotPart { none, chunk, done, aborted };
+
 struct ParsedLine {
-    bool transaction = false;  // false: DDL or a snapshot line (nothing to apply)
+    bool transaction = false;  // false: DDL or a snapshot line
     std::string gtid;          // D-S-N
     std::uint32_t timestamp = 0;
-    std::vector<SourceChange> changes;  // of DB.TABLE only, in order
+    SnapshotPart snapshot = SnapshotPart::none;
+    std::string snapshot_gtid;  // a snapshot line's GTID state (its "gtid")
+    // A transaction's changes of DB.TABLE, in order; a chunk's rows of
+    // DB.TABLE, as inserts.
+    std::vector<SourceChange> changes;
 };
 
 class NdjsonTransactions {

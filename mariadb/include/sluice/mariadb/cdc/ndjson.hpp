@@ -30,6 +30,8 @@ namespace sluice::mariadb::cdc::ndjson {
 void append_value(std::string& out, const binlog::Value& value, const binlog::ColumnInfo& column);
 // {"name":value,...} over the present cells.
 void append_image(std::string& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table);
+// {"name":value,...} of snapshot row `row` (as in the chunk's line).
+void append_snapshot_row(std::string& out, const SnapshotChunk& chunk, std::size_t row);
 // The event's line, newline included.
 void append_line(std::string& out, const ChangeEvent& event);
 

@@ -21,9 +21,26 @@
 //   Sluice-Change             I/N: the change's index (1-based) among the N
 //                             published changes of the transaction (debezium
 //                             row changes only)
+//
+// A snapshot (--snapshot) is published as messages of its own
+// (snapshot_messages.hpp): sluice, one message per chunk line and one for the
+// done line; debezium, one `op:"r"` message per row. Their headers:
+//   Nats-Msg-Id               snapshot:ID:N (chunk or row N, 1-based),
+//                             snapshot:ID:done, snapshot:ID:aborted
+//   Sluice-Snapshot           ID = GTIDSTATE:STARTMS: the snapshot's position
+//                             and the time the publisher began it (two
+//                             snapshots of an idle server differ in the time)
+//   Sluice-Snapshot-Chunk     N, the chunk's index (sluice)
+//   Sluice-Snapshot-Row       N, the row's index in the snapshot (debezium)
+//   Sluice-Snapshot-End       "done" (the done line; debezium: the last row)
+//                             or "aborted" (a snapshot cut off by a kill)
+//   Sluice-Gtid-State         on the "done" message only: where the binlog
+//                             continues
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,6 +56,21 @@ inline constexpr const char* gtid_header = "Sluice-Gtid";
 inline constexpr const char* state_header = "Sluice-Gtid-State";
 inline constexpr const char* state_before_header = "Sluice-Gtid-State-Before";
 inline constexpr const char* change_header = "Sluice-Change";
+inline constexpr const char* snapshot_header = "Sluice-Snapshot";
+inline constexpr const char* snapshot_chunk_header = "Sluice-Snapshot-Chunk";
+inline constexpr const char* snapshot_row_header = "Sluice-Snapshot-Row";
+inline constexpr const char* snapshot_end_header = "Sluice-Snapshot-End";
+
+// Which snapshot: its position and the publisher's wall-clock time (ms) when
+// it began. Text: "GTIDSTATE:STARTMS" (a GTID state holds no ':').
+struct SnapshotId {
+    cdc::GtidState at;
+    std::int64_t started_ms = 0;
+
+    std::string to_string() const;
+    // Error{protocol} naming `where` when the text is not an id.
+    static SnapshotId parse(std::string_view text, const std::string& where);
+};
 
 enum class Envelope { sluice, debezium };
 
@@ -60,11 +92,26 @@ void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, co
                  const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms,
                  const debezium::ValueOptions& values = {});
 
+// Debezium's envelope of snapshot row `row` of `chunk` (op "r", before null,
+// source.snapshot "true", source.ts_ms the snapshot's start, transaction
+// null). Returns the offset in `out` of the 4 letters "true", which the
+// caller overwrites with "last" on the snapshot's last row (known only when
+// the next chunk or the done event arrives).
+std::size_t append_debezium_read(std::string& out, const cdc::SnapshotChunk& chunk, std::size_t row,
+                                 const SnapshotId& id, const std::string& prefix, std::int64_t now_ms,
+                                 const debezium::ValueOptions& values = {});
+
 // Where to continue after the stream's last message: open the binlog after
 // `from`, and skip the first `skip_changes` published changes of the
 // transaction `skip_gtid` (a debezium transaction cut off half way).
+// `from` is nullopt when the stream holds no position: its last message ends
+// an aborted snapshot, or is inside an unfinished one (`unfinished_snapshot`:
+// a publisher killed during a snapshot; in the sluice envelope an abort
+// message is published for it first). The stream then counts as empty: the
+// start options apply (a new snapshot with --snapshot).
 struct ResumePoint {
-    cdc::GtidState from;
+    std::optional<cdc::GtidState> from;
+    std::optional<SnapshotId> unfinished_snapshot;
     std::optional<cdc::GtidPosition> skip_gtid;
     std::size_t skip_changes = 0;
 };

@@ -18,6 +18,12 @@
 // de-duplication. Publishing is asynchronous: at most `window` messages
 // wait for their acknowledgment.
 //
+// Snapshots (StartAt::snapshot, which like every start option applies only
+// to a stream without a position): one message per chunk and one for the
+// end (snapshot_messages.hpp). A stream whose last message is inside an
+// unfinished snapshot (a publisher killed during it) gets an abort message
+// (sluice envelope) and then counts as empty: the start options apply again.
+//
 // The stream must have no other writer (another writer's message makes the
 // next expected-sequence check fail, and a message without the Sluice
 // headers at the end of the stream stops the publisher with an error).
