@@ -61,11 +61,12 @@ static void keal_spi_batch_startup(DestReceiver *self, int operation, TupleDesc 
 
 static void keal_spi_batch_nothing(DestReceiver *self) { (void)self; }
 
-/* Before the loop's first fetch, in the memory the loop runs in. `keep_texts`:
- * something made in an iteration may outlive it, so texts are copied into the
- * current memory context and never reset. */
+/* Before the loop's first fetch, in the memory the loop runs in. `reads_texts`:
+ * some column is text, bytes or char. `keep_texts`: something made in an
+ * iteration may outlive it, so texts are copied into the current memory
+ * context and never reset. */
 static __attribute__((unused)) void keal_spi_batch_begin(keal_spi_batch *b, bool (*receive)(TupleTableSlot *, DestReceiver *),
-                                                         size_t row_size, bool can_be_bad, bool keep_texts) {
+                                                         size_t row_size, bool can_be_bad, bool reads_texts, bool keep_texts) {
   b->pub.receiveSlot = receive;
   b->pub.rStartup = keal_spi_batch_startup;
   b->pub.rShutdown = keal_spi_batch_nothing;
@@ -76,9 +77,9 @@ static __attribute__((unused)) void keal_spi_batch_begin(keal_spi_batch *b, bool
   b->loop = AllocSetContextCreate(CurrentMemoryContext, "keal query loop", ALLOCSET_DEFAULT_SIZES);
   b->rows = MemoryContextAlloc(b->loop, row_size * KEAL_SPI_BATCH);
   b->bad = can_be_bad ? (int32 *)MemoryContextAlloc(b->loop, sizeof(int32) * KEAL_SPI_BATCH) : NULL;
-  b->reset_texts = !keep_texts;
-  b->texts = keep_texts ? CurrentMemoryContext
-                        : AllocSetContextCreate(b->loop, "keal query loop texts", ALLOCSET_DEFAULT_SIZES);
+  b->reset_texts = reads_texts && !keep_texts;
+  b->texts = !b->reset_texts ? CurrentMemoryContext
+                             : AllocSetContextCreate(b->loop, "keal query loop texts", ALLOCSET_DEFAULT_SIZES);
 }
 
 /* The next batch: how many rows it holds (fewer than KEAL_SPI_BATCH only

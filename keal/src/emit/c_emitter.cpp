@@ -502,7 +502,8 @@ class Emitter {
         out_ += "keal_spi_batch " + loop.batch + ";\n";
         indent(depth + 1);
         out_ += "keal_spi_batch_begin(&" + loop.batch + ", keal_q_receive_" + n + ", sizeof(" + row_type + "), " +
-                (can_be_bad(q) ? "true" : "false") + ", " + (keep ? "true" : "false") + ");\n";
+                (can_be_bad(q) ? "true" : "false") + ", " + (reads_text(q) ? "true" : "false") + ", " + (keep ? "true" : "false") +
+                ");\n";
         if (!keep) {
           indent(depth + 1);
           out_ += "MemoryContext " + loop.outer_context + " = CurrentMemoryContext;\n";

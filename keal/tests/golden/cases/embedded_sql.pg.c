@@ -170,7 +170,7 @@ KEAL_FN double kf_total(int64_t k_min_id, keal_opt_text k_tag) {
   {
     Portal keal_portal1 = keal_q_open_0(k_min_id);
     keal_spi_batch keal_batch2;
-    keal_spi_batch_begin(&keal_batch2, keal_q_receive_0, sizeof(keal_rec_i_fq), true, false);
+    keal_spi_batch_begin(&keal_batch2, keal_q_receive_0, sizeof(keal_rec_i_fq), true, false, false);
     MemoryContext keal_outercx7 = CurrentMemoryContext;
     MemoryContext keal_rowcx6 = AllocSetContextCreate(keal_batch2.loop, "keal query row", ALLOCSET_SMALL_SIZES);
     for (;;) {
@@ -198,7 +198,7 @@ KEAL_FN keal_text kf_name_of(int64_t k_id) {
   {
     Portal keal_portal9 = keal_q_open_2(k_id);
     keal_spi_batch keal_batch10;
-    keal_spi_batch_begin(&keal_batch10, keal_q_receive_2, sizeof(keal_rec_t), true, true);
+    keal_spi_batch_begin(&keal_batch10, keal_q_receive_2, sizeof(keal_rec_t), true, true, true);
     for (;;) {
       uint32 keal_n13 = keal_spi_batch_fetch(keal_portal9, &keal_batch10, 15);
       for (uint32 keal_i12 = 0; keal_i12 < keal_n13; keal_i12++) {
