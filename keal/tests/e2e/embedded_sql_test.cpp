@@ -201,6 +201,12 @@ TEST_F(EmbeddedSql, TextsLiveAsLongAsTheLoopNeedsThem) {
     EXPECT_EQ(db().scalar("SELECT big_lengths()"), "160000");
 }
 
+TEST_F(EmbeddedSql, ALoopOverAStatementThatWritesReadsItsReturnedRows) {
+    EXPECT_EQ(db().scalar("SELECT log_and_count(2500)"),
+              db().scalar("SELECT sum(length('r' || g)) FROM generate_series(1, 2500) g"));
+    EXPECT_EQ(db().scalar("SELECT count(*) FROM es_log"), "2500");
+}
+
 TEST_F(EmbeddedSql, LoopsNestAndRecurseEachWithItsOwnCursor) {
     EXPECT_EQ(db().scalar("SELECT pairs(60)"),
               db().scalar("SELECT sum(a * b + length('a' || a)) FROM generate_series(1, 60) a, generate_series(1, a) b"));
