@@ -10,7 +10,8 @@
  *   columns do not match the declared row is 42804 naming the column.
  * - `query one`: no row is P0002, more than one P0003 (as PL/pgSQL's INTO
  *   STRICT); NULL for a non-nullable declared type is 22004.
- * - Loops stream through a cursor in batches; the body may run statements.
+ * - Loops stream through a cursor in batches, read straight from the
+ *   executor's slots (keal_pg_query_loop.h); the body may run statements.
  * - A server error keeps its own SQLSTATE; its CONTEXT names the Keal line.
  */
 #ifndef KEAL_PG_SQL_H
@@ -22,9 +23,6 @@
 #include "executor/spi.h"
 #pragma GCC diagnostic pop
 #include "utils/builtins.h"
-
-/* Rows fetched per round trip to the executor in a query loop. */
-#define KEAL_SPI_BATCH 1000
 
 static __attribute__((unused)) void keal_spi_error_context(void *arg) {
   errcontext("%s:%d: embedded SQL statement", KEAL_SOURCE_FILE, *(const int *)arg);
@@ -107,19 +105,6 @@ static __attribute__((unused)) Portal keal_spi_open(SPIPlanPtr plan, Datum *valu
   return p;
 }
 
-/* The next batch of a query loop, or NULL (freed) when there are no more rows. */
-static inline SPITupleTable *keal_spi_fetch(Portal portal, int line) {
-  KEAL_SPI_CONTEXT(line);
-  SPI_cursor_fetch(portal, true, KEAL_SPI_BATCH);
-  KEAL_SPI_CONTEXT_END();
-  SPITupleTable *tt = SPI_tuptable;
-  if (SPI_processed == 0) {
-    if (tt != NULL) SPI_freetuptable(tt);
-    return NULL;
-  }
-  return tt;
-}
-
 static __attribute__((unused)) const char *keal_spi_kind_name(int kind) {
   switch (kind) {
     case KEAL_SQL_INT: return "int";
@@ -192,5 +177,7 @@ static inline keal_char keal_spi_char(Datum d, Oid type, int line) {
   if (t.len > 0 && keal_next_char(t.ptr, t.len, 0, &c) == t.len) return c;
   keal_fail(line, "22023", "a char column must hold text of exactly one character");
 }
+
+#include "keal_pg_query_loop.h"
 
 #endif /* KEAL_PG_SQL_H */

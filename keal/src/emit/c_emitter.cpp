@@ -252,6 +252,76 @@ class Emitter {
     return out;
   }
 
+  // A column of a streamed row, read from the executor's slot by the loop's
+  // receive function (keal_pg_query_loop.h). A value that cannot become the
+  // declared type is only marked in `bad` (the first such column: 2c+1 NULL,
+  // 2c+2 not one char), raised when the loop reaches the row.
+  static std::string slot_column_read(const Type& t, const std::string& target, std::size_t col, const std::string& line) {
+    const std::string c = std::to_string(col);
+    const std::string datum = "slot->tts_values[" + c + "]";
+    const std::string type = "TupleDescAttr(td, " + c + ")->atttypid";
+    const std::string value = t.nullable ? target + ".v" : target;
+    std::string read;
+    if (t.base == Base::Char) {
+      read = "if (!keal_spi_char_ok(" + datum + ", " + type + ", &" + value + ") && bad == 0) bad = " +
+             std::to_string(2 * col + 2) + ";";
+    } else {
+      read = value + " = keal_spi_" +
+             (t.base == Base::Int ? "int" : t.base == Base::Float ? "float" : t.base == Base::Bool ? "bool" : "text") + "(" +
+             datum + ", " + type + ", " + line + ");";
+    }
+    if (t.nullable) {
+      return "  " + target + ".is_null = slot->tts_isnull[" + c + "];\n  if (!slot->tts_isnull[" + c + "]) { " + read + " }\n";
+    }
+    return "  if (slot->tts_isnull[" + c + "]) {\n    if (bad == 0) bad = " + std::to_string(2 * col + 1) + ";\n  } else {\n    " +
+           read + "\n  }\n";
+  }
+
+  static bool can_be_bad(const ir::QuerySite& q) {
+    return std::any_of(q.columns.begin(), q.columns.end(),
+                       [](const ir::Field& c) { return !c.type.nullable || c.type.base == Base::Char; });
+  }
+
+  static bool reads_text(const ir::QuerySite& q) {
+    return std::any_of(q.columns.begin(), q.columns.end(), [](const ir::Field& c) {
+      return c.type.base == Base::Text || c.type.base == Base::Bytes || c.type.base == Base::Char;
+    });
+  }
+
+  // A query loop's statement: the DestReceiver function that reads each row
+  // the executor produces into the loop's batch, and the error a marked row
+  // raises when the loop reaches it.
+  void streamed_rows(const ir::QuerySite& q, const std::string& n, const std::string& value_type, const std::string& line) {
+    const bool bad = can_be_bad(q);
+    if (bad) {
+      out_ += "static __attribute__((cold, noinline, noreturn)) void keal_q_bad_" + n + "(int32 bad) {\n  switch (bad) {\n";
+      for (std::size_t c = 0; c < q.columns.size(); ++c) {
+        const Type& t = q.columns[c].type;
+        const std::string name = q.single_value ? std::string("value") : q.columns[c].name;
+        if (!t.nullable) {
+          out_ += "    case " + std::to_string(2 * c + 1) + ": keal_spi_null(" + line + ", " + c_string(name) + ", " +
+                  c_string(ir::to_string(t)) + ");\n";
+        }
+        if (t.base == Base::Char) out_ += "    case " + std::to_string(2 * c + 2) + ": keal_spi_bad_char(" + line + ");\n";
+      }
+      out_ += "  }\n  elog(ERROR, \"%s:%d: unknown row mark %d\", KEAL_SOURCE_FILE, " + line + ", (int)bad);\n  pg_unreachable();\n}\n";
+    }
+    out_ += "static bool keal_q_receive_" + n + "(TupleTableSlot *slot, DestReceiver *self) {\n";
+    out_ += "  keal_spi_batch *b = (keal_spi_batch *)self;\n  TupleDesc td = slot->tts_tupleDescriptor;\n";
+    out_ += "  if (__builtin_expect(!b->checked, 0)) {\n    keal_q_check_" + n + "(td);\n    b->checked = true;\n  }\n";
+    out_ += "  slot_getsomeattrs(slot, " + std::to_string(q.columns.size()) + ");\n";
+    out_ += "  " + value_type + " *r = (" + value_type + " *)b->rows + b->n;\n";
+    if (bad) out_ += "  int32 bad = 0;\n";
+    const bool texts = reads_text(q);
+    if (texts) out_ += "  MemoryContext caller = MemoryContextSwitchTo(b->texts);\n";
+    for (std::size_t c = 0; c < q.columns.size(); ++c) {
+      out_ += slot_column_read(q.columns[c].type, q.single_value ? std::string("(*r)") : "r->f" + std::to_string(c), c, line);
+    }
+    if (texts) out_ += "  MemoryContextSwitchTo(caller);\n";
+    if (bad) out_ += "  b->bad[b->n] = bad;\n";
+    out_ += "  b->n++;\n  return true;\n}\n";
+  }
+
   // Embedded SQL statement i: its saved plan, and typed C functions that
   // bind the parameters, run it, and read its rows straight from Datums.
   void query_site(std::size_t i) {
@@ -304,21 +374,22 @@ class Emitter {
     out_ += "static void keal_q_check_" + n + "(TupleDesc td) {\n";
     out_ += "  keal_spi_check_columns(td, " + std::to_string(q.columns.size()) + ", keal_q_kinds_" + n + ", keal_q_names_" + n +
             ", " + line + ");\n}\n";
-    out_ += "static " + value_type + " keal_q_row_" + n + "(HeapTuple tup, TupleDesc td) {\n";
-    out_ += "  " + value_type + " r;\n  bool isnull;\n  Datum d;\n";
-    for (std::size_t c = 0; c < q.columns.size(); ++c) {
-      const std::string target = q.single_value ? "r" : "r.f" + std::to_string(c);
-      out_ += column_read(q.columns[c].type, target, std::to_string(c),
-                          q.single_value ? std::string("value") : q.columns[c].name, line);
-    }
-    out_ += "  return r;\n}\n";
     if (q.form == ir::QuerySite::Form::One) {
+      out_ += "static " + value_type + " keal_q_row_" + n + "(HeapTuple tup, TupleDesc td) {\n";
+      out_ += "  " + value_type + " r;\n  bool isnull;\n  Datum d;\n";
+      for (std::size_t c = 0; c < q.columns.size(); ++c) {
+        const std::string target = q.single_value ? "r" : "r.f" + std::to_string(c);
+        out_ += column_read(q.columns[c].type, target, std::to_string(c),
+                            q.single_value ? std::string("value") : q.columns[c].name, line);
+      }
+      out_ += "  return r;\n}\n";
       out_ += "static " + value_type + " keal_q_one_" + n + "(" + params + ") {\n" + bind;
       out_ += "  SPITupleTable *tt = keal_spi_one(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n";
       out_ += "  keal_q_check_" + n + "(tt->tupdesc);\n";
       out_ += "  " + value_type + " v = keal_q_row_" + n + "(tt->vals[0], tt->tupdesc);\n";
       out_ += "  SPI_freetuptable(tt);\n  return v;\n}\n";
     } else {
+      streamed_rows(q, n, value_type, line);
       out_ += "static Portal keal_q_open_" + n + "(" + params + ") {\n" + bind;
       out_ += "  return keal_spi_open(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n}\n";
     }
@@ -402,19 +473,24 @@ class Emitter {
           native_query_loop(s, depth);
           return;
         }
-        // Rows stream through a cursor, fetched in batches: memory stays
-        // bounded, and the body may run other statements (each batch's
-        // table is kept in a local, not in SPI_tuptable).
+        // Rows stream through a cursor in batches, read from the executor's
+        // slots into the loop's own array (keal_pg_query_loop.h): memory
+        // stays bounded, and the body may run other statements.
         const std::string n = std::to_string(s.a->query);
-        QueryLoop loop{fresh("portal"), fresh("tt"), fresh("done"), "", "", ""};
+        const ir::QuerySite& q = m_.query_sites[static_cast<std::size_t>(s.a->query)];
+        QueryLoop loop{fresh("portal"), fresh("batch"), fresh("done"), "", "", ""};
         const std::string row = fresh("i");
-        // When nothing made in an iteration outlives it, each row's texts
-        // (and everything the body allocates) live in a context reset per
-        // row: a loop over any number of rows runs in constant memory.
+        const std::string rows = fresh("n");
+        const std::string row_type = c_type(local(s.local).type);
+        // When nothing made in an iteration outlives it, a batch's texts
+        // live until the next fetch, and everything the body allocates lives
+        // in a context reset after each row: a loop over any number of rows
+        // runs in constant memory.
         std::vector<int> inner;
         inner_locals(s.body, inner);
         inner.push_back(s.local);
-        if (!keeps_memory(s.body, inner, *fn_)) {
+        const bool keep = keeps_memory(s.body, inner, *fn_);
+        if (!keep) {
           loop.row_context = fresh("rowcx");
           loop.outer_context = fresh("outercx");
         }
@@ -422,52 +498,55 @@ class Emitter {
         out_ += "{\n";
         indent(depth + 1);
         out_ += "Portal " + loop.portal + " = " + with_args(s.a->args, "keal_q_open_" + n, "") + ";\n";
-        if (!loop.row_context.empty()) {
+        indent(depth + 1);
+        out_ += "keal_spi_batch " + loop.batch + ";\n";
+        indent(depth + 1);
+        out_ += "keal_spi_batch_begin(&" + loop.batch + ", keal_q_receive_" + n + ", sizeof(" + row_type + "), " +
+                (can_be_bad(q) ? "true" : "false") + ", " + (reads_text(q) ? "true" : "false") + ", " + (keep ? "true" : "false") +
+                ");\n";
+        if (!keep) {
           indent(depth + 1);
           out_ += "MemoryContext " + loop.outer_context + " = CurrentMemoryContext;\n";
           indent(depth + 1);
-          out_ += "MemoryContext " + loop.row_context + " = AllocSetContextCreate(CurrentMemoryContext, \"keal query row\", "
-                  "ALLOCSET_SMALL_SIZES);\n";
+          out_ += "MemoryContext " + loop.row_context + " = AllocSetContextCreate(" + loop.batch +
+                  ".loop, \"keal query row\", ALLOCSET_SMALL_SIZES);\n";
         }
         indent(depth + 1);
         out_ += "for (;;) {\n";
         indent(depth + 2);
-        out_ += "SPITupleTable *" + loop.table + " = keal_spi_fetch(" + loop.portal + ", " + std::to_string(s.line) + ");\n";
+        out_ += "uint32 " + rows + " = keal_spi_batch_fetch(" + loop.portal + ", &" + loop.batch + ", " +
+                std::to_string(s.line) + ");\n";
         indent(depth + 2);
-        out_ += "if (" + loop.table + " == NULL) break;\n";
-        indent(depth + 2);
-        out_ += "keal_q_check_" + n + "(" + loop.table + "->tupdesc);\n";
-        indent(depth + 2);
-        if (loop.row_context.empty()) {
-          out_ += "for (uint64 " + row + " = 0; " + row + " < " + loop.table + "->numvals; " + row + "++) {\n";
+        if (keep) {
+          out_ += "for (uint32 " + row + " = 0; " + row + " < " + rows + "; " + row + "++) {\n";
         } else {
-          out_ += "for (uint64 " + row + " = 0; " + row + " < " + loop.table + "->numvals; " + row +
-                  "++, MemoryContextSwitchTo(" + loop.outer_context + "), MemoryContextReset(" + loop.row_context + ")) {\n";
+          out_ += "for (uint32 " + row + " = 0; " + row + " < " + rows + "; " + row + "++, MemoryContextSwitchTo(" +
+                  loop.outer_context + "), keal_spi_row_reset(" + loop.row_context + ")) {\n";
           indent(depth + 3);
           out_ += "MemoryContextSwitchTo(" + loop.row_context + ");\n";
         }
         indent(depth + 3);
         out_ += "KEAL_LOOP_CHECK();\n";
+        if (can_be_bad(q)) {
+          indent(depth + 3);
+          out_ += "if (__builtin_expect(" + loop.batch + ".bad[" + row + "] != 0, 0)) keal_q_bad_" + n + "(" + loop.batch +
+                  ".bad[" + row + "]);\n";
+        }
         indent(depth + 3);
-        out_ += c_type(local(s.local).type) + " " + local(s.local).c_name + " = keal_q_row_" + n + "(" + loop.table + "->vals[" +
-                row + "], " + loop.table + "->tupdesc);\n";
+        out_ += row_type + " " + local(s.local).c_name + " = ((" + row_type + " *)" + loop.batch + ".rows)[" + row + "];\n";
         loops_.push_back(loop);
         block(s.body, depth + 3);
         loops_.pop_back();
         indent(depth + 2);
         out_ += "}\n";
         indent(depth + 2);
-        out_ += "SPI_freetuptable(" + loop.table + ");\n";
+        out_ += "if (" + rows + " < KEAL_SPI_BATCH) break;\n";
         indent(depth + 1);
         out_ += "}\n";
         indent(depth);
         out_ += loop.done + ": __attribute__((unused));\n";
         indent(depth + 1);
-        out_ += "SPI_cursor_close(" + loop.portal + ");\n";
-        if (!loop.row_context.empty()) {
-          indent(depth + 1);
-          out_ += "MemoryContextDelete(" + loop.row_context + ");\n";
-        }
+        out_ += "keal_spi_batch_end(" + loop.portal + ", &" + loop.batch + ");\n";
         indent(depth);
         out_ += "}\n";
         return;
@@ -523,10 +602,10 @@ class Emitter {
       case Stmt::Kind::Break:
         indent(depth);
         if (!loops_.empty() && !loops_.back().portal.empty()) {
-          // Out of a query loop: its batch is freed and its cursor closed.
+          // Out of a query loop: its cursor is closed and its memory freed.
           const QueryLoop& l = loops_.back();
-          out_ += "{ " + (l.row_context.empty() ? "" : "MemoryContextSwitchTo(" + l.outer_context + "); ") + "SPI_freetuptable(" +
-                  l.table + "); goto " + l.done + "; }\n";
+          out_ += "{ " + (l.row_context.empty() ? "" : "MemoryContextSwitchTo(" + l.outer_context + "); ") + "goto " + l.done +
+                  "; }\n";
           return;
         }
         out_ += "break;\n";
@@ -541,9 +620,8 @@ class Emitter {
         for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
           if (!it->native_rows.empty()) cleanup += "keal_nsql_close(" + it->native_rows + "); ";
           if (it->portal.empty()) continue;
-          if (!it->row_context.empty())
-            cleanup += "MemoryContextSwitchTo(" + it->outer_context + "); MemoryContextDelete(" + it->row_context + "); ";
-          cleanup += "SPI_freetuptable(" + it->table + "); SPI_cursor_close(" + it->portal + "); ";
+          if (!it->row_context.empty()) cleanup += "MemoryContextSwitchTo(" + it->outer_context + "); ";
+          cleanup += "keal_spi_batch_end(" + it->portal + ", &" + it->batch + "); ";
         }
         if (cleanup.empty()) {
           out_ += s.a ? "return " + expr(*s.a) + ";\n" : "return;\n";
@@ -966,10 +1044,10 @@ class Emitter {
   std::string out_;
   int temp_ = 0;
   // The loops around the statement being emitted; a query loop names its
-  // cursor, current batch and exit label (all empty for other loops).
+  // cursor, batch (keal_spi_batch) and exit label (all empty for other loops).
   struct QueryLoop {
     std::string portal;
-    std::string table;
+    std::string batch;
     std::string done;
     std::string row_context;    // empty when the body may keep what it makes
     std::string outer_context;

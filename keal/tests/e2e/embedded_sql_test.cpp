@@ -32,7 +32,11 @@ protected:
             "TRUNCATE es_users, es_orders, es_log;"
             "INSERT INTO es_users VALUES (1, 'ann', 1.5), (2, 'bob', NULL), (3, 'cyrille', 2.0), (4, 'dee', 2.0);"
             "INSERT INTO es_orders VALUES (1, 10), (1, 5), (3, 7);"
-            "DROP TABLE IF EXISTS es_kinds; CREATE TABLE es_kinds (v int); INSERT INTO es_kinds VALUES (1);");
+            "DROP TABLE IF EXISTS es_kinds; CREATE TABLE es_kinds (v int); INSERT INTO es_kinds VALUES (1);"
+            // Values stored out of line (TOAST): md5 text barely compresses.
+            "CREATE TABLE IF NOT EXISTS es_big (id int, body text); TRUNCATE es_big;"
+            "INSERT INTO es_big SELECT n, (SELECT string_agg(md5((n * 10000 + i)::text), '') FROM generate_series(1, n * 500) i)"
+            " FROM generate_series(1, 4) n;");
         KealDatabase::get().deploy("embedded_sql.keal");
     }
     PgConnection& db() { return KealDatabase::get().sql(); }
@@ -96,8 +100,14 @@ TEST_F(EmbeddedSql, AServerErrorKeepsItsSqlstateAndNamesTheKealLine) {
 }
 
 TEST_F(EmbeddedSql, ColumnsThatDoNotMatchTheDeclarationAre42804) {
+    EXPECT_EQ(db().scalar("SELECT numeric_rows_as_int()"), "1");
     // Deployed (and checked) while es_kinds was (v int); changed since.
     db().exec("ALTER TABLE es_kinds ALTER COLUMN v TYPE numeric; ALTER TABLE es_kinds ADD COLUMN w int");
+    // A query loop checks on its first row, before reading any value.
+    const ServerError loop = db().expect_error("SELECT numeric_rows_as_int()");
+    EXPECT_EQ(loop.sqlstate, "42804") << loop.message;
+    EXPECT_THAT(loop.message, HasSubstr(at_line_of("select v from es_kinds\" () as (v: int)") +
+                                        ": column 1 (v) of the query is numeric, but it is declared int"));
     const ServerError type = db().expect_error("SELECT numeric_as_int()");
     EXPECT_EQ(type.sqlstate, "42804");
     EXPECT_THAT(type.message, HasSubstr("column 1 (value) of the query is numeric, but it is declared int"));
@@ -126,6 +136,85 @@ TEST_F(EmbeddedSql, BreakAndReturnCloseTheCursor) {
               "300");
     // Within the transaction, no cursor was left open by 502 early exits (the
     // loops' cursors are "<unnamed portal N>"; "" is this query's own portal).
+    EXPECT_EQ(session.scalar("SELECT count(*) FROM pg_cursors WHERE name <> ''"), "0");
+    session.exec("COMMIT");
+}
+
+// Streamed loops read 1,000 rows a batch from the executor: every row once
+// across the batch boundaries, and nothing a batch changes in what a loop
+// sees row by row.
+TEST_F(EmbeddedSql, AStreamedLoopSeesEveryRowOnceAcrossBatches) {
+    for (int n : {0, 1, 999, 1000, 1001, 2000, 2001, 12345})
+        EXPECT_EQ(db().scalar("SELECT count_rows(" + std::to_string(n) + ")"), std::to_string(n)) << n << " rows";
+    EXPECT_EQ(db().scalar("SELECT series_sum(0)"), "0");
+    EXPECT_EQ(db().scalar("SELECT nulls_and_sum(3000)"), "1000 3000");
+    EXPECT_EQ(db().scalar("SELECT nulls_and_sum(0)"), "0 0");
+    EXPECT_EQ(db().scalar("SELECT text_lengths(2500)"),
+              db().scalar("SELECT sum(2 * length(g::text) + 2) FROM generate_series(1, 2500) g"));
+}
+
+TEST_F(EmbeddedSql, ANullIsRaisedWhenTheLoopReachesItsRowNotWhenTheBatchArrives) {
+    // The NULL is in the same batch as the rows before it, or in a later one.
+    EXPECT_EQ(db().scalar("SELECT sum_until_null(2000, 500, 400)"), "79800");
+    EXPECT_EQ(db().scalar("SELECT sum_until_null(2000, 1500, 1200)"), "719400");
+    EXPECT_EQ(db().scalar("SELECT first_above(2000, 700, 600)"), "601");
+    const std::string sum_line = at_line_of("else g end as v from generate_series(1, $1) g\"");
+    const std::string above_line = at_line_of("else g end as v from generate_series(1, $1) as g\"");
+    for (const auto& [call, line] : std::vector<std::pair<std::string, std::string>>{
+             {"SELECT sum_until_null(2000, 500, 5000)", sum_line},
+             {"SELECT sum_until_null(2000, 1500, 5000)", sum_line},
+             {"SELECT first_above(2000, 700, 800)", above_line}}) {
+        const ServerError e = db().expect_error(call);
+        EXPECT_EQ(e.sqlstate, "22004") << call << ": " << e.message;
+        EXPECT_THAT(e.message, HasSubstr(line + ": column v of the query is NULL, but it is declared int")) << call;
+    }
+}
+
+TEST_F(EmbeddedSql, ACharColumnThatIsNotOneCharacterIsRaisedAtItsRow) {
+    EXPECT_EQ(db().scalar("SELECT initials(1499)"),
+              db().scalar("SELECT sum(65 + g % 26) FROM generate_series(1, 1499) g"));
+    const ServerError e = db().expect_error("SELECT initials(2000)");
+    EXPECT_EQ(e.sqlstate, "22023") << e.message;
+    EXPECT_THAT(e.message, HasSubstr(at_line_of("then 'xy' else chr(") + ": a char column must hold text of exactly one"));
+}
+
+TEST_F(EmbeddedSql, ErrorsInTheMiddleOfABatchKeepTheirSqlstateAndLine) {
+    EXPECT_EQ(db().scalar("SELECT raise_at(3000, 5000)"), "4501500");
+    const ServerError raised = db().expect_error("SELECT raise_at(3000, 1500)");
+    EXPECT_EQ(raised.sqlstate, "22023") << raised.message;
+    EXPECT_THAT(raised.message, HasSubstr(at_line_of("raise \"stopped at row \"") + ": stopped at row 1500"));
+    // The statement fails in the executor while it fills a batch.
+    EXPECT_EQ(db().scalar("SELECT divide_rows(3000, 5000)"),
+              db().scalar("SELECT sum(1000000 / (g - 5000)) FROM generate_series(1, 3000) g"));
+    const ServerError server = db().expect_error("SELECT divide_rows(3000, 2500)");
+    EXPECT_EQ(server.sqlstate, "22012") << server.message;
+    EXPECT_THAT(server.detail, HasSubstr(at_line_of("select 1000000 / (g - $2)") + ": embedded SQL statement"));
+    // The session goes on: later loops open their own cursors.
+    EXPECT_EQ(db().scalar("SELECT count_rows(1500)"), "1500");
+}
+
+TEST_F(EmbeddedSql, TextsLiveAsLongAsTheLoopNeedsThem) {
+    // Kept across batches (the first longest word is row 1,000's).
+    EXPECT_EQ(db().scalar("SELECT longest_word(2500)"), "w1000");
+    // Values stored out of line are detoasted as they are read.
+    EXPECT_EQ(db().scalar("SELECT big_lengths()"), db().scalar("SELECT sum(length(body)) FROM es_big"));
+    EXPECT_EQ(db().scalar("SELECT big_lengths()"), "160000");
+}
+
+TEST_F(EmbeddedSql, ALoopOverAStatementThatWritesReadsItsReturnedRows) {
+    EXPECT_EQ(db().scalar("SELECT log_and_count(2500)"),
+              db().scalar("SELECT sum(length('r' || g)) FROM generate_series(1, 2500) g"));
+    EXPECT_EQ(db().scalar("SELECT count(*) FROM es_log"), "2500");
+}
+
+TEST_F(EmbeddedSql, LoopsNestAndRecurseEachWithItsOwnCursor) {
+    EXPECT_EQ(db().scalar("SELECT pairs(60)"),
+              db().scalar("SELECT sum(a * b + length('a' || a)) FROM generate_series(1, 60) a, generate_series(1, a) b"));
+    EXPECT_EQ(db().scalar("SELECT nested_depth(10)"), "1024");
+    PgConnection session = KealDatabase::get().connect();
+    session.exec("BEGIN");
+    EXPECT_EQ(session.scalar("SELECT sum(sum_until_null(2000, 1500, n)) FROM generate_series(1, 50) n"),
+              session.scalar("SELECT sum(n * (n - 1) / 2) FROM generate_series(1, 50) n"));
     EXPECT_EQ(session.scalar("SELECT count(*) FROM pg_cursors WHERE name <> ''"), "0");
     session.exec("COMMIT");
 }

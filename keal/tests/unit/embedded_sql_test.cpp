@@ -140,7 +140,7 @@ export fn via_helper() -> int {
   EXPECT_NE(install.find("LANGUAGE C VOLATILE"), std::string::npos) << install;
 }
 
-TEST(EmbeddedSqlEmitter, SavedPlansCursorsAndOneSpiConnectionPerCall) {
+TEST(EmbeddedSqlEmitter, SavedPlansStreamedLoopsAndOneSpiConnectionPerCall) {
   auto c = test::compile(R"K(export fn f(n: int) -> int {
     var t = 0
     for r in query "select g from generate_series(1, $1) g" (n) as (g: int) {
@@ -154,8 +154,10 @@ TEST(EmbeddedSqlEmitter, SavedPlansCursorsAndOneSpiConnectionPerCall) {
   const std::string code = emit::emit_c(c.module, emit::Flavour::Pg);
   for (const char* want :
        {"#define KEAL_EMBEDDED_SQL 1", "static SPIPlanPtr keal_q_plan_0;", "if (keal_q_plan_0 == NULL) {",
-        "Oid types[1] = {INT8OID};", "values[0] = Int64GetDatum(p0);", "keal_spi_fetch(", "SPI_cursor_close(",
-        "keal_spi_connect();", "SPI_finish();", "MemoryContextReset("}) {
+        "Oid types[1] = {INT8OID};", "values[0] = Int64GetDatum(p0);",
+        // The loop's rows come straight from the executor's slots into its batch.
+        "static bool keal_q_receive_0(TupleTableSlot *slot, DestReceiver *self) {", "keal_spi_batch_begin(&",
+        "keal_spi_batch_fetch(", "keal_spi_batch_end(", "keal_spi_connect();", "SPI_finish();", "keal_spi_row_reset("}) {
     EXPECT_NE(code.find(want), std::string::npos) << want << "\n" << code;
   }
 }

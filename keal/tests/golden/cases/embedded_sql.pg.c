@@ -25,17 +25,33 @@ static const char *const keal_q_names_0[] = {"id", "score"};
 static void keal_q_check_0(TupleDesc td) {
   keal_spi_check_columns(td, 2, keal_q_kinds_0, keal_q_names_0, 4);
 }
-static keal_rec_i_fq keal_q_row_0(HeapTuple tup, TupleDesc td) {
-  keal_rec_i_fq r;
-  bool isnull;
-  Datum d;
-  d = SPI_getbinval(tup, td, 1, &isnull);
-  if (isnull) keal_spi_null(4, "id", "int");
-  r.f0 = keal_spi_int(d, TupleDescAttr(td, 0)->atttypid, 4);
-  d = SPI_getbinval(tup, td, 2, &isnull);
-  r.f1.is_null = isnull;
-  if (!isnull) r.f1.v = keal_spi_float(d, TupleDescAttr(td, 1)->atttypid, 4);
-  return r;
+static __attribute__((cold, noinline, noreturn)) void keal_q_bad_0(int32 bad) {
+  switch (bad) {
+    case 1: keal_spi_null(4, "id", "int");
+  }
+  elog(ERROR, "%s:%d: unknown row mark %d", KEAL_SOURCE_FILE, 4, (int)bad);
+  pg_unreachable();
+}
+static bool keal_q_receive_0(TupleTableSlot *slot, DestReceiver *self) {
+  keal_spi_batch *b = (keal_spi_batch *)self;
+  TupleDesc td = slot->tts_tupleDescriptor;
+  if (__builtin_expect(!b->checked, 0)) {
+    keal_q_check_0(td);
+    b->checked = true;
+  }
+  slot_getsomeattrs(slot, 2);
+  keal_rec_i_fq *r = (keal_rec_i_fq *)b->rows + b->n;
+  int32 bad = 0;
+  if (slot->tts_isnull[0]) {
+    if (bad == 0) bad = 1;
+  } else {
+    r->f0 = keal_spi_int(slot->tts_values[0], TupleDescAttr(td, 0)->atttypid, 4);
+  }
+  r->f1.is_null = slot->tts_isnull[1];
+  if (!slot->tts_isnull[1]) { r->f1.v = keal_spi_float(slot->tts_values[1], TupleDescAttr(td, 1)->atttypid, 4); }
+  b->bad[b->n] = bad;
+  b->n++;
+  return true;
 }
 static Portal keal_q_open_0(int64_t p0) {
   Datum values[1];
@@ -78,14 +94,33 @@ static const char *const keal_q_names_2[] = {"name"};
 static void keal_q_check_2(TupleDesc td) {
   keal_spi_check_columns(td, 1, keal_q_kinds_2, keal_q_names_2, 15);
 }
-static keal_rec_t keal_q_row_2(HeapTuple tup, TupleDesc td) {
-  keal_rec_t r;
-  bool isnull;
-  Datum d;
-  d = SPI_getbinval(tup, td, 1, &isnull);
-  if (isnull) keal_spi_null(15, "name", "text");
-  r.f0 = keal_spi_text(d, TupleDescAttr(td, 0)->atttypid, 15);
-  return r;
+static __attribute__((cold, noinline, noreturn)) void keal_q_bad_2(int32 bad) {
+  switch (bad) {
+    case 1: keal_spi_null(15, "name", "text");
+  }
+  elog(ERROR, "%s:%d: unknown row mark %d", KEAL_SOURCE_FILE, 15, (int)bad);
+  pg_unreachable();
+}
+static bool keal_q_receive_2(TupleTableSlot *slot, DestReceiver *self) {
+  keal_spi_batch *b = (keal_spi_batch *)self;
+  TupleDesc td = slot->tts_tupleDescriptor;
+  if (__builtin_expect(!b->checked, 0)) {
+    keal_q_check_2(td);
+    b->checked = true;
+  }
+  slot_getsomeattrs(slot, 1);
+  keal_rec_t *r = (keal_rec_t *)b->rows + b->n;
+  int32 bad = 0;
+  MemoryContext caller = MemoryContextSwitchTo(b->texts);
+  if (slot->tts_isnull[0]) {
+    if (bad == 0) bad = 1;
+  } else {
+    r->f0 = keal_spi_text(slot->tts_values[0], TupleDescAttr(td, 0)->atttypid, 15);
+  }
+  MemoryContextSwitchTo(caller);
+  b->bad[b->n] = bad;
+  b->n++;
+  return true;
 }
 static Portal keal_q_open_2(int64_t p0) {
   Datum values[1];
@@ -134,47 +169,48 @@ KEAL_FN double kf_total(int64_t k_min_id, keal_opt_text k_tag) {
   double k_t = 0.0;
   {
     Portal keal_portal1 = keal_q_open_0(k_min_id);
-    MemoryContext keal_outercx6 = CurrentMemoryContext;
-    MemoryContext keal_rowcx5 = AllocSetContextCreate(CurrentMemoryContext, "keal query row", ALLOCSET_SMALL_SIZES);
+    keal_spi_batch keal_batch2;
+    keal_spi_batch_begin(&keal_batch2, keal_q_receive_0, sizeof(keal_rec_i_fq), true, false, false);
+    MemoryContext keal_outercx7 = CurrentMemoryContext;
+    MemoryContext keal_rowcx6 = AllocSetContextCreate(keal_batch2.loop, "keal query row", ALLOCSET_SMALL_SIZES);
     for (;;) {
-      SPITupleTable *keal_tt2 = keal_spi_fetch(keal_portal1, 4);
-      if (keal_tt2 == NULL) break;
-      keal_q_check_0(keal_tt2->tupdesc);
-      for (uint64 keal_i4 = 0; keal_i4 < keal_tt2->numvals; keal_i4++, MemoryContextSwitchTo(keal_outercx6), MemoryContextReset(keal_rowcx5)) {
-        MemoryContextSwitchTo(keal_rowcx5);
+      uint32 keal_n5 = keal_spi_batch_fetch(keal_portal1, &keal_batch2, 4);
+      for (uint32 keal_i4 = 0; keal_i4 < keal_n5; keal_i4++, MemoryContextSwitchTo(keal_outercx7), keal_spi_row_reset(keal_rowcx6)) {
+        MemoryContextSwitchTo(keal_rowcx6);
         KEAL_LOOP_CHECK();
-        keal_rec_i_fq k_r = keal_q_row_0(keal_tt2->vals[keal_i4], keal_tt2->tupdesc);
+        if (__builtin_expect(keal_batch2.bad[keal_i4] != 0, 0)) keal_q_bad_0(keal_batch2.bad[keal_i4]);
+        keal_rec_i_fq k_r = ((keal_rec_i_fq *)keal_batch2.rows)[keal_i4];
         if (k_r.f0 > 100) {
-          { MemoryContextSwitchTo(keal_outercx6); SPI_freetuptable(keal_tt2); goto keal_done3; }
+          { MemoryContextSwitchTo(keal_outercx7); goto keal_done3; }
         }
-        k_t = (k_t + ({ keal_opt_float keal_opt7 = k_r.f1; keal_opt7.is_null ? 0.0 : keal_opt7.v; }));
+        k_t = (k_t + ({ keal_opt_float keal_opt8 = k_r.f1; keal_opt8.is_null ? 0.0 : keal_opt8.v; }));
         (void)keal_q_exec_1(k_r.f0, k_tag);
       }
-      SPI_freetuptable(keal_tt2);
+      if (keal_n5 < KEAL_SPI_BATCH) break;
     }
   keal_done3: __attribute__((unused));
-    SPI_cursor_close(keal_portal1);
-    MemoryContextDelete(keal_rowcx5);
+    keal_spi_batch_end(keal_portal1, &keal_batch2);
   }
   return k_t;
 }
 
 KEAL_FN keal_text kf_name_of(int64_t k_id) {
   {
-    Portal keal_portal8 = keal_q_open_2(k_id);
+    Portal keal_portal9 = keal_q_open_2(k_id);
+    keal_spi_batch keal_batch10;
+    keal_spi_batch_begin(&keal_batch10, keal_q_receive_2, sizeof(keal_rec_t), true, true, true);
     for (;;) {
-      SPITupleTable *keal_tt9 = keal_spi_fetch(keal_portal8, 15);
-      if (keal_tt9 == NULL) break;
-      keal_q_check_2(keal_tt9->tupdesc);
-      for (uint64 keal_i11 = 0; keal_i11 < keal_tt9->numvals; keal_i11++) {
+      uint32 keal_n13 = keal_spi_batch_fetch(keal_portal9, &keal_batch10, 15);
+      for (uint32 keal_i12 = 0; keal_i12 < keal_n13; keal_i12++) {
         KEAL_LOOP_CHECK();
-        keal_rec_t k_r = keal_q_row_2(keal_tt9->vals[keal_i11], keal_tt9->tupdesc);
-        { keal_text keal_ret = k_r.f0; SPI_freetuptable(keal_tt9); SPI_cursor_close(keal_portal8); return keal_ret; }
+        if (__builtin_expect(keal_batch10.bad[keal_i12] != 0, 0)) keal_q_bad_2(keal_batch10.bad[keal_i12]);
+        keal_rec_t k_r = ((keal_rec_t *)keal_batch10.rows)[keal_i12];
+        { keal_text keal_ret = k_r.f0; keal_spi_batch_end(keal_portal9, &keal_batch10); return keal_ret; }
       }
-      SPI_freetuptable(keal_tt9);
+      if (keal_n13 < KEAL_SPI_BATCH) break;
     }
-  keal_done10: __attribute__((unused));
-    SPI_cursor_close(keal_portal8);
+  keal_done11: __attribute__((unused));
+    keal_spi_batch_end(keal_portal9, &keal_batch10);
   }
   return keal_q_one_3();
 }
