@@ -269,7 +269,8 @@ TEST(DebeziumDdl, IsASchemaChangeEventResumedAfter) {
     EXPECT_EQ(stored.header(gtid_header, "S"), "0-7-42");
     EXPECT_FALSE(stored.headers.count(change_header));
     const ResumePoint r = resume_point(stored, "S");
-    EXPECT_EQ(r.from.to_string(), "0-7-42");
+    ASSERT_TRUE(r.from.has_value());
+    EXPECT_EQ(r.from->to_string(), "0-7-42");
     EXPECT_FALSE(r.skip_gtid);
     // The sluice envelope is unchanged: the NDJSON line.
     out.clear();
