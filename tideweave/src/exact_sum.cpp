@@ -79,9 +79,10 @@ double round_magnitude(const Limbs& mag) {
     }
     const int low = top - 52;  // the mantissa's lowest bit
     std::uint64_t mantissa = bits_from(mag, low) & ((std::uint64_t{1} << 53) - 1);
-    const bool round_bit = bit_at(mag, low - 1);
-    const bool sticky = any_bit_below(mag, low - 1);
-    if (round_bit && (sticky || (mantissa & 1U) != 0)) ++mantissa;  // may reach 2^53: still exact
+    // Ties to even: the bits below the round bit matter only for a round bit
+    // of 1 and an even mantissa (scanning them is most of this function).
+    if (bit_at(mag, low - 1) && ((mantissa & 1U) != 0 || any_bit_below(mag, low - 1)))
+        ++mantissa;  // may reach 2^53: still exact
     return std::ldexp(static_cast<double>(mantissa), low - 1074);
 }
 
