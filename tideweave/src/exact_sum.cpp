@@ -88,28 +88,11 @@ double round_magnitude(const Limbs& mag) {
 
 }  // namespace
 
-void ExactSum::accumulate(double v, bool negate_value) {
-    if (v == 0.0) return;
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    const bool negative = ((bits >> 63) != 0) != negate_value;
-    const auto biased = static_cast<unsigned>((bits >> 52) & 0x7FFU);
-    std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
-    unsigned shift = 0;  // position of the mantissa's lowest bit, in units of 2^-1074
-    if (biased != 0) {
-        mantissa |= std::uint64_t{1} << 52;
-        shift = biased - 1;
-    }
-    const std::size_t limb = shift / 64;
-    const unsigned offset = shift % 64;
-    const std::uint64_t low = mantissa << offset;
-    const std::uint64_t high = offset == 0 ? 0 : mantissa >> (64 - offset);
-    if (negative) {
-        subtract_word(limbs_, limb, low);
-        if (high != 0) subtract_word(limbs_, limb + 1, high);
+void ExactSum::propagate(std::size_t from, bool borrow) {
+    if (borrow) {
+        subtract_word(limbs_, from, 1);
     } else {
-        add_word(limbs_, limb, low);
-        if (high != 0) add_word(limbs_, limb + 1, high);
+        add_word(limbs_, from, 1);
     }
 }
 

@@ -116,6 +116,7 @@ public:
         size_ = kept;
         // Chunks past the entries held go, but one spare.
         chunks_.resize(std::min(chunks_.size(), (size_ + chunk_size - 1) / chunk_size + 1));
+        made_ = chunks_.empty() ? 0 : (chunks_.size() - 1) * chunk_size + chunks_.back().size();
         // Halve the table while it would stay at most a quarter full, so
         // that a forgotten peak does not keep its memory.
         std::size_t capacity = slots_.size();
@@ -146,10 +147,8 @@ private:
     // (the others are reserved whole), so that a small index touches little
     // memory.
     [[gnu::always_inline]] Entry& new_entry() {
-        const std::size_t chunk = size_ / chunk_size;
-        const std::size_t at = size_ % chunk_size;
-        if (chunk < chunks_.size() && at < chunks_[chunk].size()) [[likely]]
-            return chunks_[chunk][at];
+        if (size_ < made_) [[likely]]
+            return entry(size_);
         return make_entry();
     }
     [[gnu::noinline]] Entry& make_entry() {
@@ -161,8 +160,11 @@ private:
         Chunk& chunk = chunks_[size_ / chunk_size];
         // The chunk's next entry, and a few more while its capacity lasts
         // (made in groups: fewer calls here).
-        const std::size_t upto = std::max(chunk.size() + 1, std::min(chunk.capacity(), size_ % chunk_size + 64));
+        // (The first chunk doubles up to chunk_size, never past it.)
+        if (chunk.size() == chunk.capacity()) chunk.reserve(std::min(2 * chunk.capacity(), chunk_size));
+        const std::size_t upto = std::min(chunk.capacity(), size_ % chunk_size + 64);
         while (chunk.size() < upto) chunk.emplace_back();
+        made_ = (chunks_.size() - 1) * chunk_size + chunk.size();
         return chunk[size_ % chunk_size];
     }
 
@@ -244,6 +246,7 @@ private:
 
     std::vector<Chunk> chunks_;
     std::size_t size_ = 0;
+    std::size_t made_ = 0;  // entries constructed in chunks_ (all chunks but the last are full)
     Table slots_;
     std::size_t mask_ = 0;
     int shift_ = 32;
