@@ -17,13 +17,6 @@ Engine::Impl::Impl(Config config, EngineKind kind)
     : config_(config),
       sessions_(kind == EngineKind::naive ? make_naive_engine(config) : make_incremental_engine(config)) {}
 
-KeyId Engine::Impl::intern(std::string_view key) {
-    bool added = false;
-    const KeyId id = key_names_.intern(key, added);
-    if (added) new_keys_.push_back(id);
-    return id;
-}
-
 void Engine::Impl::release_key(KeyId key) { key_names_.release(key); }
 
 void Engine::Impl::sort_rows(std::vector<SessionRow>& rows) const {
@@ -45,7 +38,7 @@ namespace {
 // be UTF-8. ASCII strings (the usual ids and keys) are settled without a
 // call: their bytes ORed together, eight at a time (overlapping reads cover
 // the ends), have no high bit.
-bool ascii(std::string_view s) {
+[[gnu::always_inline]] inline bool ascii(std::string_view s) {
     const char* p = s.data();
     const std::size_t n = s.size();
     const auto read8 = [](const char* at) {
@@ -64,17 +57,29 @@ bool ascii(std::string_view s) {
         bits |= read8(p + n - 8);
     } else if (n >= 4) {
         bits = read4(p) | read4(p + n - 4);
-    } else {
-        for (std::size_t i = 0; i < n; ++i) bits |= static_cast<unsigned char>(p[i]);
+    } else if (n > 0) {  // 1 to 3 bytes: first, middle and last cover them, without a loop
+        bits = static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[n >> 1]) |
+               static_cast<unsigned char>(p[n - 1]);
     }
     return (bits & 0x8080808080808080ULL) == 0;
 }
 
-bool valid_utf8(std::string_view s) { return ascii(s) || simdjson::validate_utf8(s); }
+[[gnu::always_inline]] inline bool valid_utf8(std::string_view s) {
+    return ascii(s) || simdjson::validate_utf8(s);
+}
+
+// Whether a typed mutation is within the contract's ranges: the test on
+// every mutation, with the wording of what is wrong (shape_error) kept off
+// that path.
+bool shape_ok(const Mutation& m) {
+    return !m.id.empty() && m.id.size() <= max_id_bytes && m.key.size() <= max_key_bytes && m.ts >= -max_abs_ts &&
+           m.ts <= max_abs_ts && ((m.kind != Mutation::Kind::insert && !m.check_value) || std::isfinite(m.value)) &&
+           valid_utf8(m.id) && valid_utf8(m.key);
+}
 
 // The contract's ranges for a typed mutation (the NDJSON codec has checked
 // them already, with the member names of the line).
-std::optional<Error> shape_error(const Mutation& m, std::size_t index) {
+[[gnu::noinline, gnu::cold]] std::optional<Error> shape_error(const Mutation& m, std::size_t index) {
     if (m.id.empty() || m.id.size() > max_id_bytes)
         return messages::bad_field(index, m.kind, "id", "expected a non-empty string of at most 256 bytes");
     if (m.key.size() > max_key_bytes)
@@ -102,7 +107,8 @@ std::optional<Error> Engine::Impl::apply_checked(const Mutation& m, std::size_t 
         // One lookup; an entry already there is an error unless its event is
         // sealed (its id may then be used again).
         const auto [entry, inserted] = ids_.try_emplace(m.id, hash, IdEntry{0, m.ts, value});
-        if (!inserted && entry->ts >= h) return messages::duplicate_id(index, m.id, key_names_.name(entry->key), entry->ts);
+        if (!inserted && entry->ts >= h) [[unlikely]]
+            return messages::duplicate_id(index, m.id, key_names_.name(entry->key), entry->ts);
         const KeyId key = intern(m.key);
         *entry = IdEntry{key, m.ts, value};
         sessions_->insert(key, m.ts, m.id, value);
@@ -188,7 +194,9 @@ Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const s
     for (std::size_t i = 0; i < n; ++i) {
         if (i + prefetch_distance < n) ids_.prefetch(hashes_[i + prefetch_distance]);
         const Mutation& m = mutations[i];
-        std::optional<Error> error = shape_error(m, i);
+        std::optional<Error> error;
+        if (!shape_ok(m)) [[unlikely]]
+            error = shape_error(m, i);
         if (!error) {
             late_[i] = m.ts < h;
             if (!late_[i]) error = apply_checked(m, i, hashes_[i], retracted_values_[i]);

@@ -49,14 +49,21 @@ private:
     std::int64_t horizon() const {
         return has_watermark_ ? watermark_ - config_.lateness : std::numeric_limits<std::int64_t>::min();
     }
-    std::optional<Error> apply_checked(const Mutation& m, std::size_t index, std::uint64_t hash,
+    [[gnu::always_inline]] inline std::optional<Error> apply_checked(const Mutation& m, std::size_t index, std::uint64_t hash,
                                        double& retracted_value);
     void undo_applied(std::span<const Mutation> mutations, std::size_t applied);
     void unapply(const Mutation& m, double retracted_value);
     void cancel_unchanged();  // drops rows in both before_ and after_
     void publish(const std::vector<SessionRow>& from, std::vector<Row>& to) const;
 
-    KeyId intern(std::string_view key);  // new keys are also listed in new_keys_
+    // New keys are also listed in new_keys_.
+    [[gnu::always_inline]] KeyId intern(std::string_view key) {
+        bool added = false;
+        const KeyId id = key_names_.intern(key, added);
+        if (added) [[unlikely]]
+            new_keys_.push_back(id);
+        return id;
+    }
     void release_key(KeyId key);
     void sort_rows(std::vector<SessionRow>& rows) const;
     bool key_less(KeyId a, KeyId b) const { return key_names_.less(a, b); }

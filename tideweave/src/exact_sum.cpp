@@ -79,36 +79,20 @@ double round_magnitude(const Limbs& mag) {
     }
     const int low = top - 52;  // the mantissa's lowest bit
     std::uint64_t mantissa = bits_from(mag, low) & ((std::uint64_t{1} << 53) - 1);
-    const bool round_bit = bit_at(mag, low - 1);
-    const bool sticky = any_bit_below(mag, low - 1);
-    if (round_bit && (sticky || (mantissa & 1U) != 0)) ++mantissa;  // may reach 2^53: still exact
+    // Ties to even: the bits below the round bit matter only for a round bit
+    // of 1 and an even mantissa (scanning them is most of this function).
+    if (bit_at(mag, low - 1) && ((mantissa & 1U) != 0 || any_bit_below(mag, low - 1)))
+        ++mantissa;  // may reach 2^53: still exact
     return std::ldexp(static_cast<double>(mantissa), low - 1074);
 }
 
 }  // namespace
 
-void ExactSum::accumulate(double v, bool negate_value) {
-    if (v == 0.0) return;
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    const bool negative = ((bits >> 63) != 0) != negate_value;
-    const auto biased = static_cast<unsigned>((bits >> 52) & 0x7FFU);
-    std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
-    unsigned shift = 0;  // position of the mantissa's lowest bit, in units of 2^-1074
-    if (biased != 0) {
-        mantissa |= std::uint64_t{1} << 52;
-        shift = biased - 1;
-    }
-    const std::size_t limb = shift / 64;
-    const unsigned offset = shift % 64;
-    const std::uint64_t low = mantissa << offset;
-    const std::uint64_t high = offset == 0 ? 0 : mantissa >> (64 - offset);
-    if (negative) {
-        subtract_word(limbs_, limb, low);
-        if (high != 0) subtract_word(limbs_, limb + 1, high);
+void ExactSum::propagate(std::size_t from, bool borrow) {
+    if (borrow) {
+        subtract_word(limbs_, from, 1);
     } else {
-        add_word(limbs_, limb, low);
-        if (high != 0) add_word(limbs_, limb + 1, high);
+        add_word(limbs_, from, 1);
     }
 }
 

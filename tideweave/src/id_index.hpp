@@ -25,6 +25,7 @@
 // last entry into the hole, which keeps the entries dense.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -71,21 +72,14 @@ public:
     std::pair<IdEntry*, bool> try_emplace(std::string_view id, const IdEntry& value) {
         return try_emplace(id, hash(id), value);
     }
-    std::pair<IdEntry*, bool> try_emplace(std::string_view id, std::uint64_t h, const IdEntry& value) {
-        if ((size_ + 1) * 2 > slots_.size()) grow();
+    // Inline: it runs once per insert; growing and new chunks are calls.
+    [[gnu::always_inline]] std::pair<IdEntry*, bool> try_emplace(std::string_view id, std::uint64_t h,
+                                                                 const IdEntry& value) {
+        if ((size_ + 1) * 2 > slots_.size()) [[unlikely]]
+            grow();
         Slot& s = slots_[probe(id, h)];
         if (s.entry != 0) return {&entry(s.entry - 1).value, false};
-        if (size_ >= max_entries) throw std::length_error("tideweave: too many events held");
-        // Entries are made as needed, and the first chunk grows from small
-        // (the others are reserved whole), so that a small index touches
-        // little memory.
-        if (size_ == chunks_.size() * chunk_size) {
-            chunks_.emplace_back();
-            chunks_.back().reserve(chunks_.size() == 1 ? first_chunk_reserve : chunk_size);
-        }
-        Chunk& chunk = chunks_[size_ / chunk_size];
-        if (chunk.size() == size_ % chunk_size) chunk.emplace_back();
-        Entry& e = chunk[size_ % chunk_size];
+        Entry& e = new_entry();
         e.id.assign(id);
         e.value = value;
         ++size_;
@@ -112,7 +106,7 @@ public:
     // Removes every entry with ts < horizon, in one pass over the entries
     // and one over the table: for forgetting a large part of the index, far
     // cheaper than erasing ids one by one (each a random access).
-    void erase_older_than(std::int64_t horizon) {
+    [[gnu::noinline]] void erase_older_than(std::int64_t horizon) {
         std::size_t kept = 0;
         for (std::size_t p = 0; p < size_; ++p) {
             if (entry(p).value.ts < horizon) continue;
@@ -122,6 +116,7 @@ public:
         size_ = kept;
         // Chunks past the entries held go, but one spare.
         chunks_.resize(std::min(chunks_.size(), (size_ + chunk_size - 1) / chunk_size + 1));
+        made_ = chunks_.empty() ? 0 : (chunks_.size() - 1) * chunk_size + chunks_.back().size();
         // Halve the table while it would stay at most a quarter full, so
         // that a forgotten peak does not keep its memory.
         std::size_t capacity = slots_.size();
@@ -147,8 +142,36 @@ private:
     Entry& entry(std::size_t p) { return chunks_[p / chunk_size][p % chunk_size]; }
     const Entry& entry(std::size_t p) const { return chunks_[p / chunk_size][p % chunk_size]; }
 
+    // The entry at position size_, made if the chunk has not held one there
+    // yet. Entries are made as needed, and the first chunk grows from small
+    // (the others are reserved whole), so that a small index touches little
+    // memory.
+    [[gnu::always_inline]] Entry& new_entry() {
+        if (size_ < made_) [[likely]]
+            return entry(size_);
+        return make_entry();
+    }
+    [[gnu::noinline]] Entry& make_entry() {
+        if (size_ >= max_entries) throw std::length_error("tideweave: too many events held");
+        if (size_ == chunks_.size() * chunk_size) {
+            chunks_.emplace_back();
+            chunks_.back().reserve(chunks_.size() == 1 ? first_chunk_reserve : chunk_size);
+        }
+        Chunk& chunk = chunks_[size_ / chunk_size];
+        // The chunk's next entry, and a few more while its capacity lasts
+        // (made in groups: fewer calls here).
+        // (The first chunk doubles up to chunk_size, never past it.)
+        if (chunk.size() == chunk.capacity()) chunk.reserve(std::min(2 * chunk.capacity(), chunk_size));
+        const std::size_t upto = std::min(chunk.capacity(), size_ % chunk_size + 64);
+        while (chunk.size() < upto) chunk.emplace_back();
+        made_ = (chunks_.size() - 1) * chunk_size + chunk.size();
+        return chunk[size_ % chunk_size];
+    }
+
     static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
-    std::size_t home(std::uint32_t t) const { return shift_ >= 32 ? 0 : static_cast<std::size_t>(t >> shift_); }
+    // shift_ is 32 - log2(capacity), up to 32 (then every home is 0): a
+    // 64-bit shift of the 32-bit tag needs no test for that.
+    std::size_t home(std::uint32_t t) const { return static_cast<std::size_t>(std::uint64_t{t} >> shift_); }
 
     // The slot holding `id`, else the empty slot where it would go.
     std::size_t probe(std::string_view id, std::uint64_t h) const {
@@ -186,7 +209,7 @@ private:
     // Doubles the table. Walking the old table from the start of a probe run
     // (just after an empty slot) visits slots in home order, and each lands
     // at twice its home or later: the new table fills front to back.
-    void grow() {
+    [[gnu::noinline]] void grow() {
         if (slots_.empty()) {
             slots_.assign(min_capacity, Slot{});
             set_capacity(min_capacity);
@@ -223,6 +246,7 @@ private:
 
     std::vector<Chunk> chunks_;
     std::size_t size_ = 0;
+    std::size_t made_ = 0;  // entries constructed in chunks_ (all chunks but the last are full)
     Table slots_;
     std::size_t mask_ = 0;
     int shift_ = 32;

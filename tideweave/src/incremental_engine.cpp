@@ -48,9 +48,19 @@ struct Session {
     bool final = false;
     bool dead = false;              // merged away or emptied in this transaction
     std::uint64_t touched_tx = 0;   // the transaction that last recorded its before row
-    bool queued = false;            // in the finality queue under (queued_end, key, queued_start)
+    // In the finality queue under (queued_end, key, queued_start). The
+    // queued end is a lower bound of the session's end: a session that only
+    // grew keeps its entry (most transactions grow their sessions), and
+    // finalize() moves an entry whose session turns out to end later.
+    bool queued = false;
     std::int64_t queued_end = 0;
     std::int64_t queued_start = 0;
+    // The session's row as the last transaction's changes() computed it,
+    // while `row_cached`: the next transaction's before row, without
+    // rounding the exact sum again. Every change to the session clears it
+    // (touch() in a transaction, and finalize, mark_final, forget).
+    bool row_cached = false;
+    SessionRow cached_row;
 };
 
 // Sessions are held by pointer so that touched_ stays valid while a session
@@ -59,6 +69,7 @@ using SessionMap = std::map<std::int64_t, std::unique_ptr<Session>>;
 
 struct KeyState {
     SessionMap sessions;  // by start
+    Session* last = nullptr;  // the session of largest start (kept by refresh_last)
     bool indexed = false;  // in first_starts_ under (indexed_first, key)
     std::int64_t indexed_first = 0;
 };
@@ -77,8 +88,8 @@ public:
         // The common case, event time growing: the event follows every event
         // of its key's last session, and joins it or starts a new one after
         // it. No map search, no treap descent (append()).
-        if (!ks.sessions.empty()) {
-            Session& last = *ks.sessions.rbegin()->second;
+        if (ks.last != nullptr) {
+            Session& last = *ks.last;
             if (ts > last.last) {
                 if (ts - last.last <= gap_) {
                     touch(last);
@@ -177,8 +188,12 @@ public:
 
     void changes(std::vector<SessionRow>& before, std::vector<SessionRow>& after) override {
         before.insert(before.end(), before_.begin(), before_.end());
-        for (const Session* s : touched_)
-            if (!s->dead) after.push_back(row(*s));
+        for (Session* s : touched_) {
+            if (s->dead) continue;
+            s->cached_row = row(*s);
+            s->row_cached = true;
+            after.push_back(s->cached_row);
+        }
     }
 
     void commit() override {
@@ -190,8 +205,9 @@ public:
             }
             const QueueEntry now{s->last + gap_, s->key, s->start};
             if (s->queued) {
+                // An entry at or below the session's end stays (see Session::queued).
+                if (s->queued_start == s->start && s->queued_end <= s->last + gap_) continue;
                 const QueueEntry was{s->queued_end, s->key, s->queued_start};
-                if (was == now) continue;
                 // The entry's node moves to its new place (no free and
                 // allocation per transaction that grows a session).
                 auto node = queue_.extract(was);
@@ -216,11 +232,18 @@ public:
 
     void finalize(std::int64_t horizon, std::vector<SessionRow>& finalized) override {
         while (!queue_.empty() && std::get<0>(*queue_.begin()) < horizon) {
-            const auto [end, key, start] = *queue_.begin();
-            queue_.erase(queue_.begin());
+            auto node = queue_.extract(queue_.begin());
+            const auto [end, key, start] = node.value();
             Session& s = *keys_[key].sessions.at(start);
+            if (s.last + gap_ >= horizon) {  // a lower bound: the session ends later
+                node.value() = QueueEntry{s.last + gap_, key, start};
+                queue_.insert(std::move(node));
+                s.queued_end = s.last + gap_;
+                continue;
+            }
             s.queued = false;
             s.final = true;
+            s.row_cached = false;
             finalized.push_back(row(s));
         }
     }
@@ -233,6 +256,7 @@ public:
         if (s.queued) queue_.erase({s.queued_end, s.key, s.queued_start});
         s.queued = false;
         s.final = true;
+        s.row_cached = false;
         return true;
     }
 
@@ -247,6 +271,7 @@ public:
             for (auto it = sessions.begin(); it != sessions.end() && it->first < horizon;) {
                 Session& s = *it->second;
                 flush(s);
+                s.row_cached = false;
                 if (s.final) {
                     release_tree(s.root, key, release);
                     it = sessions.erase(it);
@@ -277,6 +302,7 @@ public:
                 ++it;
             }
             if (sessions.empty()) emptied.push_back(key);
+            refresh_last(keys_[key]);
             reindex(key);
         }
         return counts;
@@ -379,9 +405,9 @@ private:
     // Adds an event after every event of the session (ts > s.last) to its
     // tail leaf: O(1), no descent; a full tail is linked into the treap as
     // its rightmost leaf (one descent per leaf_capacity events).
-    void append(Session& s, std::int64_t ts, std::string_view id, double value) {
+    [[gnu::always_inline]] void append(Session& s, std::int64_t ts, std::string_view id, double value) {
         Node* t = s.tail;
-        if (t == nullptr) {
+        if (t == nullptr) [[unlikely]] {
             t = s.tail = pool_.make();
             t->events.push_back(tree::Event{ts, value, SmallId(id)});
             tree::recompute(t);
@@ -392,7 +418,8 @@ private:
         t->min = std::min(t->min, value);
         t->max = std::max(t->max, value);
         t->sum.add(value);
-        if (t->events.size() == tree::leaf_capacity) flush(s);
+        if (t->events.size() == tree::leaf_capacity) [[unlikely]]
+            flush(s);
     }
 
     // Links the tail leaf into the treap, before any change other than an append.
@@ -402,12 +429,26 @@ private:
         s.tail = nullptr;
     }
 
-    // Records the session's row as it was before this transaction changed it.
-    void touch(Session& s) {
-        if (s.touched_tx == tx_ + 1) return;
-        before_.push_back(row(s));
+    // Records the session's row as it was before this transaction changed it
+    // (the cached row of the last transaction's changes(), if still valid);
+    // every change in a transaction comes through here first.
+    [[gnu::always_inline]] void touch(Session& s) {
+        if (s.touched_tx == tx_ + 1) [[likely]] {
+            s.row_cached = false;
+            return;
+        }
+        first_touch(s);
+    }
+    [[gnu::noinline]] void first_touch(Session& s) {
+        assert(!s.row_cached || s.cached_row.same_fields(row(s)));
+        before_.push_back(s.row_cached ? s.cached_row : row(s));
+        s.row_cached = false;
         s.touched_tx = tx_ + 1;
         touched_.push_back(&s);
+    }
+
+    static void refresh_last(KeyState& ks) {
+        ks.last = ks.sessions.empty() ? nullptr : ks.sessions.rbegin()->second.get();
     }
 
     Session& create(KeyState& ks, KeyId key, std::int64_t start) {
@@ -419,6 +460,7 @@ private:
         s.touched_tx = tx_ + 1;  // new in this transaction: no before row
         touched_.push_back(&s);
         ++rows_;
+        refresh_last(ks);
         return s;
     }
 
@@ -429,6 +471,7 @@ private:
         graveyard_.push_back(std::move(it->second));
         ks.sessions.erase(it);
         --rows_;
+        refresh_last(ks);
     }
 
     void rekey(KeyState& ks, SessionMap::iterator it, std::int64_t start) {
@@ -436,6 +479,7 @@ private:
         ks.sessions.erase(it);
         s->start = start;
         ks.sessions.emplace(start, std::move(s));
+        refresh_last(ks);
     }
 
     void release_tree(Node* t, KeyId key, const ReleaseFn& release) {

@@ -27,26 +27,14 @@ namespace sluice::tideweave {
 class KeyNames {
 public:
     // The id of `name`, registered first if it is new (then `added` is true).
-    KeyId intern(std::string_view name, bool& added) {
+    [[gnu::always_inline]] KeyId intern(std::string_view name, bool& added) {
         if ((count_ + 1) * 2 > slots_.size()) grow();
         const std::uint64_t prefix = prefix_of(name);
         const std::size_t at = probe(name, prefix);
         added = slots_[at].id_plus_one == 0;
-        if (!added) return slots_[at].id_plus_one - 1;
-        KeyId id = 0;
-        if (!free_.empty()) {
-            id = free_.back();
-            free_.pop_back();
-            names_[id].assign(name);
-            prefixes_[id] = prefix;
-        } else {
-            id = static_cast<KeyId>(names_.size());
-            names_.emplace_back(name);
-            prefixes_.push_back(prefix);
-        }
-        slots_[at] = Slot{prefix, id + 1, static_cast<std::uint32_t>(name.size())};
-        ++count_;
-        return id;
+        if (!added) [[likely]]
+            return slots_[at].id_plus_one - 1;
+        return add(name, prefix, at);
     }
 
     const std::string& name(KeyId id) const { return names_[id]; }
@@ -70,6 +58,24 @@ public:
     }
 
 private:
+    // Registers a new name at its empty slot `at`.
+    [[gnu::noinline]] KeyId add(std::string_view name, std::uint64_t prefix, std::size_t at) {
+        KeyId id = 0;
+        if (!free_.empty()) {
+            id = free_.back();
+            free_.pop_back();
+            names_[id].assign(name);
+            prefixes_[id] = prefix;
+        } else {
+            id = static_cast<KeyId>(names_.size());
+            names_.emplace_back(name);
+            prefixes_.push_back(prefix);
+        }
+        slots_[at] = Slot{prefix, id + 1, static_cast<std::uint32_t>(name.size())};
+        ++count_;
+        return id;
+    }
+
     struct Slot {
         std::uint64_t prefix = 0;       // prefix_of(the name)
         std::uint32_t id_plus_one = 0;  // 0: empty
@@ -111,7 +117,7 @@ private:
     std::size_t home_of(const Slot& s) const { return home(names_[s.id_plus_one - 1], s.prefix); }
 
     // The slot holding `name`, else the empty slot where it would go.
-    std::size_t probe(std::string_view name, std::uint64_t prefix) const {
+    [[gnu::always_inline]] std::size_t probe(std::string_view name, std::uint64_t prefix) const {
         const auto size = static_cast<std::uint32_t>(name.size());
         for (std::size_t i = home(name, prefix);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];

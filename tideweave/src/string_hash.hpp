@@ -42,7 +42,7 @@ inline constexpr std::uint64_t k2 = 0x8ebc6af09c88c6e3ULL;
 
 }  // namespace string_hash_detail
 
-inline std::uint64_t hash_string(std::string_view s) {
+[[gnu::always_inline]] inline std::uint64_t hash_string(std::string_view s) {
     using namespace string_hash_detail;
     const char* p = s.data();
     const std::size_t len = s.size();

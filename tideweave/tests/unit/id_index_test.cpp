@@ -85,6 +85,44 @@ TEST(IdIndex, AgreesWithAMapUnderRandomOperations) {
     EXPECT_EQ(index.find(id_of(1)), nullptr);
 }
 
+// Past three chunks of entries (a chunk is one huge page, 52,428 entries):
+// the first chunk grows from small up to exactly a chunk and no further,
+// and entries are made ahead in groups; an index that filled its first
+// chunk's doublings past 32k entries once wrote past its chunks.
+TEST(IdIndex, HoldsEntriesAcrossSeveralChunks) {
+    IdIndex index;
+    const int count = 160000;
+    for (int i = 0; i < count; ++i) {
+        const auto [entry, inserted] = index.try_emplace("e" + std::to_string(i), IdEntry{1, i, 0.5 * i});
+        ASSERT_TRUE(inserted) << i;
+        ASSERT_EQ(entry->ts, i);
+    }
+    ASSERT_EQ(index.size(), static_cast<std::size_t>(count));
+    for (int i = 0; i < count; i += 7) {
+        const IdEntry* found = index.find("e" + std::to_string(i));
+        ASSERT_NE(found, nullptr) << i;
+        EXPECT_EQ(found->ts, i);
+        EXPECT_EQ(found->value, 0.5 * i);
+    }
+    // Erase every other one (the last entry fills each hole), then sweep the
+    // lower half, then grow back past where the entries were.
+    for (int i = 0; i < count; i += 2) index.erase("e" + std::to_string(i));
+    ASSERT_EQ(index.size(), static_cast<std::size_t>(count / 2));
+    index.erase_older_than(count / 2);
+    ASSERT_EQ(index.size(), static_cast<std::size_t>(count / 4));
+    for (int i = count; i < 2 * count; ++i) {
+        ASSERT_TRUE(index.try_emplace("e" + std::to_string(i), IdEntry{2, i, 1.0}).second) << i;
+    }
+    for (int i = 0; i < 2 * count; i += 3) {
+        const IdEntry* found = index.find("e" + std::to_string(i));
+        const bool held = i >= count || (i >= count / 2 && i % 2 == 1);
+        ASSERT_EQ(found != nullptr, held) << i;
+        if (found != nullptr) {
+            EXPECT_EQ(found->ts, i);
+        }
+    }
+}
+
 TEST(IdIndex, PrefetchIsHarmlessOnAnEmptyIndex) {
     IdIndex index;
     index.prefetch(IdIndex::hash("x"));
