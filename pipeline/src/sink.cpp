@@ -215,6 +215,27 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
     const OpenSinkRows::Plan plan = open_.plan(net, replay || !trusted_);
     std::vector<pg::Param> cells(8, pg::Param(nullptr));
     pg::Transaction tx(conn_);
+    // The state first: its compare-and-set is what tells a writer that
+    // another one moved the sink since its load() (a killed predecessor's
+    // last commit landing after the restart loaded the state, or a second
+    // process on NAME). Done after the rows, a COPY of a row that the other
+    // writer inserted fails first with a duplicate key (23505, not retried).
+    // The update waits for a concurrent writer of the row to finish.
+    std::uint64_t written = 0;
+    if (!previous_gtid) {
+        if (!checkpoint) throw std::logic_error("pipeline: the first commit must carry a checkpoint");
+        written = conn_.execute(*state_insert_, {state_name_, gtid, bytes_of(*checkpoint), settings}).affected_rows();
+    } else if (checkpoint) {
+        written = conn_.execute(*state_update_checkpoint_, {state_name_, gtid, *previous_gtid, bytes_of(*checkpoint)})
+                      .affected_rows();
+    } else {
+        written = conn_.execute(*state_update_, {state_name_, gtid, *previous_gtid}).affected_rows();
+    }
+    if (written != 1)
+        throw Error(ErrorKind::sink_moved,
+                    "the state of \"" + state_name_ +
+                        "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
+                        "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     if (!plan.insert.empty()) {
         pg::CopyIn copy = conn_.copy_in("copy " + quote_ident(name_) + " from stdin");
         for (const SessionRow* r : plan.insert) copy_session_row(copy, *r, cells);
@@ -246,21 +267,6 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
         copy.finish();
         conn_.execute(*reject_);
     }
-    std::uint64_t written = 0;
-    if (!previous_gtid) {
-        if (!checkpoint) throw std::logic_error("pipeline: the first commit must carry a checkpoint");
-        written = conn_.execute(*state_insert_, {state_name_, gtid, bytes_of(*checkpoint), settings}).affected_rows();
-    } else if (checkpoint) {
-        written = conn_.execute(*state_update_checkpoint_, {state_name_, gtid, *previous_gtid, bytes_of(*checkpoint)})
-                      .affected_rows();
-    } else {
-        written = conn_.execute(*state_update_, {state_name_, gtid, *previous_gtid}).affected_rows();
-    }
-    if (written != 1)
-        throw Error(ErrorKind::sink_moved,
-                    "the state of \"" + state_name_ +
-                        "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
-                        "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     tx.commit();
     // Only now: a failed commit leaves the set as the sink is (and the
     // retry that follows loads it anew anyway).

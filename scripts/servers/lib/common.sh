@@ -110,6 +110,7 @@ group_alive() { pgrep -r D,R,S,T,t,W,I -g "$1" -x "$2" >/dev/null 2>&1; }
 # after `&` it is still a copy of this shell). Fails if it dies first.
 launched() {
   local pid=$1 comm=$2 i
+  [ -n "$pid" ] || return 1
   for ((i = 0; i < 400; i++)); do
     pid_alive "$pid" "$comm" && return 0
     [ -d "/proc/$pid" ] || return 1
