@@ -161,6 +161,11 @@ TEST(PipelineFailures, ASourceUserWithoutReplicationSlaveIsAClearError) {
     EXPECT_NE(r.log.find("REPLICATION SLAVE"), std::string::npos) << r.log;
     EXPECT_EQ(r.log.find("retrying"), std::string::npos) << r.log;
     EXPECT_EQ(pg.query("select count(*) from sluice_pipeline_state where name = 'norepl'").row(0).get<std::string>(0), "0");
+    // The source is opened before the sink's tables are created: none is left behind.
+    EXPECT_EQ(pg.query("select count(*) from pg_class where relname in ('norepl', 'norepl_late', 'norepl_rejected')")
+                  .row(0)
+                  .get<std::string>(0),
+              "0");
     my.execute("DROP USER IF EXISTS 'pipeline_norepl'@'%'");
     drop_sink(pg, "norepl");
     std::remove(log_path("norepl").c_str());
