@@ -28,7 +28,7 @@ nats_start() {
       for node in "${NATS_NODES[@]}"; do NATS_URLS+=("nats://127.0.0.1:${NATS_CLIENT_PORT[$node]}"); done
       return 0
     fi
-    nats_stop
+    nats_stop || true
     if grep -qi 'address already in use' "$SERVERS_DIR"/logs/nats-*.log; then
       warn "nats: a port was taken, retrying"
       rm -f "$SERVERS_DIR"/logs/nats-*.log
@@ -121,7 +121,8 @@ nats_env() {
 
 # SIGTERM is nats-server's graceful stop (SIGINT too); all nodes at once.
 nats_stop() {
-  local node
-  for node in "${NATS_NODES[@]}"; do stop_process "nats-$node" nats-server TERM & done
-  wait
+  local node pids=() p failed=0
+  for node in "${NATS_NODES[@]}"; do stop_process "nats-$node" nats-server TERM & pids+=($!); done
+  for p in "${pids[@]}"; do wait "$p" || failed=1; done
+  return $failed
 }
