@@ -88,6 +88,9 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         mariadb::Connection check = mariadb::Connection::connect(source);
         check_source_table(check, o);
     }
+    // Checks the sink's tables and reads its state; creates nothing before
+    // the source stream is open (a source refusing the replication leaves
+    // no empty tables behind).
     Sink sink = Sink::open(o.sink_url, o.sink_table);
 
     // Restore, or start fresh as --from-* says.
@@ -131,6 +134,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     }
 
     cdc::ChangeStream stream = cdc::ChangeStream::open(source, so);
+    sink.create_tables();
     BinlogAdapter adapter(o.columns);
     TransactionMapper mapper(o.columns);
     SessionApplier applier(*engine, *rule);

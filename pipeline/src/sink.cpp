@@ -134,22 +134,25 @@ Sink Sink::open(const std::string& url, const std::string& name, const std::stri
         if (!p.empty()) problems += (problems.empty() ? "" : "; ") + p;
     }
     if (!problems.empty()) throw Error(ErrorKind::sink_schema, problems + " (nothing was written)");
+    return Sink(std::move(conn), name, state_name);
+}
+
+void Sink::create_tables() {
+    const std::string late = name_ + "_late", rejected = name_ + "_rejected";
     {
-        pg::Transaction tx(conn);
-        conn.run_script(create_sql(name, rows_columns, "key, start") + ";" +
-                        create_sql(late, late_columns, "gtid, seq") + ";" +
-                        create_sql(rejected, rejected_columns, "gtid, seq") + ";" +
-                        create_sql(std::string(state_table), state_columns, "name"));
+        pg::Transaction tx(conn_);
+        conn_.run_script(create_sql(name_, rows_columns, "key, start") + ";" +
+                         create_sql(late, late_columns, "gtid, seq") + ";" +
+                         create_sql(rejected, rejected_columns, "gtid, seq") + ";" +
+                         create_sql(std::string(state_table), state_columns, "name"));
         tx.commit();
     }
     // Staging tables of this session, emptied by every commit.
-    conn.run_script(create_sql("sluice_stage_put", rows_columns, "", true) + ";" +
-                    "create temp table if not exists sluice_stage_remove (key text, start bigint) on commit delete rows;" +
-                    create_sql("sluice_stage_late", late_columns, "", true) + ";" +
-                    create_sql("sluice_stage_rejected", rejected_columns, "", true));
-    Sink sink(std::move(conn), name, state_name);
-    sink.prepare_statements();
-    return sink;
+    conn_.run_script(create_sql("sluice_stage_put", rows_columns, "", true) + ";" +
+                     "create temp table if not exists sluice_stage_remove (key text, start bigint) on commit delete rows;" +
+                     create_sql("sluice_stage_late", late_columns, "", true) + ";" +
+                     create_sql("sluice_stage_rejected", rejected_columns, "", true));
+    prepare_statements();
 }
 
 void Sink::prepare_statements() {
@@ -171,24 +174,33 @@ void Sink::prepare_statements() {
 }
 
 std::optional<StoredState> Sink::load() {
-    pg::Result r = conn_.query("select gtid, checkpoint, settings from sluice_pipeline_state where name = $1", {state_name_},
-                               pg::Format::binary);
     open_ = OpenSinkRows{};
-    if (r.empty()) {
-        // No state: a NAME that already holds rows (its state row deleted
-        // by hand) is merged into by upserts only, as nothing is known of it.
-        trusted_ = conn_.query("select not exists (select from " + quote_ident(name_) + ")").row(0).get<bool>(0);
+    // Before create_tables() (a first run), NAME or the state table may not exist.
+    pg::Result exist = conn_.query("select to_regclass(quote_ident($1)) is not null, "
+                                   "to_regclass(quote_ident($2)) is not null",
+                                   {name_, std::string(state_table)});
+    const bool have_rows_table = exist.row(0).get<bool>(0), have_state_table = exist.row(0).get<bool>(1);
+    // No state: a NAME that already holds rows (its state row deleted by
+    // hand) is merged into by upserts only, as nothing is known of it.
+    auto no_state = [&] {
+        trusted_ = !have_rows_table ||
+                   conn_.query("select not exists (select from " + quote_ident(name_) + ")").row(0).get<bool>(0);
         return std::nullopt;
-    }
+    };
+    if (!have_state_table) return no_state();
+    pg::Result r = conn_.query("select gtid, checkpoint, settings from sluice_pipeline_state where name = $1",
+                               {state_name_}, pg::Format::binary);
+    if (r.empty()) return no_state();
     StoredState s;
     s.gtid = r.row(0).get<std::string>(0);
     auto cp = r.row(0).get<std::optional<pg::Bytes>>(1);
     if (!cp) throw Error(ErrorKind::sink_state, "sluice_pipeline_state row of \"" + state_name_ + "\" has no checkpoint");
     s.checkpoint.assign(cp->begin(), cp->end());
     s.settings = r.row(0).get<std::string>(2);
-    for (pg::Row row : conn_.query("select key, start from " + quote_ident(name_) + " where not final", {},
-                                   pg::Format::binary))
-        open_.add(row.get<std::string_view>(0), row.get<std::int64_t>(1));
+    if (have_rows_table)
+        for (pg::Row row : conn_.query("select key, start from " + quote_ident(name_) + " where not final", {},
+                                       pg::Format::binary))
+            open_.add(row.get<std::string_view>(0), row.get<std::int64_t>(1));
     trusted_ = true;
     return s;
 }
@@ -211,10 +223,32 @@ void copy_session_row(pg::CopyIn& copy, const SessionRow& r, std::vector<pg::Par
 
 void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
                   const std::string* checkpoint, const std::string& settings, bool replay) {
+    if (!upsert_) throw std::logic_error("pipeline: Sink::commit before create_tables()");
     const std::vector<NetChange> net = batch.net();
     const OpenSinkRows::Plan plan = open_.plan(net, replay || !trusted_);
     std::vector<pg::Param> cells(8, pg::Param(nullptr));
     pg::Transaction tx(conn_);
+    // The state first: its compare-and-set is what tells a writer that
+    // another one moved the sink since its load() (a killed predecessor's
+    // last commit landing after the restart loaded the state, or a second
+    // process on NAME). Done after the rows, a COPY of a row that the other
+    // writer inserted fails first with a duplicate key (23505, not retried).
+    // The update waits for a concurrent writer of the row to finish.
+    std::uint64_t written = 0;
+    if (!previous_gtid) {
+        if (!checkpoint) throw std::logic_error("pipeline: the first commit must carry a checkpoint");
+        written = conn_.execute(*state_insert_, {state_name_, gtid, bytes_of(*checkpoint), settings}).affected_rows();
+    } else if (checkpoint) {
+        written = conn_.execute(*state_update_checkpoint_, {state_name_, gtid, *previous_gtid, bytes_of(*checkpoint)})
+                      .affected_rows();
+    } else {
+        written = conn_.execute(*state_update_, {state_name_, gtid, *previous_gtid}).affected_rows();
+    }
+    if (written != 1)
+        throw Error(ErrorKind::sink_moved,
+                    "the state of \"" + state_name_ +
+                        "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
+                        "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     if (!plan.insert.empty()) {
         pg::CopyIn copy = conn_.copy_in("copy " + quote_ident(name_) + " from stdin");
         for (const SessionRow* r : plan.insert) copy_session_row(copy, *r, cells);
@@ -246,21 +280,6 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
         copy.finish();
         conn_.execute(*reject_);
     }
-    std::uint64_t written = 0;
-    if (!previous_gtid) {
-        if (!checkpoint) throw std::logic_error("pipeline: the first commit must carry a checkpoint");
-        written = conn_.execute(*state_insert_, {state_name_, gtid, bytes_of(*checkpoint), settings}).affected_rows();
-    } else if (checkpoint) {
-        written = conn_.execute(*state_update_checkpoint_, {state_name_, gtid, *previous_gtid, bytes_of(*checkpoint)})
-                      .affected_rows();
-    } else {
-        written = conn_.execute(*state_update_, {state_name_, gtid, *previous_gtid}).affected_rows();
-    }
-    if (written != 1)
-        throw Error(ErrorKind::sink_moved,
-                    "the state of \"" + state_name_ +
-                        "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
-                        "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     tx.commit();
     // Only now: a failed commit leaves the set as the sink is (and the
     // retry that follows loads it anew anyway).

@@ -89,13 +89,12 @@ std::uint64_t position_seq(const std::string& text, const std::string& stream, c
                                            "\" (was this NAME written from another source?)");
 }
 
-// Sink::open creates missing tables; N workers starting together race on
-// CREATE TABLE: the loser sees a duplicate (42P07, or 23505 on pg_type) and
-// simply opens again.
-Sink open_sink(const Options& o, const std::string& state_name) {
+// N workers starting together race on CREATE TABLE: the loser sees a
+// duplicate (42P07, or 23505 on pg_type) and simply creates again.
+void create_sink_tables(Sink& sink) {
     for (int attempt = 0;; ++attempt) {
         try {
-            return Sink::open(o.sink_url, o.sink_table, state_name);
+            return sink.create_tables();
         } catch (const postgres::Error& e) {
             const bool race = e.kind() == postgres::ErrorKind::server && (e.sqlstate() == "42P07" || e.sqlstate() == "23505");
             if (!race || attempt >= 5) throw;
@@ -138,7 +137,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
         throw Error(ErrorKind::source_ended, "stream \"" + source.stream + "\" does not exist (yet) at " + source.urls);
     if (state_at_start->subjects.empty())
         throw Error(ErrorKind::source_table, "stream \"" + source.stream + "\" has no subjects");
-    Sink sink = open_sink(o, state_name);
+    Sink sink = Sink::open(o.sink_url, o.sink_table, state_name);  // creates nothing yet
 
     std::optional<tw::Engine> engine;
     std::optional<WatermarkRule> rule;
@@ -178,6 +177,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
 
     js::StreamReader reader =
         js::StreamReader::open(client, source.stream, state_at_start->subjects.front(), position + 1);
+    create_sink_tables(sink);  // the source is open: now the sink's tables
     NdjsonTransactions lines(o.columns, o.db, o.table);
     // The open snapshot: its GTID state, the position before its first
     // chunk (what a commit may record while it is open), its rows so far.

@@ -82,6 +82,17 @@ std::string sink_dump(postgres::Connection& pg, const std::string& name, bool wi
     return out;
 }
 
+// The domain-0 sequence number in a GTID state "D-S-N,D-S-N" (0: none).
+std::uint64_t domain0_seq(const std::string& gtids) {
+    for (std::size_t p = 0; p < gtids.size();) {
+        const std::size_t end = std::min(gtids.find(',', p), gtids.size());
+        const std::string one = gtids.substr(p, end - p);
+        if (one.rfind("0-", 0) == 0) return std::stoull(one.substr(one.rfind('-') + 1));
+        p = end + 1;
+    }
+    return 0;
+}
+
 TEST(PipelineFailures, APurgedBinlogIsAClearErrorAndNothingIsWritten) {
     mariadb::test::PrivateServer source("pipeline-purge");
     ASSERT_TRUE(source.started()) << source.log();
@@ -150,6 +161,11 @@ TEST(PipelineFailures, ASourceUserWithoutReplicationSlaveIsAClearError) {
     EXPECT_NE(r.log.find("REPLICATION SLAVE"), std::string::npos) << r.log;
     EXPECT_EQ(r.log.find("retrying"), std::string::npos) << r.log;
     EXPECT_EQ(pg.query("select count(*) from sluice_pipeline_state where name = 'norepl'").row(0).get<std::string>(0), "0");
+    // The source is opened before the sink's tables are created: none is left behind.
+    EXPECT_EQ(pg.query("select count(*) from pg_class where relname in ('norepl', 'norepl_late', 'norepl_rejected')")
+                  .row(0)
+                  .get<std::string>(0),
+              "0");
     my.execute("DROP USER IF EXISTS 'pipeline_norepl'@'%'");
     drop_sink(pg, "norepl");
     std::remove(log_path("norepl").c_str());
@@ -226,6 +242,77 @@ TEST(PipelineFailures, APostgresRestartMidRunIsRetriedAndTheSinkEqualsAnUninterr
     EXPECT_NE(want.find("|f|"), std::string::npos) << want;  // open rows
     EXPECT_EQ(sink_dump(c, "followed", false), want);
     std::remove(log.c_str());
+}
+
+// The window behind the scaled-out kill test's rare failure: a process
+// restarted at once after a SIGKILL loads the state while its killed
+// predecessor's last commit is still in flight; that commit then lands, and
+// the new process's first commit must see the state moved (a retry from the
+// new state), not fail on the rows the predecessor inserted (a duplicate
+// key, not retried: the process exited). Made deterministic with two
+// processes on one NAME: A follows and is held still (SIGSTOP) while B
+// commits past A's state with rows of a session new to the sink.
+TEST(PipelineFailures, ACommitOvertakenByAnotherWriterIsRetriedNotADuplicateKeyFailure) {
+    auto my = mariadb::Connection::connect(mariadb_url());
+    my.execute("CREATE DATABASE IF NOT EXISTS pipeline_test");
+    my.execute("DROP TABLE IF EXISTS pipeline_test.overtaken");
+    my.execute("CREATE TABLE pipeline_test.overtaken (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start = scalar(my, "SELECT @@global.gtid_binlog_pos");
+    auto pg = postgres::Connection::open(pg_url());
+    pg.set_notice_handler({});
+    for (const char* name : {"overtaken", "overtaken_whole"}) drop_sink(pg, name);
+    // The domain-0 sequence number of the sink's state (0: none yet), and of
+    // this session's last commit (the shared server has other writers).
+    auto sink_seq = [&]() -> std::uint64_t {
+        auto r = pg.query("select gtid from sluice_pipeline_state where name = 'overtaken'");
+        return r.empty() ? 0 : domain0_seq(r.row(0).get<std::string>(0));
+    };
+    auto last_seq = [&] { return domain0_seq(scalar(my, "SELECT @@session.last_gtid")); };
+    // Waits (up to two minutes, for a loaded machine) for the sink's state,
+    // or until `a` exits.
+    auto reaches = [&](std::uint64_t seq, Child& a) {
+        for (int i = 0; i < 1200 && sink_seq() < seq && a.running(); ++i) std::this_thread::sleep_for(100ms);
+        return sink_seq() >= seq;
+    };
+    for (int n = 0; n < 10; ++n) commit(my, workload_tx("overtaken", n));
+    const std::string log_a = log_path("overtaken-a");
+    std::remove(log_a.c_str());
+    Child a(pipeline_args(mariadb_url(), "overtaken", pg_url(), "overtaken", {"--from-gtid", start}), log_a);
+    ASSERT_TRUE(reaches(last_seq(), a)) << read_file(log_a);
+
+    a.signal(SIGSTOP);
+    // Sessions of a key A has never seen: B COPYs them in, and so would A.
+    for (int n = 0; n < 5; ++n)
+        commit(my, {"INSERT INTO pipeline_test.overtaken VALUES (" + std::to_string(1000 + n) + ", 'fresh" +
+                        std::to_string(n) + "', 100, 1)"});
+    Outcome b = run_pipeline(
+        pipeline_args(mariadb_url(), "overtaken", pg_url(), "overtaken", {"--from-gtid", start, "--until-end"}),
+        log_path("overtaken-b"));
+    ASSERT_EQ(b.status, 0) << b.log;
+    ASSERT_GE(sink_seq(), last_seq());
+    a.signal(SIGCONT);
+
+    // A's next commit finds the state moved: it restores from B's and goes on.
+    for (int n = 10; n < 15; ++n) commit(my, workload_tx("overtaken", n));
+    const bool caught_up = reaches(last_seq(), a);
+    const bool still_running = a.running();
+    a.kill();
+    const std::string followed = read_file(log_a);
+    ASSERT_TRUE(still_running) << "A exited by itself:\n" << followed;
+    ASSERT_TRUE(caught_up) << followed;
+    EXPECT_NE(followed.find("changed by another writer"), std::string::npos) << followed;
+    EXPECT_NE(followed.find("retrying in"), std::string::npos) << followed;
+
+    Outcome whole = run_pipeline(pipeline_args(mariadb_url(), "overtaken", pg_url(), "overtaken_whole",
+                                               {"--from-gtid", start, "--until-end"}),
+                                 log_path("overtaken-b"));
+    ASSERT_EQ(whole.status, 0) << whole.log;
+    const std::string want = sink_dump(pg, "overtaken_whole", false);
+    EXPECT_NE(want.find("fresh4|100|"), std::string::npos) << want;
+    EXPECT_EQ(sink_dump(pg, "overtaken", false), want);
+    for (const char* name : {"overtaken", "overtaken_whole"}) drop_sink(pg, name);
+    std::remove(log_a.c_str());
+    std::remove(log_path("overtaken-b").c_str());
 }
 
 // Not a failure, but the other side of OpenSinkRows' trust: rows in NAME

@@ -67,16 +67,27 @@ public:
         ::waitpid(pid_, &st, 0);
         pid_ = -1;
     }
+    // SIGSTOP / SIGCONT (a process held still while others move the sink).
+    void signal(int sig) {
+        if (pid_ > 0) ::kill(pid_, sig);
+    }
+    // True while it runs (it did not exit by itself; wait() then has its status).
+    bool running() {
+        if (pid_ <= 0) return false;
+        if (::waitpid(pid_, &status_, WNOHANG) == 0) return true;
+        pid_ = -1;
+        return false;
+    }
     // Exit status (waits); -1 when killed by a signal.
     int wait() {
-        int st = 0;
-        ::waitpid(pid_, &st, 0);
+        if (pid_ > 0) ::waitpid(pid_, &status_, 0);
         pid_ = -1;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
     }
 
 private:
     pid_t pid_ = -1;
+    int status_ = 0;
 };
 
 struct Outcome {

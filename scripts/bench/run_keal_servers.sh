@@ -11,8 +11,8 @@ build=${1:-$here/build/release}
 shift || true
 cmake --build "$build" -j2 --target keal keal_servers_bench
 servers="$build/servers-own/keal-servers-bench"
-"$here/scripts/servers/start" --dir "$servers" --only mariadb,postgres > /dev/null
-trap '"$here/scripts/servers/stop" --dir "$servers" > /dev/null 2>&1 || true' EXIT
+source "$here/scripts/bench/lib/private_servers.sh"
+bench_servers_start "$servers" mariadb,postgres
 capture="$here/docs/benchmarks/keal-servers-capture.json"
 "$build/keal/bench/keal_servers_bench" --env "$servers/env" --work "$build" --out "$capture" "$@"
 "$here/scripts/bench/render_keal_servers.py" "$capture" -o "$here/docs/benchmarks/keal-servers.md" \

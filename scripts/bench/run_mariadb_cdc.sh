@@ -13,8 +13,8 @@ if [ ! -d "$build/zongji/node_modules/@vlasky/zongji" ]; then
 fi
 cmake --build "$build" -j2 --target sluice_mariadb_cli mariadb_cdc_bench
 servers="$build/servers-own/cdc-bench"
-"$here/scripts/servers/start" --dir "$servers" --only mariadb >/dev/null
-trap '"$here/scripts/servers/stop" --dir "$servers" >/dev/null 2>&1 || true' EXIT
+source "$here/scripts/bench/lib/private_servers.sh"
+bench_servers_start "$servers" mariadb
 capture="$here/docs/benchmarks/mariadb-cdc-capture.json"
 "$build/mariadb/bench/cdc/mariadb_cdc_bench" --env "$servers/env" --cli "$build/mariadb/tools/sluice-mariadb" \
   --zongji "$build/zongji" --out "$capture" "$@"

@@ -16,9 +16,11 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake --preset release -B "$build" -DSLUICE_PARTS=mariadb >/dev/null
 fi
 cmake --build "$build" -j2 --target mariadb_speed_bench
-servers="$build/servers-own/pipeline-bench"
-"$here/scripts/servers/start" --dir "$servers" --only mariadb >/dev/null
-trap '"$here/scripts/servers/stop" --dir "$servers" >/dev/null 2>&1 || true' EXIT
+# Not pipeline-bench: run_pipeline.sh uses that folder, and a start in it
+# stops whatever an earlier start left there.
+servers="$build/servers-own/mariadb-pipeline-bench"
+source "$here/scripts/bench/lib/private_servers.sh"
+bench_servers_start "$servers" mariadb
 capture="$here/docs/benchmarks/mariadb-pipeline-capture-3.json"
 profiles=point_sequential,point_pipelined_16,point_pipelined_64,point_pipelined_256
 profiles+=,insert_pipelined,insert_bulk_20k,insert_sequential_20k,insert_pipelined_unix,insert_bulk_20k_unix

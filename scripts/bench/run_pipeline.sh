@@ -9,8 +9,8 @@ build=${1:-$here/build/release}
 shift || true
 cmake --build "$build" -j2 --target sluice_pipeline_cli tideweave pipeline_bench
 servers="$build/servers-own/pipeline-bench"
-"$here/scripts/servers/start" --dir "$servers" --only mariadb,postgres > /dev/null
-trap '"$here/scripts/servers/stop" --dir "$servers" > /dev/null 2>&1 || true' EXIT
+source "$here/scripts/bench/lib/private_servers.sh"
+bench_servers_start "$servers" mariadb,postgres
 capture="$here/docs/benchmarks/pipeline-capture.json"
 "$build/pipeline/bench/pipeline_bench" --env "$servers/env" --pipeline "$build/pipeline/cli/sluice-pipeline" \
   --tideweave "$build/tideweave/cli/tideweave" --work "$build" --out "$capture" "$@"

@@ -10,8 +10,8 @@ build=${1:-$here/build/release}
 shift || true
 cmake --build "$build" -j2 --target sluice_pipeline_cli sluice_mariadb_cli pipeline_scaleout_bench
 servers="$build/servers-own/pipeline-scaleout-bench"
-"$here/scripts/servers/start" --dir "$servers" --only mariadb,postgres,nats > /dev/null
-trap '"$here/scripts/servers/stop" --dir "$servers" > /dev/null 2>&1 || true' EXIT
+source "$here/scripts/bench/lib/private_servers.sh"
+bench_servers_start "$servers" mariadb,postgres,nats
 capture="$here/docs/benchmarks/pipeline-scaleout-capture.json"
 "$build/pipeline/bench/pipeline_scaleout_bench" --env "$servers/env" --pipeline "$build/pipeline/cli/sluice-pipeline" \
   --mariadb-cli "$build/mariadb/tools/sluice-mariadb" --out "$capture" "$@"

@@ -82,12 +82,15 @@ struct JetStreamClient::Handles {
     natsOptions* options = nullptr;
     natsConnection* nc = nullptr;
     jsCtx* js = nullptr;
+    std::vector<natsSubscription*> retired;
     ~Handles() {
+        // Close first: it joins the read loop, so no subscription (ours, or
+        // the context's one for asynchronous acknowledgments) is freed while
+        // the loop may still hand it a message (destroy_after_close).
+        if (nc) natsConnection_Close(nc);
+        for (natsSubscription* sub : retired) natsSubscription_Destroy(sub);
         if (js) jsCtx_Destroy(js);
-        if (nc) {
-            natsConnection_Close(nc);
-            natsConnection_Destroy(nc);
-        }
+        if (nc) natsConnection_Destroy(nc);
         if (options) natsOptions_Destroy(options);
     }
 };
@@ -123,6 +126,14 @@ JetStreamClient& JetStreamClient::operator=(JetStreamClient&&) noexcept = defaul
 JetStreamClient::~JetStreamClient() = default;
 
 natsConnection* JetStreamClient::connection() noexcept { return h_->nc; }
+
+void JetStreamClient::destroy_after_close(natsSubscription* unsubscribed) noexcept {
+    try {
+        h_->retired.push_back(unsubscribed);
+    } catch (...) {
+        // Out of memory: leaking it is safe, freeing it now is not.
+    }
+}
 jsCtx* JetStreamClient::context() noexcept { return h_->js; }
 
 std::optional<StreamState> JetStreamClient::stream_state(const std::string& stream) {

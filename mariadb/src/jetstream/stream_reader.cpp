@@ -7,14 +7,18 @@
 namespace sluice::mariadb::jetstream {
 
 struct StreamReader::Handles {
+    JetStreamClient* client = nullptr;
     natsSubscription* sub = nullptr;
     natsMsg* current = nullptr;
     std::string stream;
     ~Handles() {
         if (current) natsMsg_Destroy(current);
         if (sub) {
+            // No more deliveries (and the ordered consumer is deleted); the
+            // memory goes when the client's connection is closed: freed now,
+            // the read loop may still be about to use it (client.hpp).
             natsSubscription_Unsubscribe(sub);
-            natsSubscription_Destroy(sub);
+            client->destroy_after_close(sub);
         }
     }
 };
@@ -22,6 +26,7 @@ struct StreamReader::Handles {
 StreamReader StreamReader::open(JetStreamClient& client, const std::string& stream, const std::string& subject,
                                 std::uint64_t first_seq) {
     auto h = std::make_unique<Handles>();
+    h->client = &client;
     h->stream = stream;
     jsSubOptions so;
     jsSubOptions_Init(&so);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../../../tests/support/own_servers.hpp"
 #include "../client/server_env.hpp"
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/mariadb.hpp"
@@ -35,14 +36,7 @@ inline Outcome shell(const std::string& cmd) {
     return r;
 }
 
-inline std::string quote_arg(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
-    }
-    return out + "'";
-}
+inline std::string quote_arg(const std::string& s) { return test_support::shell_quote(s); }
 
 // sluice-mariadb with these (already quoted) arguments.
 inline Outcome run_cli(const std::string& args, bool merge_stderr = false) {
@@ -72,74 +66,45 @@ inline std::vector<std::string> lines_of(const std::string& text) {
     return out;
 }
 
-inline std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+inline std::string read_file(const std::string& path) { return test_support::read_text(path); }
 
 // A private MariaDB (scripts/servers/start --only mariadb) under the build
-// tree's servers-own/ folder, stopped and removed at the end.
+// tree's servers-own/ folder, stopped and removed at the end (the spawning,
+// PIDs and directories are tests/support/own_servers.hpp's).
 class PrivateServer {
 public:
-    explicit PrivateServer(const std::string& name) {
-        std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
-        dir_ = (std::filesystem::path(SLUICE_OWN_SERVERS_DIR) / (name + "-" + std::to_string(::getpid()))).string();
-        const std::string start = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/start --dir " + dir_ +
-                                  " --only mariadb > " + dir_ + ".log 2>&1";
-        started_ = std::system(start.c_str()) == 0;
-    }
-    PrivateServer(const PrivateServer&) = delete;
-    PrivateServer& operator=(const PrivateServer&) = delete;
-    ~PrivateServer() {
-        const std::string stop = std::string(SLUICE_SOURCE_DIR) + "/scripts/servers/stop --dir " + dir_ + " > /dev/null 2>&1";
-        [[maybe_unused]] int rc = std::system(stop.c_str());
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-        std::filesystem::remove(dir_ + ".log", ignored);
-    }
-    bool started() const { return started_; }
-    std::string log() const { return read_file(dir_ + ".log"); }
-    ConnectOptions options() const { return parse_url(EnvFile::load(dir_ + "/env").require("SLUICE_MARIADB_URL")); }
-    std::string url() const { return EnvFile::load(dir_ + "/env").require("SLUICE_MARIADB_URL"); }
-    pid_t pid() const {
-        long pid = 0;
-        std::ifstream(dir_ + "/mariadb.pid") >> pid;
-        return static_cast<pid_t>(pid);
-    }
+    explicit PrivateServer(const std::string& name) : servers_(name, "mariadb") {}
+    bool started() const { return servers_.started(); }
+    std::string log() const { return servers_.log(); }
+    ConnectOptions options() const { return parse_url(url()); }
+    std::string url() const { return servers_.env().require("SLUICE_MARIADB_URL"); }
+    pid_t pid() const { return servers_.pid("mariadb"); }
     // Stops mariadbd with SIGTERM (clean shutdown) and starts it again on
     // the same port with the same data, as the start script did.
     bool restart() {
-        std::string cmd_line = read_file("/proc/" + std::to_string(pid()) + "/cmdline");
+        using namespace std::chrono_literals;
         std::string cnf;
-        for (std::size_t p = 0; p < cmd_line.size();) {
-            std::string arg = cmd_line.c_str() + p;
+        for (const std::string& arg : test_support::process_arguments(pid()))
             if (arg.rfind("--defaults-file=", 0) == 0) cnf = arg.substr(16);
-            p += arg.size() + 1;
-        }
         if (cnf.empty()) return false;
-        pid_t old = pid();
+        const pid_t old = pid();
         ::kill(old, SIGTERM);
-        for (int i = 0; i < 600 && ::kill(old, 0) == 0; ++i) ::usleep(50000);
-        if (::kill(old, 0) == 0) return false;
-        const std::string start = "setsid /usr/sbin/mariadbd --defaults-file=" + cnf + " </dev/null >> " + dir_ +
-                                  ".log 2>&1 & echo $! > " + dir_ + "/mariadb.pid";
-        if (std::system(start.c_str()) != 0) return false;
-        for (int i = 0; i < 600; ++i) {
-            try {
-                Connection::connect(options());
-                return true;
-            } catch (const Error&) {
-                ::usleep(50000);
-            }
-        }
-        return false;
+        if (!test_support::wait_gone(old, 30s)) return false;
+        if (!servers_.spawn("mariadb", {"/usr/sbin/mariadbd", "--defaults-file=" + cnf})) return false;
+        return test_support::wait_until(
+            [&] {
+                try {
+                    Connection::connect(options());
+                    return true;
+                } catch (const Error&) {
+                    return false;
+                }
+            },
+            30s);
     }
 
 private:
-    std::string dir_;
-    bool started_ = false;
+    test_support::OwnServers servers_;
 };
 
 }  // namespace sluice::mariadb::test

@@ -15,6 +15,7 @@
 #include "nats_cluster.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/mariadb/jetstream/stream_reader.hpp"
 
 namespace sluice::mariadb::test {
 namespace {
@@ -333,6 +334,36 @@ TEST_F(CdcJetStream, DebeziumDecimalModesOfTheCommandLine) {
     EXPECT_EQ(bad.status, 2) << bad.out;
     EXPECT_NE(bad.out.find("--debezium-decimal"), std::string::npos) << bad.out;
     if (!HasFailure()) std::filesystem::remove(log);
+}
+
+// A reader dropped while the stream is still pouring messages into it (a
+// worker's retry, or its end) with the client kept: libnats 3.4's read loop
+// could hand a message to the freed subscription (a SIGSEGV in
+// natsConn_processMsg, seen once in ~30 runs of the scaled-out kill test).
+// Large messages keep the read loop busy between its lookup and its lock.
+// The window is the read loop being descheduled there, so this does not
+// reproduce the crash on demand (3 runs without the fix passed): it keeps
+// the path exercised under ASan; the fix is by construction (client.hpp).
+TEST_F(CdcJetStream, ReadersDroppedWhileMessagesPourInLeaveTheClientWorking) {
+    js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());
+    c.delete_stream("DROPS");
+    c.add_stream({"DROPS", {"DROPS"}, 1});
+    const std::string big(256 * 1024, 'x');
+    constexpr std::uint64_t messages = 60;
+    for (std::uint64_t i = 0; i < messages; ++i) ASSERT_EQ(c.publish("DROPS", big, {}), i + 1);
+    std::uint64_t read = 0;
+    for (std::uint64_t round = 0; round < 60; ++round) {
+        js::StreamReader r = js::StreamReader::open(c, "DROPS", "DROPS", 1 + round % 20);
+        auto m = r.next(std::chrono::seconds(10));
+        ASSERT_TRUE(m) << "round " << round;
+        EXPECT_EQ(m->seq, 1U + round % 20);
+        EXPECT_EQ(m->data.size(), big.size());
+        ++read;
+    }
+    EXPECT_EQ(read, 60U);
+    // The client still answers after all those readers.
+    EXPECT_EQ(c.stream_state("DROPS")->last_seq, messages);
+    EXPECT_TRUE(c.delete_stream("DROPS"));
 }
 
 }  // namespace

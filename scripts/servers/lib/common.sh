@@ -110,6 +110,7 @@ group_alive() { pgrep -r D,R,S,T,t,W,I -g "$1" -x "$2" >/dev/null 2>&1; }
 # after `&` it is still a copy of this shell). Fails if it dies first.
 launched() {
   local pid=$1 comm=$2 i
+  [ -n "$pid" ] || return 1
   for ((i = 0; i < 400; i++)); do
     pid_alive "$pid" "$comm" && return 0
     [ -d "/proc/$pid" ] || return 1
@@ -120,7 +121,8 @@ launched() {
 
 # stop_process NAME COMM SIGNAL: stops the server whose PID is in
 # DIR/NAME.pid with SIGNAL, escalating to SIGKILL of its whole process group
-# after 20 s. Returns 0 when nothing of it is left.
+# after 20 s. Returns 0 when nothing of it is left; else says so, keeps the
+# PID file (a later stop tries again) and returns 1.
 stop_process() {
   local name=$1 comm=$2 sig=$3 pidfile="$SERVERS_DIR/$1.pid" pid i
   [ -f "$pidfile" ] || return 0
@@ -143,6 +145,14 @@ stop_process() {
       sleep 0.1
     done
     pkill -KILL -g "$pid" -x "$comm" 2>/dev/null || true
+  fi
+  for ((i = 0; i < 50; i++)); do
+    pid_alive "$pid" "$comm" || { [[ "$pid" =~ ^[0-9]+$ ]] && group_alive "$pid" "$comm"; } || break
+    sleep 0.1
+  done
+  if pid_alive "$pid" "$comm" || { [[ "$pid" =~ ^[0-9]+$ ]] && group_alive "$pid" "$comm"; }; then
+    warn "$name (pid $pid) is still running after SIGKILL"
+    return 1
   fi
   rm -f "$pidfile" "$SERVERS_DIR/$name.port"
 }

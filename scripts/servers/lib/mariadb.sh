@@ -245,7 +245,8 @@ mariadb_env() {
 }
 
 mariadb_stop() {
-  stop_process mariadb mariadbd TERM
+  local status=0
+  stop_process mariadb mariadbd TERM || status=1
   local f="$SERVERS_DIR/pam_service" svc
   if [ -f "$f" ]; then
     svc=$(cat "$f")
@@ -253,4 +254,5 @@ mariadb_stop() {
     case "$svc" in /etc/pam.d/sluice-*) rm -f "$svc" ;; esac
     rm -f "$f"
   fi
+  return $status
 }

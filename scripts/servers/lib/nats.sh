@@ -18,6 +18,7 @@ nats_start() {
       log="$SERVERS_DIR/logs/nats-$node.log"
       mkdir -p "$DATA_DIR/nats-$node"
       setsid /usr/sbin/nats-server -c "$SERVERS_DIR/nats-$node.conf" </dev/null >>"$log" 2>&1 &
+      NATS_PID[$node]=$!
       echo $! >"$SERVERS_DIR/nats-$node.pid"
       echo "${NATS_CLIENT_PORT[$node]}" >"$SERVERS_DIR/nats-$node.port"
     done
@@ -27,7 +28,7 @@ nats_start() {
       for node in "${NATS_NODES[@]}"; do NATS_URLS+=("nats://127.0.0.1:${NATS_CLIENT_PORT[$node]}"); done
       return 0
     fi
-    nats_stop
+    nats_stop || true
     if grep -qi 'address already in use' "$SERVERS_DIR"/logs/nats-*.log; then
       warn "nats: a port was taken, retrying"
       rm -f "$SERVERS_DIR"/logs/nats-*.log
@@ -40,7 +41,7 @@ nats_start() {
   return 1
 }
 
-declare -A NATS_CLIENT_PORT NATS_ROUTE_PORT NATS_HTTP_PORT
+declare -A NATS_CLIENT_PORT NATS_ROUTE_PORT NATS_HTTP_PORT NATS_PID
 nats_pick_ports() {
   local node
   for node in "${NATS_NODES[@]}"; do
@@ -94,10 +95,13 @@ nats_healthy() { [[ "$(nats_http "$1" /healthz)" == "HTTP/1."?" 200"* ]]; }
 nats_has_meta_leader() { [[ "$(nats_http "$1" /jsz)" == *'"leader": "nats-'* ]]; }
 
 nats_wait_ready() {
-  local node pid
+  local node
+  # The PIDs from $!, not from the PID files: nats-server rewrites its file
+  # (pid_file) as it starts, and a read between its truncate and its write
+  # got an empty PID; launched then waited its 20 s for "/proc/" and the
+  # start failed (once in ~36 runs of the scaled-out kill test).
   for node in "${NATS_NODES[@]}"; do
-    pid=$(cat "$SERVERS_DIR/nats-$node.pid")
-    launched "$pid" nats-server || return 1
+    launched "${NATS_PID[$node]}" nats-server || return 1
   done
   for node in "${NATS_NODES[@]}"; do
     wait_until 60 nats_healthy "${NATS_HTTP_PORT[$node]}" || return 1
@@ -117,7 +121,8 @@ nats_env() {
 
 # SIGTERM is nats-server's graceful stop (SIGINT too); all nodes at once.
 nats_stop() {
-  local node
-  for node in "${NATS_NODES[@]}"; do stop_process "nats-$node" nats-server TERM & done
-  wait
+  local node pids=() p failed=0
+  for node in "${NATS_NODES[@]}"; do stop_process "nats-$node" nats-server TERM & pids+=($!); done
+  for p in "${pids[@]}"; do wait "$p" || failed=1; done
+  return $failed
 }

@@ -10,9 +10,11 @@
 //   sluice_pipeline_state (name text PRIMARY KEY, gtid text, checkpoint bytea,
 //                  settings text)
 //
-// open() checks every existing table's columns first (a mismatch is
-// Error{sink_schema} and nothing is created), then creates the missing ones
-// in one transaction. commit() writes a SinkBatch, the GTID state and
+// open() connects and checks every existing table's columns (a mismatch is
+// Error{sink_schema}); it creates nothing, so that a run whose source then
+// fails (a missing privilege) leaves no empty tables. load() reads the state
+// (none while the tables do not exist yet); create_tables() creates the
+// missing ones in one transaction, once the source is open. commit() writes a SinkBatch, the GTID state and
 // (when given) the binary Tideweave checkpoint in ONE transaction; rows new
 // to NAME are COPYed into it directly (open_sink_rows.hpp).
 //
@@ -46,8 +48,13 @@ public:
     static Sink open(const std::string& url, const std::string& name, const std::string& state_name = {});
 
     // The stored state, and (read with it, at the same state) the open
-    // rows NAME holds: call before the first commit.
+    // rows NAME holds: call before the first commit. Tables that do not
+    // exist yet hold nothing (no state, no rows).
     std::optional<StoredState> load();
+    // Creates the tables that are missing (one transaction; a concurrent
+    // creator's duplicate is a postgres::Error the caller may retry) and
+    // this session's staging tables: call after load(), before commit().
+    void create_tables();
     // One PostgreSQL transaction: the batch's net rows, late and rejected
     // rows, and the state (gtid, settings, and checkpoint when given).
     // `previous_gtid` is the state's gtid before (nullopt: no state yet);

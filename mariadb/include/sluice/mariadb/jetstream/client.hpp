@@ -28,6 +28,7 @@
 // header need not include the C client.
 struct __natsConnection;
 struct __jsCtx;
+struct __natsSubscription;
 struct __natsMsg;
 struct jsPubAck;
 struct jsPubAckErr;
@@ -98,6 +99,13 @@ public:
 
     __natsConnection* connection() noexcept;
     __jsCtx* context() noexcept;
+    // Takes an unsubscribed subscription and frees it once the connection
+    // is closed (when the client is destroyed). libnats 3.4's read loop
+    // looks a subscription up and then locks it without holding a
+    // reference: a subscription freed in between is a use after free (a
+    // SIGSEGV in natsConn_processMsg; nats.c issue 637, fixed upstream in
+    // 3.10). Closing the connection joins the read loop first.
+    void destroy_after_close(__natsSubscription* unsubscribed) noexcept;
 
 private:
     struct Handles;
