@@ -11,9 +11,27 @@ namespace sluice::postgres::detail {
 namespace {
 
 template <class U>
-void put_big_endian(std::string& out, U v) {
+void put_big_endian(EncodedParam& e, U v) {
+    static_assert(sizeof(U) <= EncodedParam::kScratch);
     for (int shift = (sizeof(U) - 1) * 8; shift >= 0; shift -= 8)
-        out.push_back(static_cast<char>((v >> shift) & 0xFF));
+        e.scratch[e.length++] = static_cast<char>((v >> shift) & 0xFF);
+}
+
+// A literal or short text made here, into the scratch room (every caller's
+// text fits: see EncodedParam::kScratch), NUL-terminated: libpq sends a
+// text-format parameter up to its NUL, whatever its length says.
+void put_text(EncodedParam& e, std::string_view text) {
+    std::memcpy(e.scratch, text.data(), text.size());
+    e.scratch[text.size()] = '\0';
+    e.length = text.size();
+}
+
+// The shortest text of `v` that reads back to the same double, into `buf`.
+std::string_view float_chars(double v, char (&buf)[EncodedParam::kScratch]) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string_view(buf, static_cast<std::size_t>(end - buf));
 }
 
 template <class U>
@@ -49,21 +67,24 @@ EncodedParam encode_int(std::int64_t v, Oid target, int position) {
     e.type = target == 0 ? type_oid::int8 : target;
     e.format = 1;
     switch (e.type) {
-        case type_oid::int8: put_big_endian(e.bytes, static_cast<std::uint64_t>(v)); return e;
+        case type_oid::int8: put_big_endian(e, static_cast<std::uint64_t>(v)); return e;
         case type_oid::int4:
             if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
                 fail(param_name(position), std::to_string(v) + " is out of range for int4");
-            put_big_endian(e.bytes, static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
+            put_big_endian(e, static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
             return e;
         case type_oid::int2:
             if (v < std::numeric_limits<std::int16_t>::min() || v > std::numeric_limits<std::int16_t>::max())
                 fail(param_name(position), std::to_string(v) + " is out of range for int2");
-            put_big_endian(e.bytes, static_cast<std::uint16_t>(static_cast<std::int16_t>(v)));
+            put_big_endian(e, static_cast<std::uint16_t>(static_cast<std::int16_t>(v)));
             return e;
-        default:  // numeric, float8, text, ...: the server parses the decimal text
+        default: {  // numeric, float8, text, ...: the server parses the decimal text
             e.format = 0;
-            e.bytes = std::to_string(v);
+            char buf[EncodedParam::kScratch];
+            auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+            put_text(e, std::string_view(buf, static_cast<std::size_t>(end - buf)));
             return e;
+        }
     }
 }
 
@@ -72,9 +93,10 @@ EncodedParam encode_float(double v, Oid target) {
     e.type = target == 0 ? type_oid::float8 : target;
     if (e.type == type_oid::float8) {
         e.format = 1;
-        put_big_endian(e.bytes, std::bit_cast<std::uint64_t>(v));
+        put_big_endian(e, std::bit_cast<std::uint64_t>(v));
     } else {
-        e.bytes = float_text(v);  // float4 rounds on the server, as a literal would
+        char buf[EncodedParam::kScratch];
+        put_text(e, float_chars(v, buf));  // float4 rounds on the server, as a literal would
     }
     return e;
 }
@@ -84,9 +106,10 @@ EncodedParam encode_bool(bool v, Oid target) {
     e.type = target == 0 ? type_oid::boolean : target;
     if (e.type == type_oid::boolean) {
         e.format = 1;
-        e.bytes.push_back(v ? 1 : 0);
+        e.scratch[0] = v ? 1 : 0;
+        e.length = 1;
     } else {
-        e.bytes = v ? "true" : "false";
+        put_text(e, v ? "true" : "false");
     }
     return e;
 }
@@ -115,11 +138,8 @@ std::string FieldName::str() const {
 }
 
 std::string float_text(double v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return std::string(buf, end);
+    char buf[EncodedParam::kScratch];
+    return std::string(float_chars(v, buf));
 }
 
 EncodedParam encode_param(const Param& param, Oid target, int position) {
@@ -140,7 +160,8 @@ EncodedParam encode_param(const Param& param, Oid target, int position) {
                 fail(param_name(position), "text cannot contain a NUL byte");
             EncodedParam e;
             e.type = target;  // 0: unknown, the server infers as for a literal
-            e.bytes = v;
+            e.borrowed = v.data();
+            e.length = v.size();
             return e;
         }
         EncodedParam operator()(const Bytes& v) const {
@@ -149,7 +170,9 @@ EncodedParam encode_param(const Param& param, Oid target, int position) {
             if (e.type != type_oid::bytea)
                 fail(param_name(position), "bytes can only be bound to bytea, not " + type_name(e.type));
             e.format = 1;
-            e.bytes.assign(reinterpret_cast<const char*>(v.data()), v.size());
+            // A non-null pointer even for no bytes: borrowed, not scratch.
+            e.borrowed = v.empty() ? "" : reinterpret_cast<const char*>(v.data());
+            e.length = v.size();
             return e;
         }
     };

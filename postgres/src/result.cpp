@@ -1,23 +1,42 @@
 #include "sluice/postgres/result.hpp"
 
 #include <cstdlib>
+#include <utility>
 
 #include "codec.hpp"
 #include "handle.hpp"
 
 namespace sluice::postgres {
 
-Result::Result(std::unique_ptr<Handle> handle, Format format) : handle_(std::move(handle)), format_(format) {
-    if (!handle_->columns) handle_->columns = std::make_shared<const std::vector<Column>>(
-                                 detail::columns_of(handle_->result.get()));
+Result::Result(pg_result* result, std::shared_ptr<const std::vector<Column>> columns, Format format)
+    : result_(result), columns_(std::move(columns)), format_(format) {
+    if (!columns_) {
+        try {
+            columns_ = std::make_shared<const std::vector<Column>>(detail::columns_of(result_));
+        } catch (...) {
+            PQclear(result_);
+            throw;
+        }
+    }
 }
-Result::Result(Result&&) noexcept = default;
-Result& Result::operator=(Result&&) noexcept = default;
-Result::~Result() = default;
+Result::Result(Result&& other) noexcept
+    : result_(std::exchange(other.result_, nullptr)), columns_(std::move(other.columns_)), format_(other.format_) {}
+Result& Result::operator=(Result&& other) noexcept {
+    if (this != &other) {
+        if (result_ != nullptr) PQclear(result_);
+        result_ = std::exchange(other.result_, nullptr);
+        columns_ = std::move(other.columns_);
+        format_ = other.format_;
+    }
+    return *this;
+}
+Result::~Result() {
+    if (result_ != nullptr) PQclear(result_);
+}
 
-const std::vector<Column>& Result::columns() const noexcept { return *handle_->columns; }
+const std::vector<Column>& Result::columns() const noexcept { return *columns_; }
 
-int Result::size() const noexcept { return PQntuples(handle_->result.get()); }
+int Result::size() const noexcept { return PQntuples(result_); }
 
 Row Result::row(int index) const {
     if (index < 0 || index >= size())
@@ -27,12 +46,12 @@ Row Result::row(int index) const {
 }
 
 std::uint64_t Result::affected_rows() const {
-    const char* n = PQcmdTuples(handle_->result.get());
+    const char* n = PQcmdTuples(result_);
     return (n != nullptr && *n != '\0') ? std::strtoull(n, nullptr, 10) : 0;
 }
 
 std::string Result::command_tag() const {
-    const char* tag = PQcmdStatus(handle_->result.get());
+    const char* tag = PQcmdStatus(result_);
     return tag != nullptr ? tag : "";
 }
 
@@ -47,7 +66,7 @@ const Column& Row::column(int index) const {
 
 bool Row::is_null(int index) const {
     column(index);
-    return PQgetisnull(result_->handle_->result.get(), index_, index) != 0;
+    return PQgetisnull(result_->result_, index_, index) != 0;
 }
 
 namespace {
@@ -73,7 +92,7 @@ Field field_of(const PGresult* r, int row, int column) {
 
 std::optional<std::string_view> Row::raw(int index) const {
     column(index);
-    const Field f = field_of(result_->handle_->result.get(), index_, index);
+    const Field f = field_of(result_->result_, index_, index);
     if (f.null) return std::nullopt;
     return f.bytes;
 }
@@ -81,7 +100,7 @@ std::optional<std::string_view> Row::raw(int index) const {
 #define SLUICE_PG_READ(name, value_type, decoder)                                                  \
     std::optional<value_type> Row::name(int index) const {                                            \
         const Column& c = column(index);                                                     \
-        const Field f = field_of(result_->handle_->result.get(), index_, index);             \
+        const Field f = field_of(result_->result_, index_, index);             \
         if (f.null) return std::nullopt;                                                     \
         return detail::decoder(f.bytes, c.type, result_->format(), detail::FieldName(c, index));       \
     }

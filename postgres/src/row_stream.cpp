@@ -33,10 +33,7 @@ const Row* RowStream::next() {
         }
         const ExecStatusType status = PQresultStatus(r.get());
         if (status == PGRES_SINGLE_TUPLE && !s.failure) {
-            auto handle = std::make_unique<Result::Handle>();
-            handle->result = std::move(r);
-            handle->columns = s.columns;
-            s.current.emplace(Result(std::move(handle), s.format));
+            s.current.emplace(Result(r.release(), s.columns, s.format));
             s.row.emplace(s.current->row(0));
             ++s.rows;
             return &*s.row;

@@ -23,6 +23,8 @@
 #include "sluice/postgres/error.hpp"
 #include "sluice/postgres/param.hpp"
 
+struct pg_result;  // libpq's PGresult (libpq-fe.h), opaque here
+
 namespace sluice::postgres {
 
 using Oid = std::uint32_t;
@@ -129,10 +131,14 @@ private:
     friend class Connection;
     friend class Row;
     friend class RowStream;
-    struct Handle;
-    Result(std::unique_ptr<Handle> handle, Format format);
+    // Takes ownership of `result` (PQclear at the end). `columns` are the
+    // statement's described ones when they are the result's, else null (then
+    // read from the result). Held in the object itself: a result costs no
+    // allocation beyond libpq's own.
+    Result(pg_result* result, std::shared_ptr<const std::vector<Column>> columns, Format format);
 
-    std::unique_ptr<Handle> handle_;
+    pg_result* result_ = nullptr;
+    std::shared_ptr<const std::vector<Column>> columns_;
     Format format_;
 };
 
