@@ -24,6 +24,11 @@
 
 #include "sluice/postgres/connection.hpp"
 
+// [[gnu::hot]] marks what runs once per statement or row: GCC places those
+// functions together (.text.hot), with the layer's own, so a query's path
+// touches a few code pages rather than a dozen spread over the program (a
+// client that waited on the server resumes with cold caches and TLB).
+
 // What a loop or a `query one` reads: a whole result (query one, a cursor's
 // batch) or a stream's current row.
 struct keal_nsql_rows {
@@ -75,7 +80,7 @@ struct Runtime {
     bool trace = false;
 };
 
-Runtime& rt() {
+[[gnu::hot]] Runtime& rt() {
     static Runtime* r = new Runtime();  // never destroyed: see the top of the file
     return *r;
 }
@@ -150,7 +155,7 @@ std::vector<pg::Oid> param_oids(const keal_nsql_site* site) {
     return oids;
 }
 
-pg::Param param_of(unsigned char kind, const keal_nsql_param& p) {
+[[gnu::hot]] pg::Param param_of(unsigned char kind, const keal_nsql_param& p) {
     if (p.is_null) return pg::Param(nullptr);
     switch (kind) {
         case KEAL_NSQL_INT: return pg::Param(static_cast<long long>(p.i));
@@ -168,11 +173,10 @@ pg::Param param_of(unsigned char kind, const keal_nsql_param& p) {
 // for its integer, float and bool parameters.
 class Params {
 public:
-    Params(const keal_nsql_site* site, const keal_nsql_param* given) : count_(static_cast<std::size_t>(site->nparams)) {
+    [[gnu::hot]] Params(const keal_nsql_site* site, const keal_nsql_param* given) : count_(static_cast<std::size_t>(site->nparams)) {
         pg::Param* at = count_ <= kInline ? inline_params() : nullptr;
-        if (at == nullptr) {
-            heap_.reserve(count_);
-            for (std::size_t i = 0; i < count_; ++i) heap_.push_back(param_of(site->param_kinds[i], given[i]));
+        if (at == nullptr) [[unlikely]] {
+            on_heap(site, given);
             return;
         }
         for (std::size_t i = 0; i < count_; ++i) {
@@ -180,7 +184,7 @@ public:
             built_ = i + 1;
         }
     }
-    ~Params() {
+    [[gnu::hot]] ~Params() {
         for (std::size_t i = 0; i < built_; ++i) inline_params()[i].~Param();
     }
     Params(const Params&) = delete;
@@ -192,6 +196,10 @@ public:
 
 private:
     static constexpr std::size_t kInline = 8;
+    [[gnu::noinline]] void on_heap(const keal_nsql_site* site, const keal_nsql_param* given) {
+        heap_.reserve(count_);
+        for (std::size_t i = 0; i < count_; ++i) heap_.push_back(param_of(site->param_kinds[i], given[i]));
+    }
     pg::Param* inline_params() const { return std::launder(reinterpret_cast<pg::Param*>(storage_)); }
 
     std::size_t count_;
@@ -251,10 +259,10 @@ struct Busy {
     ~Busy() { --rt().busy; }
 };
 
-// The site's own prepared statement (exec, query one, streamed loops).
-const pg::Statement& statement(const keal_nsql_site* site) {
-    SiteState& s = rt().sites[static_cast<std::size_t>(site->id)];
-    if (!s.statement) {
+// Prepares the site's statement: once per connection, kept out of the hot
+// path below.
+[[gnu::noinline]] void prepare_site(const keal_nsql_site* site, SiteState& s) {
+    {
         pg::Connection& c = connection(site->line);
         Busy busy;
         try {
@@ -265,6 +273,13 @@ const pg::Statement& statement(const keal_nsql_site* site) {
         traced(site->line);
         if (site->ncolumns > 0) check_columns(site, s.statement->columns());
     }
+}
+
+// The site's own prepared statement (exec, query one, streamed loops).
+[[gnu::hot]] const pg::Statement& statement(const keal_nsql_site* site) {
+    SiteState& s = rt().sites[static_cast<std::size_t>(site->id)];
+    if (!s.statement) [[unlikely]]
+        prepare_site(site, s);
     return *s.statement;
 }
 
@@ -274,7 +289,7 @@ std::string cursor_name(int depth) { return "keal_cursor_" + std::to_string(dept
 
 namespace {
 
-keal_nsql_rows* one_holder(const keal_nsql_site* site) {
+[[gnu::hot]] keal_nsql_rows* one_holder(const keal_nsql_site* site) {
     auto& h = rt().sites[static_cast<std::size_t>(site->id)].one;
     if (!h) {
         h = std::make_unique<keal_nsql_rows>();
@@ -304,7 +319,7 @@ void keal_nsql_start(const char* source_file, int site_count) {
     r.trace = trace != nullptr && *trace != '\0' && std::strcmp(trace, "0") != 0;
 }
 
-void keal_nsql_exec(const keal_nsql_site* site, const keal_nsql_param* params) {
+[[gnu::hot]] void keal_nsql_exec(const keal_nsql_site* site, const keal_nsql_param* params) {
     const pg::Statement& s = statement(site);
     Busy busy;
     try {
@@ -314,7 +329,7 @@ void keal_nsql_exec(const keal_nsql_site* site, const keal_nsql_param* params) {
     }
 }
 
-keal_nsql_rows* keal_nsql_one(const keal_nsql_site* site, const keal_nsql_param* params) {
+[[gnu::hot]] keal_nsql_rows* keal_nsql_one(const keal_nsql_site* site, const keal_nsql_param* params) {
     const pg::Statement& s = statement(site);
     keal_nsql_rows* rows = one_holder(site);
     rows->site = site;
@@ -379,7 +394,7 @@ keal_nsql_rows* keal_nsql_open(const keal_nsql_site* site, const keal_nsql_param
     return rows.release();
 }
 
-int keal_nsql_next(keal_nsql_rows* rows) {
+[[gnu::hot]] int keal_nsql_next(keal_nsql_rows* rows) {
     Runtime& r = rt();
     const int line = rows->site->line;
     if (rows->exhausted) return 0;
@@ -417,7 +432,7 @@ int keal_nsql_next(keal_nsql_rows* rows) {
     return 1;
 }
 
-void keal_nsql_close(keal_nsql_rows* rows) {
+[[gnu::hot]] void keal_nsql_close(keal_nsql_rows* rows) {
     Runtime& r = rt();
     if (rows->stream) {
         rows->streamed = nullptr;
@@ -443,23 +458,23 @@ void keal_nsql_close(keal_nsql_rows* rows) {
     }
 }
 
-int keal_nsql_is_null(const keal_nsql_rows* rows, int column) {
+[[gnu::hot]] int keal_nsql_is_null(const keal_nsql_rows* rows, int column) {
     return read_field(rows, [&](const pg::Row& row) { return row.is_null(column) ? 1 : 0; });
 }
 
-int64_t keal_nsql_int(const keal_nsql_rows* rows, int column) {
+[[gnu::hot]] int64_t keal_nsql_int(const keal_nsql_rows* rows, int column) {
     return read_field(rows, [&](const pg::Row& row) { return row.get<std::int64_t>(column); });
 }
 
-double keal_nsql_float(const keal_nsql_rows* rows, int column) {
+[[gnu::hot]] double keal_nsql_float(const keal_nsql_rows* rows, int column) {
     return read_field(rows, [&](const pg::Row& row) { return row.get<double>(column); });
 }
 
-int keal_nsql_bool(const keal_nsql_rows* rows, int column) {
+[[gnu::hot]] int keal_nsql_bool(const keal_nsql_rows* rows, int column) {
     return read_field(rows, [&](const pg::Row& row) { return row.get<bool>(column) ? 1 : 0; });
 }
 
-const char* keal_nsql_bytes(const keal_nsql_rows* rows, int column, int64_t* len) {
+[[gnu::hot]] const char* keal_nsql_bytes(const keal_nsql_rows* rows, int column, int64_t* len) {
     // bytea's binary form is the bytes themselves; text is checked as text.
     const bool bytes = rows->site->column_kinds[column] == KEAL_NSQL_BYTES;
     const std::string_view v = read_field(rows, [&](const pg::Row& row) {

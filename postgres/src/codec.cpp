@@ -6,6 +6,9 @@
 #include <cstring>
 #include <limits>
 
+// [[gnu::hot]]: the encoders and decoders of every executed statement and
+// row, placed together (see result.cpp).
+
 namespace sluice::postgres::detail {
 
 namespace {
@@ -13,8 +16,13 @@ namespace {
 template <class U>
 void put_big_endian(EncodedParam& e, U v) {
     static_assert(sizeof(U) <= EncodedParam::kScratch);
-    for (int shift = (sizeof(U) - 1) * 8; shift >= 0; shift -= 8)
-        e.scratch[e.length++] = static_cast<char>((v >> shift) & 0xFF);
+    if constexpr (std::endian::native == std::endian::little) {
+        if constexpr (sizeof(U) == 8) v = __builtin_bswap64(v);
+        else if constexpr (sizeof(U) == 4) v = __builtin_bswap32(v);
+        else if constexpr (sizeof(U) == 2) v = __builtin_bswap16(v);
+    }
+    std::memcpy(e.scratch, &v, sizeof(U));
+    e.length = sizeof(U);
 }
 
 // A literal or short text made here, into the scratch room (every caller's
@@ -36,8 +44,13 @@ std::string_view float_chars(double v, char (&buf)[EncodedParam::kScratch]) {
 
 template <class U>
 U get_big_endian(std::string_view bytes) {
-    U v = 0;
-    for (std::size_t i = 0; i < sizeof(U); ++i) v = static_cast<U>((v << 8) | static_cast<unsigned char>(bytes[i]));
+    U v;
+    std::memcpy(&v, bytes.data(), sizeof(U));
+    if constexpr (std::endian::native == std::endian::little) {
+        if constexpr (sizeof(U) == 8) v = __builtin_bswap64(v);
+        else if constexpr (sizeof(U) == 4) v = __builtin_bswap32(v);
+        else if constexpr (sizeof(U) == 2) v = __builtin_bswap16(v);
+    }
     return v;
 }
 
@@ -130,6 +143,27 @@ int hex_digit(char c) {
     return -1;
 }
 
+// The text-format readings, apart from the binary ones above them (which
+// stay small, with the per-row code).
+[[gnu::noinline]] std::int64_t int_of_text(std::string_view bytes, const FieldName& what) {
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
+    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
+        fail(what, "not an integer: " + printable(bytes));
+    return v;
+}
+
+[[gnu::noinline]] double float_of_text(std::string_view bytes, const FieldName& what) {
+    if (bytes == "NaN") return std::numeric_limits<double>::quiet_NaN();
+    if (bytes == "Infinity") return std::numeric_limits<double>::infinity();
+    if (bytes == "-Infinity") return -std::numeric_limits<double>::infinity();
+    double v = 0;
+    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
+    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
+        fail(what, "not a float: " + printable(bytes));
+    return v;
+}
+
 }  // namespace
 
 std::string FieldName::str() const {
@@ -142,7 +176,7 @@ std::string float_text(double v) {
     return std::string(float_chars(v, buf));
 }
 
-EncodedParam encode_param(const Param& param, Oid target, int position) {
+[[gnu::hot]] EncodedParam encode_param(const Param& param, Oid target, int position) {
     struct Visitor {
         Oid target;
         int position;
@@ -179,7 +213,7 @@ EncodedParam encode_param(const Param& param, Oid target, int position) {
     return std::visit(Visitor{target, position}, param.value());
 }
 
-std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::int8 && type != type_oid::int4 && type != type_oid::int2)
         fail(what, "a " + type_name(type) + " cannot be read as an integer");
     if (format == Format::binary) {
@@ -191,14 +225,10 @@ std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const F
         if (want == 4) return static_cast<std::int32_t>(get_big_endian<std::uint32_t>(bytes));
         return static_cast<std::int16_t>(get_big_endian<std::uint16_t>(bytes));
     }
-    std::int64_t v = 0;
-    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
-    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
-        fail(what, "not an integer: " + printable(bytes));
-    return v;
+    return int_of_text(bytes, what);
 }
 
-double decode_float(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] double decode_float(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::float8 && type != type_oid::float4)
         fail(what, "a " + type_name(type) + " cannot be read as a float");
     if (format == Format::binary) {
@@ -209,17 +239,10 @@ double decode_float(std::string_view bytes, Oid type, Format format, const Field
         if (want == 8) return std::bit_cast<double>(get_big_endian<std::uint64_t>(bytes));
         return static_cast<double>(std::bit_cast<float>(get_big_endian<std::uint32_t>(bytes)));
     }
-    if (bytes == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    if (bytes == "Infinity") return std::numeric_limits<double>::infinity();
-    if (bytes == "-Infinity") return -std::numeric_limits<double>::infinity();
-    double v = 0;
-    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
-    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
-        fail(what, "not a float: " + printable(bytes));
-    return v;
+    return float_of_text(bytes, what);
 }
 
-bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::boolean) fail(what, "a " + type_name(type) + " cannot be read as a bool");
     if (format == Format::binary) {
         if (bytes.size() != 1 || static_cast<unsigned char>(bytes[0]) > 1)
@@ -231,7 +254,7 @@ bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldNam
     fail(what, "not a bool: " + printable(bytes));
 }
 
-std::string_view decode_text(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] std::string_view decode_text(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (format == Format::binary && !is_text_like(type))
         fail(what, "a " + type_name(type) + " in binary format cannot be read as text (use Format::text)");
     return bytes;

@@ -3,11 +3,16 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <new>
 #include <span>
+#include <type_traits>
 
 #include "codec.hpp"
 #include "handle.hpp"
 #include "sluice/postgres/copy.hpp"
+
+// [[gnu::hot]]: what executing a prepared statement runs each time, placed
+// with the rest of the per-statement path (see result.cpp).
 
 namespace sluice::postgres {
 
@@ -72,7 +77,7 @@ std::string describe_target(PGconn* c) {
     return text(PQuser(c)) + "@" + host + ":" + text(PQport(c)) + "/" + text(PQdb(c));
 }
 
-bool succeeded(const PGresult* r) {
+[[gnu::hot]] bool succeeded(const PGresult* r) {
     if (r == nullptr) return false;
     const ExecStatusType s = PQresultStatus(r);
     return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK || s == PGRES_SINGLE_TUPLE;
@@ -89,7 +94,7 @@ void notice_trampoline(void* arg, const PGresult* r) {
 // allocates nothing here.
 class Encoded {
 public:
-    Encoded(std::span<const Param> given, const std::vector<Oid>* targets) : count_(given.size()) {
+    [[gnu::hot]] Encoded(std::span<const Param> given, const std::vector<Oid>* targets) : count_(given.size()) {
         if (count_ > kInline) {
             heap_params_ = std::make_unique<detail::EncodedParam[]>(count_);
             heap_types_ = std::make_unique<Oid[]>(count_);
@@ -97,13 +102,15 @@ public:
             heap_lengths_ = std::make_unique<int[]>(count_);
             heap_formats_ = std::make_unique<int[]>(count_);
         }
-        detail::EncodedParam* params = count_ > kInline ? heap_params_.get() : params_;
+        detail::EncodedParam* params = count_ > kInline ? heap_params_.get() : inline_params();
         Oid* types = count_ > kInline ? heap_types_.get() : types_;
         const char** values = count_ > kInline ? heap_values_.get() : values_;
         int* lengths = count_ > kInline ? heap_lengths_.get() : lengths_;
         int* formats = count_ > kInline ? heap_formats_.get() : formats_;
         for (std::size_t i = 0; i < count_; ++i) {
-            params[i] = detail::encode_param(given[i], targets != nullptr ? (*targets)[i] : 0, static_cast<int>(i + 1));
+            // Constructed in place (the inline slots start raw: see below).
+            new (params + i) detail::EncodedParam(
+                detail::encode_param(given[i], targets != nullptr ? (*targets)[i] : 0, static_cast<int>(i + 1)));
             types[i] = params[i].type;
             values[i] = params[i].data();
             lengths[i] = static_cast<int>(params[i].length);
@@ -122,8 +129,12 @@ public:
 private:
     static constexpr std::size_t kInline = 8;
     std::size_t count_;
-    // Left uninitialized: only the first count_ are written, then read.
-    detail::EncodedParam params_[kInline];
+    // Raw storage, not EncodedParam[kInline]: only the first count_ are
+    // constructed, so a one-parameter statement initializes one, not eight.
+    // EncodedParam is trivially destructible: nothing to destroy.
+    static_assert(std::is_trivially_destructible_v<detail::EncodedParam>);
+    detail::EncodedParam* inline_params() { return std::launder(reinterpret_cast<detail::EncodedParam*>(params_)); }
+    alignas(detail::EncodedParam) unsigned char params_[kInline * sizeof(detail::EncodedParam)];
     Oid types_[kInline];
     const char* values_[kInline];
     int lengths_[kInline];
@@ -162,7 +173,7 @@ Connection Connection::from_environment(const std::optional<std::string>& url) {
     return open(resolve_conninfo(url, env != nullptr ? std::optional<std::string>(env) : std::nullopt));
 }
 
-void Connection::require_no_stream(const char* what) const {
+[[gnu::hot]] void Connection::require_no_stream(const char* what) const {
     if (session_->streaming)
         throw Error(ErrorKind::usage, std::string(what) + " while a row stream is open on the connection");
 }
@@ -213,14 +224,14 @@ Statement Connection::describe(const std::string& sql, const std::vector<Oid>& p
 }
 
 namespace {
-void check_parameter_count(const Statement& s, std::size_t given) {
+[[gnu::hot]] void check_parameter_count(const Statement& s, std::size_t given) {
     if (s.param_types().size() != given)
         throw Error(ErrorKind::usage, "statement has " + std::to_string(s.param_types().size()) +
                                           " parameters, " + std::to_string(given) + " given: " + s.sql());
 }
 }  // namespace
 
-Result Connection::execute(const Statement& s, std::span<const Param> params, Format format) {
+[[gnu::hot]] Result Connection::execute(const Statement& s, std::span<const Param> params, Format format) {
     if (s.connection_serial_ != session_->serial)
         throw Error(ErrorKind::usage, "statement was not prepared on this connection: " + s.sql());
     check_parameter_count(s, params.size());
@@ -280,7 +291,7 @@ std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& p
     return rows;
 }
 
-RowStream Connection::open_stream(const Statement& s, std::span<const Param> params, Format format) {
+[[gnu::hot]] RowStream Connection::open_stream(const Statement& s, std::span<const Param> params, Format format) {
     if (s.connection_serial_ != session_->serial)
         throw Error(ErrorKind::usage, "statement was not prepared on this connection: " + s.sql());
     check_parameter_count(s, params.size());

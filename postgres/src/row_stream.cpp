@@ -19,7 +19,7 @@ RowStream::~RowStream() { close(); }
 bool RowStream::open() const noexcept { return state_ && state_->open; }
 std::uint64_t RowStream::rows() const noexcept { return state_ ? state_->rows : 0; }
 
-const Row* RowStream::next() {
+[[gnu::hot]] const Row* RowStream::next() {
     if (!open()) return nullptr;
     State& s = *state_;
     s.row.reset();
