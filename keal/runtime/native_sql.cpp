@@ -462,26 +462,40 @@ keal_nsql_rows* keal_nsql_open(const keal_nsql_site* site, const keal_nsql_param
     return read_field(rows, [&](const pg::Row& row) { return row.is_null(column) ? 1 : 0; });
 }
 
+// Each reader checks for NULL itself (22004, keal_nsql_null): the emitted
+// code then asks keal_nsql_is_null only for a column declared nullable, and
+// a non-null column costs one call.
 [[gnu::hot]] int64_t keal_nsql_int(const keal_nsql_rows* rows, int column) {
-    return read_field(rows, [&](const pg::Row& row) { return row.get<std::int64_t>(column); });
+    const auto v = read_field(rows, [&](const pg::Row& row) { return row.get<std::optional<std::int64_t>>(column); });
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    return *v;
 }
 
 [[gnu::hot]] double keal_nsql_float(const keal_nsql_rows* rows, int column) {
-    return read_field(rows, [&](const pg::Row& row) { return row.get<double>(column); });
+    const auto v = read_field(rows, [&](const pg::Row& row) { return row.get<std::optional<double>>(column); });
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    return *v;
 }
 
 [[gnu::hot]] int keal_nsql_bool(const keal_nsql_rows* rows, int column) {
-    return read_field(rows, [&](const pg::Row& row) { return row.get<bool>(column) ? 1 : 0; });
+    const auto v = read_field(rows, [&](const pg::Row& row) { return row.get<std::optional<bool>>(column); });
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    return *v ? 1 : 0;
 }
 
 [[gnu::hot]] const char* keal_nsql_bytes(const keal_nsql_rows* rows, int column, int64_t* len) {
     // bytea's binary form is the bytes themselves; text is checked as text.
     const bool bytes = rows->site->column_kinds[column] == KEAL_NSQL_BYTES;
-    const std::string_view v = read_field(rows, [&](const pg::Row& row) {
-        return bytes ? row.raw(column).value_or(std::string_view()) : row.get<std::string_view>(column);
+    const std::optional<std::string_view> v = read_field(rows, [&](const pg::Row& row) {
+        return bytes ? row.raw(column) : row.get<std::optional<std::string_view>>(column);
     });
-    *len = static_cast<int64_t>(v.size());
-    return v.data();
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    *len = static_cast<int64_t>(v->size());
+    return v->data();
 }
 
 void keal_nsql_null(const keal_nsql_rows* rows, int column) {

@@ -40,7 +40,6 @@ namespace sluice::postgres {
     if (result_ != nullptr) PQclear(result_);
 }
 
-[[gnu::hot]] const std::vector<Column>& Result::columns() const noexcept { return *columns_; }
 
 [[gnu::hot]] int Result::size() const noexcept { return PQntuples(result_); }
 
@@ -61,13 +60,9 @@ std::string Result::command_tag() const {
     return tag != nullptr ? tag : "";
 }
 
-[[gnu::hot]] int Row::size() const noexcept { return static_cast<int>(result_->columns().size()); }
-
-[[gnu::hot]] const Column& Row::column(int index) const {
-    if (index < 0 || index >= size())
-        throw Error(ErrorKind::usage, "column " + std::to_string(index) + " of a row with " +
-                                          std::to_string(size()) + " columns");
-    return result_->columns()[static_cast<std::size_t>(index)];
+void Row::throw_no_column(int index) const {
+    throw Error(ErrorKind::usage, "column " + std::to_string(index) + " of a row with " + std::to_string(size()) +
+                                      " columns");
 }
 
 [[gnu::hot]] bool Row::is_null(int index) const {

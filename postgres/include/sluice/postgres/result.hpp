@@ -67,6 +67,7 @@ class RowStream;
 
 class Row {
 public:
+    // Inline (below Result): a typed read checks its column every time.
     int size() const noexcept;
     const Column& column(int index) const;
     bool is_null(int column) const;
@@ -88,6 +89,7 @@ private:
     std::optional<std::string_view> read_text(int column) const;
     std::optional<Bytes> read_bytes(int column) const;
     [[noreturn]] void throw_null(int column) const;
+    [[noreturn]] void throw_no_column(int column) const;
 
     const Result* result_;
     int index_;
@@ -102,7 +104,7 @@ public:
     int size() const noexcept;  // number of rows
     bool empty() const noexcept { return size() == 0; }
     Row row(int index) const;
-    const std::vector<Column>& columns() const noexcept;
+    const std::vector<Column>& columns() const noexcept { return *columns_; }
     Format format() const noexcept { return format_; }
     // Rows affected by INSERT/UPDATE/DELETE/COPY (also SELECT's row count).
     std::uint64_t affected_rows() const;
@@ -141,6 +143,14 @@ private:
     std::shared_ptr<const std::vector<Column>> columns_;
     Format format_;
 };
+
+inline int Row::size() const noexcept { return static_cast<int>(result_->columns_->size()); }
+
+inline const Column& Row::column(int index) const {
+    if (index < 0 || index >= size()) [[unlikely]]
+        throw_no_column(index);
+    return (*result_->columns_)[static_cast<std::size_t>(index)];
+}
 
 namespace detail {
 template <class T>
