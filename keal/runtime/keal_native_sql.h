@@ -84,7 +84,9 @@ int keal_nsql_next(keal_nsql_rows *rows);
 /* Ends a loop (also early: break, return) or a `query one`. */
 void keal_nsql_close(keal_nsql_rows *rows);
 
-/* The current row's columns (0-based), of the declared kinds. */
+/* The current row's columns (0-based), of the declared kinds. A reader
+ * meeting NULL ends the program with 22004 (as keal_nsql_null): code reads
+ * a nullable column only after keal_nsql_is_null said it is not NULL. */
 int keal_nsql_is_null(const keal_nsql_rows *rows, int column);
 int64_t keal_nsql_int(const keal_nsql_rows *rows, int column);
 double keal_nsql_float(const keal_nsql_rows *rows, int column);

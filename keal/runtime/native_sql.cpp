@@ -16,11 +16,40 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "sluice/postgres/connection.hpp"
+
+// [[gnu::hot]] marks what runs once per statement or row: GCC places those
+// functions together (.text.hot), with the layer's own, so a query's path
+// touches a few code pages rather than a dozen spread over the program (a
+// client that waited on the server resumes with cold caches and TLB).
+
+// What a loop or a `query one` reads: a whole result (query one, a cursor's
+// batch) or a stream's current row.
+struct keal_nsql_rows {
+    const keal_nsql_site* site = nullptr;
+    std::optional<sluice::postgres::Result> batch;  // query one, cursor loops
+    int index = -1;                                 // the current row in batch
+    std::optional<sluice::postgres::Row> current;   // batch's row `index`, made once per row
+    std::optional<sluice::postgres::RowStream> stream;
+    const sluice::postgres::Row* streamed = nullptr;  // the stream's current row
+    bool cancel_on_close = false;                     // stream: stopping early may cancel
+    int cursor_depth = -1;                            // cursor loops
+    bool exhausted = false;
+    bool owned = true;  // false for the per-site `query one` holder
+
+    const sluice::postgres::Row& row() const { return streamed != nullptr ? *streamed : *current; }
+    // Makes batch's row `i` the current one.
+    void at(int i) {
+        index = i;
+        current.emplace(batch->row(i));
+    }
+};
 
 namespace {
 
@@ -30,6 +59,7 @@ constexpr int kCursorBatch = 1000;
 
 struct SiteState {
     std::optional<pg::Statement> statement;          // exec, query one, streamed loops
+    std::unique_ptr<keal_nsql_rows> one;             // what `query one` returns, reused
     bool columns_checked = false;                    // the declared row was compared once
     std::vector<std::optional<pg::Statement>> declare;  // per cursor depth
 };
@@ -50,7 +80,7 @@ struct Runtime {
     bool trace = false;
 };
 
-Runtime& rt() {
+[[gnu::hot]] Runtime& rt() {
     static Runtime* r = new Runtime();  // never destroyed: see the top of the file
     return *r;
 }
@@ -125,28 +155,58 @@ std::vector<pg::Oid> param_oids(const keal_nsql_site* site) {
     return oids;
 }
 
-std::vector<pg::Param> params_of(const keal_nsql_site* site, const keal_nsql_param* given) {
-    std::vector<pg::Param> params;
-    params.reserve(static_cast<std::size_t>(site->nparams));
-    for (int i = 0; i < site->nparams; ++i) {
-        const keal_nsql_param& p = given[i];
-        if (p.is_null) {
-            params.emplace_back(nullptr);
-            continue;
+[[gnu::hot]] pg::Param param_of(unsigned char kind, const keal_nsql_param& p) {
+    if (p.is_null) return pg::Param(nullptr);
+    switch (kind) {
+        case KEAL_NSQL_INT: return pg::Param(static_cast<long long>(p.i));
+        case KEAL_NSQL_FLOAT: return pg::Param(p.f);
+        case KEAL_NSQL_BOOL: return pg::Param(p.i != 0);
+        case KEAL_NSQL_BYTES:
+            return pg::Param(pg::Bytes(reinterpret_cast<const std::uint8_t*>(p.ptr),
+                                       reinterpret_cast<const std::uint8_t*>(p.ptr) + p.len));
+        default: return pg::Param(std::string_view(p.ptr, static_cast<std::size_t>(p.len)));
+    }
+}
+
+// A statement's parameters as the layer takes them, built on the stack for
+// up to kInline of them: a statement executed in a loop allocates nothing
+// for its integer, float and bool parameters.
+class Params {
+public:
+    [[gnu::hot]] Params(const keal_nsql_site* site, const keal_nsql_param* given) : count_(static_cast<std::size_t>(site->nparams)) {
+        pg::Param* at = count_ <= kInline ? inline_params() : nullptr;
+        if (at == nullptr) [[unlikely]] {
+            on_heap(site, given);
+            return;
         }
-        switch (site->param_kinds[i]) {
-            case KEAL_NSQL_INT: params.emplace_back(static_cast<long long>(p.i)); break;
-            case KEAL_NSQL_FLOAT: params.emplace_back(p.f); break;
-            case KEAL_NSQL_BOOL: params.emplace_back(p.i != 0); break;
-            case KEAL_NSQL_BYTES:
-                params.emplace_back(pg::Bytes(reinterpret_cast<const std::uint8_t*>(p.ptr),
-                                              reinterpret_cast<const std::uint8_t*>(p.ptr) + p.len));
-                break;
-            default: params.emplace_back(std::string_view(p.ptr, static_cast<std::size_t>(p.len))); break;
+        for (std::size_t i = 0; i < count_; ++i) {
+            new (at + i) pg::Param(param_of(site->param_kinds[i], given[i]));
+            built_ = i + 1;
         }
     }
-    return params;
-}
+    [[gnu::hot]] ~Params() {
+        for (std::size_t i = 0; i < built_; ++i) inline_params()[i].~Param();
+    }
+    Params(const Params&) = delete;
+    Params& operator=(const Params&) = delete;
+
+    std::span<const pg::Param> span() const {
+        return count_ <= kInline ? std::span<const pg::Param>(inline_params(), count_) : std::span<const pg::Param>(heap_);
+    }
+
+private:
+    static constexpr std::size_t kInline = 8;
+    [[gnu::noinline]] void on_heap(const keal_nsql_site* site, const keal_nsql_param* given) {
+        heap_.reserve(count_);
+        for (std::size_t i = 0; i < count_; ++i) heap_.push_back(param_of(site->param_kinds[i], given[i]));
+    }
+    pg::Param* inline_params() const { return std::launder(reinterpret_cast<pg::Param*>(storage_)); }
+
+    std::size_t count_;
+    std::size_t built_ = 0;
+    alignas(pg::Param) mutable unsigned char storage_[kInline * sizeof(pg::Param)];
+    std::vector<pg::Param> heap_;
+};
 
 const char* kind_name(unsigned char kind) {
     switch (kind) {
@@ -199,10 +259,10 @@ struct Busy {
     ~Busy() { --rt().busy; }
 };
 
-// The site's own prepared statement (exec, query one, streamed loops).
-const pg::Statement& statement(const keal_nsql_site* site) {
-    SiteState& s = rt().sites[static_cast<std::size_t>(site->id)];
-    if (!s.statement) {
+// Prepares the site's statement: once per connection, kept out of the hot
+// path below.
+[[gnu::noinline]] void prepare_site(const keal_nsql_site* site, SiteState& s) {
+    {
         pg::Connection& c = connection(site->line);
         Busy busy;
         try {
@@ -213,6 +273,13 @@ const pg::Statement& statement(const keal_nsql_site* site) {
         traced(site->line);
         if (site->ncolumns > 0) check_columns(site, s.statement->columns());
     }
+}
+
+// The site's own prepared statement (exec, query one, streamed loops).
+[[gnu::hot]] const pg::Statement& statement(const keal_nsql_site* site) {
+    SiteState& s = rt().sites[static_cast<std::size_t>(site->id)];
+    if (!s.statement) [[unlikely]]
+        prepare_site(site, s);
     return *s.statement;
 }
 
@@ -220,30 +287,14 @@ std::string cursor_name(int depth) { return "keal_cursor_" + std::to_string(dept
 
 }  // namespace
 
-// What a loop or a `query one` reads: a whole result (query one, a cursor's
-// batch) or a stream's current row.
-struct keal_nsql_rows {
-    const keal_nsql_site* site = nullptr;
-    std::optional<pg::Result> batch;  // query one, cursor loops
-    int index = -1;                   // the current row in batch
-    std::optional<pg::RowStream> stream;
-    const pg::Row* streamed = nullptr;  // the stream's current row
-    bool cancel_on_close = false;       // stream: stopping early may cancel
-    int cursor_depth = -1;              // cursor loops
-    bool exhausted = false;
-    bool owned = true;  // false for the per-site `query one` holder
-
-    pg::Row row() const { return streamed != nullptr ? *streamed : batch->row(index); }
-};
-
 namespace {
 
-keal_nsql_rows* one_holder(const keal_nsql_site* site) {
-    static std::vector<std::unique_ptr<keal_nsql_rows>>* holders = new std::vector<std::unique_ptr<keal_nsql_rows>>();
-    if (holders->size() < rt().sites.size()) holders->resize(rt().sites.size());
-    auto& h = (*holders)[static_cast<std::size_t>(site->id)];
-    if (!h) h = std::make_unique<keal_nsql_rows>();
-    h->owned = false;
+[[gnu::hot]] keal_nsql_rows* one_holder(const keal_nsql_site* site) {
+    auto& h = rt().sites[static_cast<std::size_t>(site->id)].one;
+    if (!h) {
+        h = std::make_unique<keal_nsql_rows>();
+        h->owned = false;
+    }
     return h.get();
 }
 
@@ -268,31 +319,31 @@ void keal_nsql_start(const char* source_file, int site_count) {
     r.trace = trace != nullptr && *trace != '\0' && std::strcmp(trace, "0") != 0;
 }
 
-void keal_nsql_exec(const keal_nsql_site* site, const keal_nsql_param* params) {
+[[gnu::hot]] void keal_nsql_exec(const keal_nsql_site* site, const keal_nsql_param* params) {
     const pg::Statement& s = statement(site);
     Busy busy;
     try {
-        rt().conn->execute(s, params_of(site, params));
+        rt().conn->execute(s, Params(site, params).span());
     } catch (const pg::Error& e) {
         fail_with(site->line, e);
     }
 }
 
-keal_nsql_rows* keal_nsql_one(const keal_nsql_site* site, const keal_nsql_param* params) {
+[[gnu::hot]] keal_nsql_rows* keal_nsql_one(const keal_nsql_site* site, const keal_nsql_param* params) {
     const pg::Statement& s = statement(site);
     keal_nsql_rows* rows = one_holder(site);
     rows->site = site;
     {
         Busy busy;
         try {
-            rows->batch.emplace(rt().conn->execute(s, params_of(site, params), pg::Format::binary));
+            rows->batch.emplace(rt().conn->execute(s, Params(site, params).span(), pg::Format::binary));
         } catch (const pg::Error& e) {
             fail_with(site->line, e);
         }
     }
     if (rows->batch->empty()) fail_at(site->line, "query returned no rows [P0002]");
     if (rows->batch->size() > 1) fail_at(site->line, "query returned more than one row [P0003]");
-    rows->index = 0;
+    rows->at(0);
     return rows;
 }
 
@@ -306,7 +357,7 @@ keal_nsql_rows* keal_nsql_open(const keal_nsql_site* site, const keal_nsql_param
         // cannot abort anything the program relies on.
         rows->cancel_on_close = !r.conn->in_transaction() && !site->may_write;
         try {
-            rows->stream.emplace(r.conn->open_stream(s, params_of(site, params), pg::Format::binary));
+            rows->stream.emplace(r.conn->open_stream(s, Params(site, params).span(), pg::Format::binary));
         } catch (const pg::Error& e) {
             fail_with(site->line, e);
         }
@@ -334,7 +385,7 @@ keal_nsql_rows* keal_nsql_open(const keal_nsql_site* site, const keal_nsql_param
             fc.emplace(CursorStatements{c.prepare("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + cursor_name(depth)),
                                         c.prepare("CLOSE " + cursor_name(depth))});
         }
-        c.execute(*declare, params_of(site, params));
+        c.execute(*declare, Params(site, params).span());
     } catch (const pg::Error& e) {
         fail_with(site->line, e);
     }
@@ -343,7 +394,7 @@ keal_nsql_rows* keal_nsql_open(const keal_nsql_site* site, const keal_nsql_param
     return rows.release();
 }
 
-int keal_nsql_next(keal_nsql_rows* rows) {
+[[gnu::hot]] int keal_nsql_next(keal_nsql_rows* rows) {
     Runtime& r = rt();
     const int line = rows->site->line;
     if (rows->exhausted) return 0;
@@ -358,7 +409,7 @@ int keal_nsql_next(keal_nsql_rows* rows) {
         return rows->streamed != nullptr;
     }
     if (rows->batch && rows->index + 1 < rows->batch->size()) {
-        ++rows->index;
+        rows->at(rows->index + 1);
         return 1;
     }
     if (rows->batch && rows->batch->size() < kCursorBatch) {
@@ -372,15 +423,16 @@ int keal_nsql_next(keal_nsql_rows* rows) {
     } catch (const pg::Error& e) {
         fail_with(line, e);
     }
-    rows->index = 0;
     if (rows->batch->empty()) {
+        rows->current.reset();
         rows->exhausted = true;
         return 0;
     }
+    rows->at(0);
     return 1;
 }
 
-void keal_nsql_close(keal_nsql_rows* rows) {
+[[gnu::hot]] void keal_nsql_close(keal_nsql_rows* rows) {
     Runtime& r = rt();
     if (rows->stream) {
         rows->streamed = nullptr;
@@ -388,6 +440,7 @@ void keal_nsql_close(keal_nsql_rows* rows) {
         rows->stream.reset();
         --r.busy;
     } else if (rows->cursor_depth >= 0) {
+        rows->current.reset();
         rows->batch.reset();
         try {
             r.conn->execute(r.cursors[static_cast<std::size_t>(rows->cursor_depth)]->close);
@@ -400,34 +453,49 @@ void keal_nsql_close(keal_nsql_rows* rows) {
     if (rows->owned) {
         delete rows;
     } else {
+        rows->current.reset();
         rows->batch.reset();
     }
 }
 
-int keal_nsql_is_null(const keal_nsql_rows* rows, int column) {
+[[gnu::hot]] int keal_nsql_is_null(const keal_nsql_rows* rows, int column) {
     return read_field(rows, [&](const pg::Row& row) { return row.is_null(column) ? 1 : 0; });
 }
 
-int64_t keal_nsql_int(const keal_nsql_rows* rows, int column) {
-    return read_field(rows, [&](const pg::Row& row) { return row.get<std::int64_t>(column); });
+// Each reader checks for NULL itself (22004, keal_nsql_null): the emitted
+// code then asks keal_nsql_is_null only for a column declared nullable, and
+// a non-null column costs one call.
+[[gnu::hot]] int64_t keal_nsql_int(const keal_nsql_rows* rows, int column) {
+    const auto v = read_field(rows, [&](const pg::Row& row) { return row.get<std::optional<std::int64_t>>(column); });
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    return *v;
 }
 
-double keal_nsql_float(const keal_nsql_rows* rows, int column) {
-    return read_field(rows, [&](const pg::Row& row) { return row.get<double>(column); });
+[[gnu::hot]] double keal_nsql_float(const keal_nsql_rows* rows, int column) {
+    const auto v = read_field(rows, [&](const pg::Row& row) { return row.get<std::optional<double>>(column); });
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    return *v;
 }
 
-int keal_nsql_bool(const keal_nsql_rows* rows, int column) {
-    return read_field(rows, [&](const pg::Row& row) { return row.get<bool>(column) ? 1 : 0; });
+[[gnu::hot]] int keal_nsql_bool(const keal_nsql_rows* rows, int column) {
+    const auto v = read_field(rows, [&](const pg::Row& row) { return row.get<std::optional<bool>>(column); });
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    return *v ? 1 : 0;
 }
 
-const char* keal_nsql_bytes(const keal_nsql_rows* rows, int column, int64_t* len) {
+[[gnu::hot]] const char* keal_nsql_bytes(const keal_nsql_rows* rows, int column, int64_t* len) {
     // bytea's binary form is the bytes themselves; text is checked as text.
     const bool bytes = rows->site->column_kinds[column] == KEAL_NSQL_BYTES;
-    const std::string_view v = read_field(rows, [&](const pg::Row& row) {
-        return bytes ? row.raw(column).value_or(std::string_view()) : row.get<std::string_view>(column);
+    const std::optional<std::string_view> v = read_field(rows, [&](const pg::Row& row) {
+        return bytes ? row.raw(column) : row.get<std::optional<std::string_view>>(column);
     });
-    *len = static_cast<int64_t>(v.size());
-    return v.data();
+    if (!v) [[unlikely]]
+        keal_nsql_null(rows, column);
+    *len = static_cast<int64_t>(v->size());
+    return v->data();
 }
 
 void keal_nsql_null(const keal_nsql_rows* rows, int column) {

@@ -6,20 +6,51 @@
 #include <cstring>
 #include <limits>
 
+// [[gnu::hot]]: the encoders and decoders of every executed statement and
+// row, placed together (see result.cpp).
+
 namespace sluice::postgres::detail {
 
 namespace {
 
 template <class U>
-void put_big_endian(std::string& out, U v) {
-    for (int shift = (sizeof(U) - 1) * 8; shift >= 0; shift -= 8)
-        out.push_back(static_cast<char>((v >> shift) & 0xFF));
+void put_big_endian(EncodedParam& e, U v) {
+    static_assert(sizeof(U) <= EncodedParam::kScratch);
+    if constexpr (std::endian::native == std::endian::little) {
+        if constexpr (sizeof(U) == 8) v = __builtin_bswap64(v);
+        else if constexpr (sizeof(U) == 4) v = __builtin_bswap32(v);
+        else if constexpr (sizeof(U) == 2) v = __builtin_bswap16(v);
+    }
+    std::memcpy(e.scratch, &v, sizeof(U));
+    e.length = sizeof(U);
+}
+
+// A literal or short text made here, into the scratch room (every caller's
+// text fits: see EncodedParam::kScratch), NUL-terminated: libpq sends a
+// text-format parameter up to its NUL, whatever its length says.
+void put_text(EncodedParam& e, std::string_view text) {
+    std::memcpy(e.scratch, text.data(), text.size());
+    e.scratch[text.size()] = '\0';
+    e.length = text.size();
+}
+
+// The shortest text of `v` that reads back to the same double, into `buf`.
+std::string_view float_chars(double v, char (&buf)[EncodedParam::kScratch]) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string_view(buf, static_cast<std::size_t>(end - buf));
 }
 
 template <class U>
 U get_big_endian(std::string_view bytes) {
-    U v = 0;
-    for (std::size_t i = 0; i < sizeof(U); ++i) v = static_cast<U>((v << 8) | static_cast<unsigned char>(bytes[i]));
+    U v;
+    std::memcpy(&v, bytes.data(), sizeof(U));
+    if constexpr (std::endian::native == std::endian::little) {
+        if constexpr (sizeof(U) == 8) v = __builtin_bswap64(v);
+        else if constexpr (sizeof(U) == 4) v = __builtin_bswap32(v);
+        else if constexpr (sizeof(U) == 2) v = __builtin_bswap16(v);
+    }
     return v;
 }
 
@@ -49,21 +80,24 @@ EncodedParam encode_int(std::int64_t v, Oid target, int position) {
     e.type = target == 0 ? type_oid::int8 : target;
     e.format = 1;
     switch (e.type) {
-        case type_oid::int8: put_big_endian(e.bytes, static_cast<std::uint64_t>(v)); return e;
+        case type_oid::int8: put_big_endian(e, static_cast<std::uint64_t>(v)); return e;
         case type_oid::int4:
             if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
                 fail(param_name(position), std::to_string(v) + " is out of range for int4");
-            put_big_endian(e.bytes, static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
+            put_big_endian(e, static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
             return e;
         case type_oid::int2:
             if (v < std::numeric_limits<std::int16_t>::min() || v > std::numeric_limits<std::int16_t>::max())
                 fail(param_name(position), std::to_string(v) + " is out of range for int2");
-            put_big_endian(e.bytes, static_cast<std::uint16_t>(static_cast<std::int16_t>(v)));
+            put_big_endian(e, static_cast<std::uint16_t>(static_cast<std::int16_t>(v)));
             return e;
-        default:  // numeric, float8, text, ...: the server parses the decimal text
+        default: {  // numeric, float8, text, ...: the server parses the decimal text
             e.format = 0;
-            e.bytes = std::to_string(v);
+            char buf[EncodedParam::kScratch];
+            auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+            put_text(e, std::string_view(buf, static_cast<std::size_t>(end - buf)));
             return e;
+        }
     }
 }
 
@@ -72,9 +106,10 @@ EncodedParam encode_float(double v, Oid target) {
     e.type = target == 0 ? type_oid::float8 : target;
     if (e.type == type_oid::float8) {
         e.format = 1;
-        put_big_endian(e.bytes, std::bit_cast<std::uint64_t>(v));
+        put_big_endian(e, std::bit_cast<std::uint64_t>(v));
     } else {
-        e.bytes = float_text(v);  // float4 rounds on the server, as a literal would
+        char buf[EncodedParam::kScratch];
+        put_text(e, float_chars(v, buf));  // float4 rounds on the server, as a literal would
     }
     return e;
 }
@@ -84,9 +119,10 @@ EncodedParam encode_bool(bool v, Oid target) {
     e.type = target == 0 ? type_oid::boolean : target;
     if (e.type == type_oid::boolean) {
         e.format = 1;
-        e.bytes.push_back(v ? 1 : 0);
+        e.scratch[0] = v ? 1 : 0;
+        e.length = 1;
     } else {
-        e.bytes = v ? "true" : "false";
+        put_text(e, v ? "true" : "false");
     }
     return e;
 }
@@ -107,6 +143,27 @@ int hex_digit(char c) {
     return -1;
 }
 
+// The text-format readings, apart from the binary ones above them (which
+// stay small, with the per-row code).
+[[gnu::noinline]] std::int64_t int_of_text(std::string_view bytes, const FieldName& what) {
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
+    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
+        fail(what, "not an integer: " + printable(bytes));
+    return v;
+}
+
+[[gnu::noinline]] double float_of_text(std::string_view bytes, const FieldName& what) {
+    if (bytes == "NaN") return std::numeric_limits<double>::quiet_NaN();
+    if (bytes == "Infinity") return std::numeric_limits<double>::infinity();
+    if (bytes == "-Infinity") return -std::numeric_limits<double>::infinity();
+    double v = 0;
+    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
+    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
+        fail(what, "not a float: " + printable(bytes));
+    return v;
+}
+
 }  // namespace
 
 std::string FieldName::str() const {
@@ -115,14 +172,11 @@ std::string FieldName::str() const {
 }
 
 std::string float_text(double v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return std::string(buf, end);
+    char buf[EncodedParam::kScratch];
+    return std::string(float_chars(v, buf));
 }
 
-EncodedParam encode_param(const Param& param, Oid target, int position) {
+[[gnu::hot]] EncodedParam encode_param(const Param& param, Oid target, int position) {
     struct Visitor {
         Oid target;
         int position;
@@ -140,7 +194,8 @@ EncodedParam encode_param(const Param& param, Oid target, int position) {
                 fail(param_name(position), "text cannot contain a NUL byte");
             EncodedParam e;
             e.type = target;  // 0: unknown, the server infers as for a literal
-            e.bytes = v;
+            e.borrowed = v.data();
+            e.length = v.size();
             return e;
         }
         EncodedParam operator()(const Bytes& v) const {
@@ -149,14 +204,16 @@ EncodedParam encode_param(const Param& param, Oid target, int position) {
             if (e.type != type_oid::bytea)
                 fail(param_name(position), "bytes can only be bound to bytea, not " + type_name(e.type));
             e.format = 1;
-            e.bytes.assign(reinterpret_cast<const char*>(v.data()), v.size());
+            // A non-null pointer even for no bytes: borrowed, not scratch.
+            e.borrowed = v.empty() ? "" : reinterpret_cast<const char*>(v.data());
+            e.length = v.size();
             return e;
         }
     };
     return std::visit(Visitor{target, position}, param.value());
 }
 
-std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::int8 && type != type_oid::int4 && type != type_oid::int2)
         fail(what, "a " + type_name(type) + " cannot be read as an integer");
     if (format == Format::binary) {
@@ -168,14 +225,10 @@ std::int64_t decode_int(std::string_view bytes, Oid type, Format format, const F
         if (want == 4) return static_cast<std::int32_t>(get_big_endian<std::uint32_t>(bytes));
         return static_cast<std::int16_t>(get_big_endian<std::uint16_t>(bytes));
     }
-    std::int64_t v = 0;
-    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
-    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
-        fail(what, "not an integer: " + printable(bytes));
-    return v;
+    return int_of_text(bytes, what);
 }
 
-double decode_float(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] double decode_float(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::float8 && type != type_oid::float4)
         fail(what, "a " + type_name(type) + " cannot be read as a float");
     if (format == Format::binary) {
@@ -186,17 +239,10 @@ double decode_float(std::string_view bytes, Oid type, Format format, const Field
         if (want == 8) return std::bit_cast<double>(get_big_endian<std::uint64_t>(bytes));
         return static_cast<double>(std::bit_cast<float>(get_big_endian<std::uint32_t>(bytes)));
     }
-    if (bytes == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    if (bytes == "Infinity") return std::numeric_limits<double>::infinity();
-    if (bytes == "-Infinity") return -std::numeric_limits<double>::infinity();
-    double v = 0;
-    auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
-    if (ec != std::errc() || end != bytes.data() + bytes.size() || bytes.empty())
-        fail(what, "not a float: " + printable(bytes));
-    return v;
+    return float_of_text(bytes, what);
 }
 
-bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (type != type_oid::boolean) fail(what, "a " + type_name(type) + " cannot be read as a bool");
     if (format == Format::binary) {
         if (bytes.size() != 1 || static_cast<unsigned char>(bytes[0]) > 1)
@@ -208,7 +254,7 @@ bool decode_bool(std::string_view bytes, Oid type, Format format, const FieldNam
     fail(what, "not a bool: " + printable(bytes));
 }
 
-std::string_view decode_text(std::string_view bytes, Oid type, Format format, const FieldName& what) {
+[[gnu::hot]] std::string_view decode_text(std::string_view bytes, Oid type, Format format, const FieldName& what) {
     if (format == Format::binary && !is_text_like(type))
         fail(what, "a " + type_name(type) + " in binary format cannot be read as text (use Format::text)");
     return bytes;

@@ -2,6 +2,7 @@
 // Sans-I/O value codecs: parameters to the bytes libpq sends, field bytes
 // (binary or text format) to C++ values. No libpq here, so they are
 // unit-tested and fuzzed on bytes alone.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,16 +12,38 @@
 
 namespace sluice::postgres::detail {
 
+// One parameter as libpq sends it. Its bytes are either made here (binary
+// scalars, the decimal text of a number: in `scratch`, so encoding allocates
+// nothing) or borrowed from the Param's own text or bytes. A text-format
+// value is NUL-terminated either way (libpq sends such a parameter up to its
+// NUL and ignores the length).
+//
+// LIFETIME: bytes() of a borrowed value is valid while the Param it was
+// encoded from lives (Connection's calls send it before returning).
 struct EncodedParam {
-    Oid type = 0;        // the type sent with the parameter (0 = let the server infer)
-    std::string bytes;   // the value (empty for NULL)
+    Oid type = 0;         // the type sent with the parameter (0 = let the server infer)
     bool is_null = false;
-    int format = 0;      // 0 text, 1 binary
+    int format = 0;       // 0 text, 1 binary
+
+    std::string_view bytes() const noexcept {
+        return borrowed != nullptr ? std::string_view(borrowed, length) : std::string_view(scratch, length);
+    }
+    // The bytes for libpq (nullptr for NULL): a pointer into this object or
+    // into the Param, so the EncodedParam must not move before the call.
+    const char* data() const noexcept { return is_null ? nullptr : borrowed != nullptr ? borrowed : scratch; }
+
+    // Room for every encoding made here: an int8's 20 decimal digits and
+    // sign, a float8's shortest round-trip text (at most 24 characters).
+    static constexpr std::size_t kScratch = 32;
+    const char* borrowed = nullptr;
+    std::size_t length = 0;
+    char scratch[kScratch];
 };
 
 // Encodes `param` for a parameter whose server type is `target` (0 when the
 // statement is not prepared: the value's own type is sent, text as unknown).
 // `position` is the 1-based $n, for messages. Throws Error{conversion}.
+// Text and bytes are borrowed from `param` (see EncodedParam).
 EncodedParam encode_param(const Param& param, Oid target, int position);
 
 // The text form of a float8 that reads back to the same double

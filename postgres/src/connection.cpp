@@ -3,10 +3,16 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <new>
+#include <span>
+#include <type_traits>
 
 #include "codec.hpp"
 #include "handle.hpp"
 #include "sluice/postgres/copy.hpp"
+
+// [[gnu::hot]]: what executing a prepared statement runs each time, placed
+// with the rest of the per-statement path (see result.cpp).
 
 namespace sluice::postgres {
 
@@ -71,7 +77,7 @@ std::string describe_target(PGconn* c) {
     return text(PQuser(c)) + "@" + host + ":" + text(PQport(c)) + "/" + text(PQdb(c));
 }
 
-bool succeeded(const PGresult* r) {
+[[gnu::hot]] bool succeeded(const PGresult* r) {
     if (r == nullptr) return false;
     const ExecStatusType s = PQresultStatus(r);
     return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK || s == PGRES_SINGLE_TUPLE;
@@ -83,28 +89,31 @@ void notice_trampoline(void* arg, const PGresult* r) {
 }
 
 // Parameters encoded for the server, kept alive for the libpq call. Up to
-// kInline parameters live in the object itself: executing a statement then
+// kInline parameters live in the object itself, and each one's bytes in its
+// EncodedParam or in the caller's Param: executing a statement then
 // allocates nothing here.
 class Encoded {
 public:
-    Encoded(const std::vector<Param>& given, const std::vector<Oid>* targets) : count_(given.size()) {
+    [[gnu::hot]] Encoded(std::span<const Param> given, const std::vector<Oid>* targets) : count_(given.size()) {
         if (count_ > kInline) {
-            heap_params_.resize(count_);
-            heap_types_.resize(count_);
-            heap_values_.resize(count_);
-            heap_lengths_.resize(count_);
-            heap_formats_.resize(count_);
+            heap_params_ = std::make_unique<detail::EncodedParam[]>(count_);
+            heap_types_ = std::make_unique<Oid[]>(count_);
+            heap_values_ = std::make_unique<const char*[]>(count_);
+            heap_lengths_ = std::make_unique<int[]>(count_);
+            heap_formats_ = std::make_unique<int[]>(count_);
         }
-        detail::EncodedParam* params = count_ > kInline ? heap_params_.data() : params_.data();
-        Oid* types = count_ > kInline ? heap_types_.data() : types_.data();
-        const char** values = count_ > kInline ? heap_values_.data() : values_.data();
-        int* lengths = count_ > kInline ? heap_lengths_.data() : lengths_.data();
-        int* formats = count_ > kInline ? heap_formats_.data() : formats_.data();
+        detail::EncodedParam* params = count_ > kInline ? heap_params_.get() : inline_params();
+        Oid* types = count_ > kInline ? heap_types_.get() : types_;
+        const char** values = count_ > kInline ? heap_values_.get() : values_;
+        int* lengths = count_ > kInline ? heap_lengths_.get() : lengths_;
+        int* formats = count_ > kInline ? heap_formats_.get() : formats_;
         for (std::size_t i = 0; i < count_; ++i) {
-            params[i] = detail::encode_param(given[i], targets != nullptr ? (*targets)[i] : 0, static_cast<int>(i + 1));
+            // Constructed in place (the inline slots start raw: see below).
+            new (params + i) detail::EncodedParam(
+                detail::encode_param(given[i], targets != nullptr ? (*targets)[i] : 0, static_cast<int>(i + 1)));
             types[i] = params[i].type;
-            values[i] = params[i].is_null ? nullptr : params[i].bytes.data();
-            lengths[i] = static_cast<int>(params[i].bytes.size());
+            values[i] = params[i].data();
+            lengths[i] = static_cast<int>(params[i].length);
             formats[i] = params[i].format;
         }
     }
@@ -112,24 +121,29 @@ public:
     Encoded& operator=(const Encoded&) = delete;
 
     int count() const { return static_cast<int>(count_); }
-    const Oid* types() const { return count_ > kInline ? heap_types_.data() : types_.data(); }
-    const char* const* values() const { return count_ > kInline ? heap_values_.data() : values_.data(); }
-    const int* lengths() const { return count_ > kInline ? heap_lengths_.data() : lengths_.data(); }
-    const int* formats() const { return count_ > kInline ? heap_formats_.data() : formats_.data(); }
+    const Oid* types() const { return count_ > kInline ? heap_types_.get() : types_; }
+    const char* const* values() const { return count_ > kInline ? heap_values_.get() : values_; }
+    const int* lengths() const { return count_ > kInline ? heap_lengths_.get() : lengths_; }
+    const int* formats() const { return count_ > kInline ? heap_formats_.get() : formats_; }
 
 private:
     static constexpr std::size_t kInline = 8;
     std::size_t count_;
-    std::array<detail::EncodedParam, kInline> params_{};
-    std::array<Oid, kInline> types_{};
-    std::array<const char*, kInline> values_{};
-    std::array<int, kInline> lengths_{};
-    std::array<int, kInline> formats_{};
-    std::vector<detail::EncodedParam> heap_params_;
-    std::vector<Oid> heap_types_;
-    std::vector<const char*> heap_values_;
-    std::vector<int> heap_lengths_;
-    std::vector<int> heap_formats_;
+    // Raw storage, not EncodedParam[kInline]: only the first count_ are
+    // constructed, so a one-parameter statement initializes one, not eight.
+    // EncodedParam is trivially destructible: nothing to destroy.
+    static_assert(std::is_trivially_destructible_v<detail::EncodedParam>);
+    detail::EncodedParam* inline_params() { return std::launder(reinterpret_cast<detail::EncodedParam*>(params_)); }
+    alignas(detail::EncodedParam) unsigned char params_[kInline * sizeof(detail::EncodedParam)];
+    Oid types_[kInline];
+    const char* values_[kInline];
+    int lengths_[kInline];
+    int formats_[kInline];
+    std::unique_ptr<detail::EncodedParam[]> heap_params_;
+    std::unique_ptr<Oid[]> heap_types_;
+    std::unique_ptr<const char*[]> heap_values_;
+    std::unique_ptr<int[]> heap_lengths_;
+    std::unique_ptr<int[]> heap_formats_;
 };
 
 }  // namespace
@@ -159,7 +173,7 @@ Connection Connection::from_environment(const std::optional<std::string>& url) {
     return open(resolve_conninfo(url, env != nullptr ? std::optional<std::string>(env) : std::nullopt));
 }
 
-void Connection::require_no_stream(const char* what) const {
+[[gnu::hot]] void Connection::require_no_stream(const char* what) const {
     if (session_->streaming)
         throw Error(ErrorKind::usage, std::string(what) + " while a row stream is open on the connection");
 }
@@ -176,9 +190,7 @@ Result Connection::query(const std::string& sql, const std::vector<Param>& param
     ResultPtr r(PQexecParams(session_->conn, sql.c_str(), e.count(), e.types(), e.values(),
                              e.lengths(), e.formats(), static_cast<int>(format)));
     if (!succeeded(r.get())) detail::throw_failure(session_->conn, r.get(), "query");
-    auto handle = std::make_unique<Result::Handle>();
-    handle->result = std::move(r);
-    return Result(std::move(handle), format);
+    return Result(r.release(), nullptr, format);
 }
 
 Statement Connection::prepare_named(const std::string& name, const std::string& sql,
@@ -212,14 +224,14 @@ Statement Connection::describe(const std::string& sql, const std::vector<Oid>& p
 }
 
 namespace {
-void check_parameter_count(const Statement& s, std::size_t given) {
+[[gnu::hot]] void check_parameter_count(const Statement& s, std::size_t given) {
     if (s.param_types().size() != given)
         throw Error(ErrorKind::usage, "statement has " + std::to_string(s.param_types().size()) +
                                           " parameters, " + std::to_string(given) + " given: " + s.sql());
 }
 }  // namespace
 
-Result Connection::execute(const Statement& s, const std::vector<Param>& params, Format format) {
+[[gnu::hot]] Result Connection::execute(const Statement& s, std::span<const Param> params, Format format) {
     if (s.connection_serial_ != session_->serial)
         throw Error(ErrorKind::usage, "statement was not prepared on this connection: " + s.sql());
     check_parameter_count(s, params.size());
@@ -228,14 +240,11 @@ Result Connection::execute(const Statement& s, const std::vector<Param>& params,
     ResultPtr r(PQexecPrepared(session_->conn, s.name_.c_str(), e.count(), e.values(), e.lengths(),
                                e.formats(), static_cast<int>(format)));
     if (!succeeded(r.get())) detail::throw_failure(session_->conn, r.get(), "execute");
-    auto handle = std::make_unique<Result::Handle>();
-    handle->result = std::move(r);
     // The described columns are the result's (a statement whose result type
     // changed fails with 0A000 instead); a statement described with none
     // (a FETCH, a utility statement) reads them from the result.
-    if (!s.columns_->empty() && PQnfields(handle->result.get()) == static_cast<int>(s.columns_->size()))
-        handle->columns = s.columns_;
-    return Result(std::move(handle), format);
+    const bool described = !s.columns_->empty() && PQnfields(r.get()) == static_cast<int>(s.columns_->size());
+    return Result(r.release(), described ? s.columns_ : nullptr, format);
 }
 
 std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& params,
@@ -259,10 +268,7 @@ std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& p
         if (!r) break;
         const ExecStatusType status = PQresultStatus(r.get());
         if (status == PGRES_SINGLE_TUPLE && !callback_error) {
-            auto handle = std::make_unique<Result::Handle>();
-            handle->result = std::move(r);
-            handle->columns = columns;
-            const Result one(std::move(handle), format);
+            const Result one(r.release(), columns, format);
             ++rows;
             try {
                 on_row(one.row(0));
@@ -285,7 +291,7 @@ std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& p
     return rows;
 }
 
-RowStream Connection::open_stream(const Statement& s, const std::vector<Param>& params, Format format) {
+[[gnu::hot]] RowStream Connection::open_stream(const Statement& s, std::span<const Param> params, Format format) {
     if (s.connection_serial_ != session_->serial)
         throw Error(ErrorKind::usage, "statement was not prepared on this connection: " + s.sql());
     check_parameter_count(s, params.size());

@@ -1,5 +1,5 @@
 #pragma once
-// The libpq objects behind Result and Connection (kept out of the public
+// The libpq objects behind Connection and RowStream (kept out of the public
 // headers so that users of the layer need not include libpq-fe.h).
 #include <libpq-fe.h>
 
@@ -16,11 +16,6 @@ struct ResultClear {
     void operator()(PGresult* r) const { PQclear(r); }
 };
 using ResultPtr = std::unique_ptr<PGresult, ResultClear>;
-
-struct Result::Handle {
-    ResultPtr result;
-    std::shared_ptr<const std::vector<Column>> columns;
-};
 
 struct Connection::Session {
     PGconn* conn = nullptr;

@@ -19,7 +19,7 @@ RowStream::~RowStream() { close(); }
 bool RowStream::open() const noexcept { return state_ && state_->open; }
 std::uint64_t RowStream::rows() const noexcept { return state_ ? state_->rows : 0; }
 
-const Row* RowStream::next() {
+[[gnu::hot]] const Row* RowStream::next() {
     if (!open()) return nullptr;
     State& s = *state_;
     s.row.reset();
@@ -33,10 +33,7 @@ const Row* RowStream::next() {
         }
         const ExecStatusType status = PQresultStatus(r.get());
         if (status == PGRES_SINGLE_TUPLE && !s.failure) {
-            auto handle = std::make_unique<Result::Handle>();
-            handle->result = std::move(r);
-            handle->columns = s.columns;
-            s.current.emplace(Result(std::move(handle), s.format));
+            s.current.emplace(Result(r.release(), s.columns, s.format));
             s.row.emplace(s.current->row(0));
             ++s.rows;
             return &*s.row;

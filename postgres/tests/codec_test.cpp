@@ -32,14 +32,14 @@ ErrorKind kind_of_failure(const std::function<void()>& f) {
 TEST(ParamEncoding, IntFollowsTheServersParameterType) {
     EncodedParam p8 = encode_param(Param(-2), type_oid::int8, 1);
     EXPECT_EQ(p8.format, 1);
-    EXPECT_EQ(p8.bytes, bytes_of({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}));
+    EXPECT_EQ(p8.bytes(), bytes_of({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}));
     EncodedParam p4 = encode_param(Param(258), type_oid::int4, 1);
-    EXPECT_EQ(p4.bytes, bytes_of({0, 0, 1, 2}));
+    EXPECT_EQ(p4.bytes(), bytes_of({0, 0, 1, 2}));
     EncodedParam p2 = encode_param(Param(-1), type_oid::int2, 1);
-    EXPECT_EQ(p2.bytes, bytes_of({0xff, 0xff}));
+    EXPECT_EQ(p2.bytes(), bytes_of({0xff, 0xff}));
     EncodedParam numeric = encode_param(Param(12345), type_oid::numeric, 1);
     EXPECT_EQ(numeric.format, 0);
-    EXPECT_EQ(numeric.bytes, "12345");
+    EXPECT_EQ(numeric.bytes(), "12345");
     EncodedParam unprepared = encode_param(Param(7), 0, 1);
     EXPECT_EQ(unprepared.type, type_oid::int8);
 }
@@ -58,24 +58,51 @@ TEST(ParamEncoding, IntOutOfTheParameterRangeNamesThePosition) {
 
 TEST(ParamEncoding, FloatBoolTextBytesNull) {
     EncodedParam f = encode_param(Param(1.5), type_oid::float8, 1);
-    EXPECT_EQ(f.bytes, bytes_of({0x3f, 0xf8, 0, 0, 0, 0, 0, 0}));
+    EXPECT_EQ(f.bytes(), bytes_of({0x3f, 0xf8, 0, 0, 0, 0, 0, 0}));
     EncodedParam f4 = encode_param(Param(0.1), type_oid::float4, 1);
     EXPECT_EQ(f4.format, 0);
-    EXPECT_EQ(f4.bytes, "0.1");
-    EXPECT_EQ(encode_param(Param(true), type_oid::boolean, 1).bytes, bytes_of({1}));
-    EXPECT_EQ(encode_param(Param(false), type_oid::text, 1).bytes, "false");
-    EncodedParam t = encode_param(Param("héllo"), type_oid::text, 1);
+    EXPECT_EQ(f4.bytes(), "0.1");
+    EXPECT_EQ(encode_param(Param(true), type_oid::boolean, 1).bytes(), bytes_of({1}));
+    EXPECT_EQ(encode_param(Param(false), type_oid::text, 1).bytes(), "false");
+    // Text and bytes are borrowed from the Param, which must outlive them.
+    const Param text("héllo");
+    EncodedParam t = encode_param(text, type_oid::text, 1);
     EXPECT_EQ(t.format, 0);
-    EXPECT_EQ(t.bytes, "héllo");
-    EncodedParam b = encode_param(Param(Bytes{0, 0xff}), type_oid::bytea, 1);
+    EXPECT_EQ(t.bytes(), "héllo");
+    EXPECT_EQ(t.data(), std::get<std::string>(text.value()).data());
+    const Param empty_text("");
+    EXPECT_NE(encode_param(empty_text, type_oid::text, 1).data(), nullptr);  // empty, not NULL
+    const Param bytes(Bytes{0, 0xff});
+    EncodedParam b = encode_param(bytes, type_oid::bytea, 1);
     EXPECT_EQ(b.format, 1);
-    EXPECT_EQ(b.bytes, bytes_of({0, 0xff}));
+    EXPECT_EQ(b.bytes(), bytes_of({0, 0xff}));
     EncodedParam n = encode_param(Param(std::nullopt), type_oid::int4, 1);
     EXPECT_TRUE(n.is_null);
+    EXPECT_EQ(n.data(), nullptr);
     EncodedParam on = encode_param(Param(std::optional<int>{}), type_oid::int4, 1);
     EXPECT_TRUE(on.is_null);
     EncodedParam ov = encode_param(Param(std::optional<int>{5}), type_oid::int4, 1);
-    EXPECT_EQ(ov.bytes, bytes_of({0, 0, 0, 5}));
+    EXPECT_EQ(ov.bytes(), bytes_of({0, 0, 0, 5}));
+}
+
+// The encodings made in the parameter's own scratch room, at their longest.
+TEST(ParamEncoding, LongestTextEncodingsFitTheScratchRoom) {
+    EXPECT_EQ(encode_param(Param(std::numeric_limits<std::int64_t>::min()), type_oid::numeric, 1).bytes(),
+              "-9223372036854775808");
+    EXPECT_EQ(encode_param(Param(-2.2250738585072014e-308), type_oid::float4, 1).bytes(), "-2.2250738585072014e-308");
+    EXPECT_EQ(encode_param(Param(-std::numeric_limits<double>::infinity()), type_oid::numeric, 1).bytes(), "-Infinity");
+    EXPECT_EQ(float_text(-1.7976931348623157e308), "-1.7976931348623157e+308");
+}
+
+// libpq sends a text-format parameter up to its NUL, whatever its length.
+TEST(ParamEncoding, TextFormatValuesAreNulTerminated) {
+    const Param text("abc");
+    for (const EncodedParam& e : {encode_param(Param(12345), type_oid::numeric, 1),
+                                  encode_param(Param(0.25), type_oid::float4, 1),
+                                  encode_param(Param(true), type_oid::text, 1), encode_param(text, type_oid::text, 1)}) {
+        ASSERT_EQ(e.format, 0);
+        EXPECT_EQ(std::string_view(e.data()), e.bytes());
+    }
 }
 
 TEST(ParamEncoding, RejectsWhatTheServerCouldNotTake) {

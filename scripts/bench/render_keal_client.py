@@ -92,10 +92,15 @@ The client's own CPU time is {cpu_ratio:.2f}x C's; its user-space
 instructions (one run under `valgrind --tool=callgrind`, which does not
 depend on the load) are {minstr('Keal client')} against {minstr('C, prepared once')}: the difference,
 about {((instr['Keal client'] or 0) - (instr['C, prepared once'] or 0)) / q:.0f} instructions a query, is the C++ layer
-(`sluice::postgres`: the parameter vector, the result object, typed reads)
-and the C++ runtime's start-up, small beside the round trip, which
-dominates (every contender makes the same system calls: one `sendto`, one
-`poll`, one `recvfrom` a query).
+(`sluice::postgres`: encoding the parameter, the result object, typed
+reads), the Keal program's own work (the `name` text copied, checked
+arithmetic) and the C++ runtime's start-up. Every contender makes the same
+system calls (one `sendto`, one `poll`, one `recvfrom` a query). On a quiet
+machine the client and the server run on different vCPUs that halt while
+they wait, and each query resumes with cold caches and TLB: there the code
+and data a query touches cost more than the instruction count says, which is
+why the Keal runtime keeps its per-query path small and together
+([keal-client-notes.md](keal-client-notes.md)).
 
 ## A query loop over 300,000 rows, inside the server
 

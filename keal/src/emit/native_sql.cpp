@@ -47,7 +47,8 @@ std::string column_read(const Type& t, const std::string& target, int column, co
     return "  " + target + ".is_null = keal_nsql_is_null(rows, " + c + ");\n  if (!" + target + ".is_null) " + target +
            ".v = " + read + ";\n";
   }
-  return "  if (keal_nsql_is_null(rows, " + c + ")) keal_nsql_null(rows, " + c + ");\n  " + target + " = " + read + ";\n";
+  // A non-null column: the reader itself fails with 22004 on NULL.
+  return "  " + target + " = " + read + ";\n";
 }
 
 bool expr_runs_sql(const Expr& e, const ir::Module& m) {

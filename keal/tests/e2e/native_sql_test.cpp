@@ -155,6 +155,23 @@ TEST_F(NativeSql, NullForANonNullableTypeIs22004NamingTheColumn) {
     EXPECT_EQ(loop.out, "1 1.5\n");
     EXPECT_EQ(loop.err, "null_loop.keal:2: error: column score of the query is NULL, but it is declared float; declare it "
                         "float? to accept NULL [22004]\n");
+    // Every reader checks NULL itself (no separate is-null call for a
+    // non-null declaration): each declared kind, in a loop and in `query one`.
+    const std::vector<std::pair<std::string, std::string>> kinds = {
+        {"int", "null::int8"}, {"float", "null::float8"}, {"bool", "null::bool"},
+        {"text", "null::text"}, {"char", "null::text"}, {"bytes", "null::bytea"}};
+    for (const auto& [kind, sql] : kinds) {
+        ProgramRun k = run_text("null_" + kind, "export fn main() {\n"
+                                                "    for r in query \"select 1 as id, " + sql + " as v\" () as (id: int, v: " +
+                                                    kind + ") {\n        print(r.id)\n    }\n"
+                                                "    let w = query one \"select " + sql + "\" () as " + kind + "\n"
+                                                "    print(1)\n}\n");
+        EXPECT_EQ(k.exit_code, 1) << kind;
+        EXPECT_EQ(k.out, "") << kind;
+        EXPECT_EQ(k.err, "null_" + kind + ".keal:2: error: column v of the query is NULL, but it is declared " + kind +
+                             "; declare it " + kind + "? to accept NULL [22004]\n")
+            << kind;
+    }
 }
 
 TEST_F(NativeSql, AServerErrorKeepsItsSqlstateAndNamesTheKealLine) {

@@ -21,7 +21,6 @@ static const keal_nsql_site keal_q_site_0 = {0, 7, "select name from t where id 
 static keal_rec_t keal_q_row_0(const keal_nsql_rows *rows, int copy) {
   keal_rec_t r;
   (void)copy;
-  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
   r.f0 = keal_nsql_text_at(rows, 0, copy);
   return r;
 }
@@ -39,9 +38,7 @@ static const keal_nsql_site keal_q_site_1 = {1, 15, "select id, name from t", 0,
 static keal_rec_i_t keal_q_row_1(const keal_nsql_rows *rows, int copy) {
   keal_rec_i_t r;
   (void)copy;
-  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
   r.f0 = keal_nsql_int(rows, 0);
-  if (keal_nsql_is_null(rows, 1)) keal_nsql_null(rows, 1);
   r.f1 = keal_nsql_text_at(rows, 1, copy);
   return r;
 }
@@ -59,7 +56,6 @@ static const keal_nsql_site keal_q_site_2 = {2, 19, "select name, score from t o
 static keal_rec_t_fq keal_q_row_2(const keal_nsql_rows *rows, int copy) {
   keal_rec_t_fq r;
   (void)copy;
-  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
   r.f0 = keal_nsql_text_at(rows, 0, copy);
   r.f1.is_null = keal_nsql_is_null(rows, 1);
   if (!r.f1.is_null) r.f1.v = keal_nsql_float(rows, 1);
@@ -96,7 +92,6 @@ static const keal_nsql_site keal_q_site_4 = {4, 23, "select $1::int8 + 1", 1, ke
 static int64_t keal_q_row_4(const keal_nsql_rows *rows, int copy) {
   int64_t r;
   (void)copy;
-  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
   r = keal_nsql_int(rows, 0);
   return r;
 }
@@ -117,7 +112,6 @@ static const keal_nsql_site keal_q_site_5 = {5, 25, "select id from t", 0, keal_
 static keal_rec_i keal_q_row_5(const keal_nsql_rows *rows, int copy) {
   keal_rec_i r;
   (void)copy;
-  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
   r.f0 = keal_nsql_int(rows, 0);
   return r;
 }
@@ -135,7 +129,6 @@ static const keal_nsql_site keal_q_site_6 = {6, 31, "select count(*) from log", 
 static int64_t keal_q_row_6(const keal_nsql_rows *rows, int copy) {
   int64_t r;
   (void)copy;
-  if (keal_nsql_is_null(rows, 0)) keal_nsql_null(rows, 0);
   r = keal_nsql_int(rows, 0);
   return r;
 }

@@ -11,8 +11,10 @@
 // many times; parameters are always bound, never pasted into the SQL.
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,9 +61,12 @@ public:
     // Executes a prepared statement. Each parameter is encoded for the type
     // the server gave its $n: binary for int2/int4/int8, float8, bool and
     // bytea (an int out of an int2/int4 range is Error{conversion}),
-    // otherwise as text for the server to parse.
-    Result execute(const Statement& statement, const std::vector<Param>& params = {},
-                   Format format = Format::binary);
+    // otherwise as text for the server to parse. `params` is read during
+    // the call only (a vector, an array, or a braced list).
+    Result execute(const Statement& statement, std::span<const Param> params = {}, Format format = Format::binary);
+    Result execute(const Statement& statement, std::initializer_list<Param> params, Format format = Format::binary) {
+        return execute(statement, std::span<const Param>(params.begin(), params.size()), format);
+    }
     // Executes a prepared statement and hands each row to `on_row` as it
     // arrives (libpq single-row mode): memory stays bounded for any result
     // size. No other statement may run on this connection until it returns.
@@ -70,8 +75,12 @@ public:
                          const std::function<void(const Row&)>& on_row, Format format = Format::binary);
     // The same, with the caller pulling the rows (row_stream.hpp): for
     // loops that must keep their own control flow.
-    RowStream open_stream(const Statement& statement, const std::vector<Param>& params = {},
+    RowStream open_stream(const Statement& statement, std::span<const Param> params = {},
                           Format format = Format::binary);
+    RowStream open_stream(const Statement& statement, std::initializer_list<Param> params,
+                          Format format = Format::binary) {
+        return open_stream(statement, std::span<const Param>(params.begin(), params.size()), format);
+    }
     // A request that cancels whatever this connection runs when sent
     // (cancel.hpp); made once, sendable from a signal handler.
     CancelRequest cancel_request() const;

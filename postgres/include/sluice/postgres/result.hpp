@@ -23,6 +23,8 @@
 #include "sluice/postgres/error.hpp"
 #include "sluice/postgres/param.hpp"
 
+struct pg_result;  // libpq's PGresult (libpq-fe.h), opaque here
+
 namespace sluice::postgres {
 
 using Oid = std::uint32_t;
@@ -65,6 +67,7 @@ class RowStream;
 
 class Row {
 public:
+    // Inline (below Result): a typed read checks its column every time.
     int size() const noexcept;
     const Column& column(int index) const;
     bool is_null(int column) const;
@@ -86,6 +89,7 @@ private:
     std::optional<std::string_view> read_text(int column) const;
     std::optional<Bytes> read_bytes(int column) const;
     [[noreturn]] void throw_null(int column) const;
+    [[noreturn]] void throw_no_column(int column) const;
 
     const Result* result_;
     int index_;
@@ -100,7 +104,7 @@ public:
     int size() const noexcept;  // number of rows
     bool empty() const noexcept { return size() == 0; }
     Row row(int index) const;
-    const std::vector<Column>& columns() const noexcept;
+    const std::vector<Column>& columns() const noexcept { return *columns_; }
     Format format() const noexcept { return format_; }
     // Rows affected by INSERT/UPDATE/DELETE/COPY (also SELECT's row count).
     std::uint64_t affected_rows() const;
@@ -129,12 +133,24 @@ private:
     friend class Connection;
     friend class Row;
     friend class RowStream;
-    struct Handle;
-    Result(std::unique_ptr<Handle> handle, Format format);
+    // Takes ownership of `result` (PQclear at the end). `columns` are the
+    // statement's described ones when they are the result's, else null (then
+    // read from the result). Held in the object itself: a result costs no
+    // allocation beyond libpq's own.
+    Result(pg_result* result, std::shared_ptr<const std::vector<Column>> columns, Format format);
 
-    std::unique_ptr<Handle> handle_;
+    pg_result* result_ = nullptr;
+    std::shared_ptr<const std::vector<Column>> columns_;
     Format format_;
 };
+
+inline int Row::size() const noexcept { return static_cast<int>(result_->columns_->size()); }
+
+inline const Column& Row::column(int index) const {
+    if (index < 0 || index >= size()) [[unlikely]]
+        throw_no_column(index);
+    return (*result_->columns_)[static_cast<std::size_t>(index)];
+}
 
 namespace detail {
 template <class T>
