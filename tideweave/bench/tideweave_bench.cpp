@@ -209,13 +209,36 @@ void keep(std::map<std::string, std::vector<double>>& raw, const std::string& na
 // The batched stream `shape` through the typed API alone (no JSON in or
 // out), in this thread: apply per transaction, then advance_watermark past
 // every event and forget. A fresh Engine per sample.
-Stats typed_api_throughput(const Shape& shape, int warmups, int samples) {
+// Minor page faults of this thread so far: each is a page (or, where the
+// kernel backs a region with a transparent huge page, 2 MiB) the kernel
+// hands over fresh and zeroed.
+long minor_faults() {
+    rusage usage{};
+    getrusage(RUSAGE_THREAD, &usage);
+    return usage.ru_minflt;
+}
+
+// System (kernel) CPU time of this thread so far, in ms: mostly the kernel
+// clearing the pages it hands over.
+double system_ms() {
+    rusage usage{};
+    getrusage(RUSAGE_THREAD, &usage);
+    return static_cast<double>(usage.ru_stime.tv_sec) * 1e3 + static_cast<double>(usage.ru_stime.tv_usec) / 1e3;
+}
+
+// `faults` and `kernel_ms`, if given, receive the minor page faults and the
+// system CPU time of each sample (read outside the timed part).
+Stats typed_api_throughput(const Shape& shape, int warmups, int samples, std::vector<double>* faults = nullptr,
+                           std::vector<double>* kernel_ms = nullptr) {
     const TypedWorkload typed = typed_inserts(shape, 10, 20);
     const std::span<const Mutation> all(typed.mutations);
+    int run = 0;
     return measure(warmups, samples, [&] {
         std::optional<Engine> engine;
         engine.emplace(Config{10, 20});
         std::size_t rows = 0;
+        const long faults_before = minor_faults();
+        const double system_before = system_ms();
         const Sample s = time_in_process([&] {
             for (std::size_t at = 0; at < all.size(); at += static_cast<std::size_t>(typed.per_tx)) {
                 const auto n = std::min(static_cast<std::size_t>(typed.per_tx), all.size() - at);
@@ -230,8 +253,29 @@ Stats typed_api_throughput(const Shape& shape, int warmups, int samples) {
         });
         if (rows == 0 || engine->active_events() != 0)
             throw std::runtime_error("typed API: the stream did not end empty after forget");
+        if (faults != nullptr && run >= warmups) faults->push_back(static_cast<double>(minor_faults() - faults_before));
+        if (kernel_ms != nullptr && run >= warmups) kernel_ms->push_back(system_ms() - system_before);
+        ++run;
         return s;
     });
+}
+
+// The engine's resident memory at its peak on the batched stream `shape`
+// (every event applied, none finalized yet), per event: the VmRSS growth
+// from before the engine is made, in bytes. Untimed, in a fresh engine
+// before any other in this process (so no memory freed by an earlier
+// engine is reused).
+double typed_api_bytes_per_event(const Shape& shape) {
+    const TypedWorkload typed = typed_inserts(shape, 10, 20);
+    const std::span<const Mutation> all(typed.mutations);
+    const long before_kb = rss_kb(getpid());
+    Engine engine(Config{10, 20});
+    for (std::size_t at = 0; at < all.size(); at += static_cast<std::size_t>(typed.per_tx)) {
+        const auto n = std::min(static_cast<std::size_t>(typed.per_tx), all.size() - at);
+        if (!engine.apply(all.subspan(at, n))) throw std::runtime_error("typed API: a transaction failed");
+    }
+    const long peak_kb = rss_kb(getpid());
+    return static_cast<double>(peak_kb - before_kb) * 1024.0 / static_cast<double>(all.size());
 }
 
 }  // namespace
@@ -254,12 +298,21 @@ int run(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     if (typed_only > 0) {
-        const Stats api = typed_api_throughput(Shape{throughput_events, 64, 1000, 8}, 1, typed_only);
+        const Shape shape{throughput_events, 64, 1000, 8};
+        const double bytes_per_event = typed_api_bytes_per_event(shape);
+        Series faults;
+        Series kernel;
+        const Stats api = typed_api_throughput(shape, 1, typed_only, &faults.samples, &kernel.samples);
+        std::sort(faults.samples.begin(), faults.samples.end());
+        std::sort(kernel.samples.begin(), kernel.samples.end());
         header();
         row("typed API, batched", api);
         fmt::print("  = {:.2f} M inserts/s per CPU second, {:.2f} M inserts/s wall (load average {})\n",
                    static_cast<double>(throughput_events) / api.cpu.median() / 1000.0,
                    static_cast<double>(throughput_events) / api.wall.median() / 1000.0, load_average());
+        fmt::print("  engine at its peak: {:.1f} bytes per event (VmRSS growth, first engine); "
+                   "{:.0f} minor page faults and {:.1f} ms system CPU per sample (medians)\n",
+                   bytes_per_event, faults.median(), kernel.median());
         return 0;
     }
 

@@ -106,9 +106,11 @@ private:
         set_empty();
     }
 
-    alignas(8) char bytes_[16];
+    // Byte-aligned (every read is a memcpy): the identity index packs it
+    // with a 20-byte entry into 36 bytes (id_index.hpp).
+    char bytes_[16];
 };
 
-static_assert(sizeof(SmallId) == 16);
+static_assert(sizeof(SmallId) == 16 && alignof(SmallId) == 1);
 
 }  // namespace sluice::tideweave

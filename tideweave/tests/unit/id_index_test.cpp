@@ -123,6 +123,26 @@ TEST(IdIndex, HoldsEntriesAcrossSeveralChunks) {
     }
 }
 
+// The table doubles in place (grow()): after each doubling every id held is
+// found, and ids not held are not. 300k ids take the table from 16 slots to
+// 2^20, through the heap and a growing mapping.
+TEST(IdIndex, FindsEveryIdAfterEachDoublingInPlace) {
+    IdIndex index;
+    const int count = 300000;
+    int next_check = 8;
+    for (int i = 0; i < count; ++i) {
+        ASSERT_TRUE(index.try_emplace("d" + std::to_string(i), IdEntry{3, i, 1.5}).second) << i;
+        if (i + 1 != next_check) continue;  // at 8, 16, 32, ...: once between two doublings
+        next_check *= 2;
+        for (int j = 0; j <= i; ++j) {
+            const IdEntry* found = index.find("d" + std::to_string(j));
+            ASSERT_NE(found, nullptr) << j << " of " << i + 1;
+            ASSERT_EQ(found->ts, j);
+        }
+        for (int j = i + 1; j < i + 100; ++j) ASSERT_EQ(index.find("d" + std::to_string(j)), nullptr) << j;
+    }
+}
+
 TEST(IdIndex, PrefetchIsHarmlessOnAnEmptyIndex) {
     IdIndex index;
     index.prefetch(IdIndex::hash("x"));
