@@ -4,15 +4,19 @@
 // SIGKILLed and started again, the `sluice-pipeline run` arguments both tests
 // give their workers, and a sink's tables as sorted text to compare sinks.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "pipeline_support.hpp"
+#include "sluice/pipeline/key_partition.hpp"
 
 namespace sluice::pipeline::test {
 
@@ -104,6 +108,18 @@ inline std::vector<Rows> sink_rows(postgres::Connection& pg, const std::string& 
             rows_of(pg, "select concat_ws(' ', gtid, seq, id, key, ts, op, value) from " + q + "_late\" order by 1"),
             rows_of(pg, "select concat_ws(' ', gtid, seq, image, id, key, ts, value, reason) from " + q +
                             "_rejected\" order by 1")};
+}
+
+// The two workers' sink (`have`, of sink_rows) equal to the single
+// process's (`want`) table by table, and both partitions owning sessions
+// (the hash spreads the 12 keys).
+inline void expect_equal_sinks(const std::vector<Rows>& have, const std::vector<Rows>& want) {
+    EXPECT_EQ(have[0], want[0]) << "sessions";
+    EXPECT_EQ(have[1], want[1]) << "late rows";
+    EXPECT_EQ(have[2], want[2]) << "rejected rows";
+    std::set<std::uint32_t> owners;
+    for (const std::string& r : have[0]) owners.insert(partition_of(r.substr(0, r.find(' ')), 2));
+    EXPECT_EQ(owners.size(), 2U);
 }
 
 }  // namespace sluice::pipeline::test
