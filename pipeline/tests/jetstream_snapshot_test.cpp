@@ -16,8 +16,9 @@
 #include <set>
 #include <thread>
 
+#include "../../mariadb/tests/cdc/jetstream_reads.hpp"
 #include "../../mariadb/tests/cdc/nats_cluster.hpp"
-#include "pipeline_support.hpp"
+#include "jetstream_workers.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
 #include "sluice/pipeline/key_partition.hpp"
@@ -27,60 +28,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace js = sluice::mariadb::jetstream;
-
-// A program as a child that can be started again after a kill; stdout and
-// stderr appended to `log`.
-class Program {
-public:
-    Program(std::string program, std::vector<std::string> args, std::string log)
-        : program_(std::move(program)), args_(std::move(args)), log_(std::move(log)) {}
-    Program(const Program&) = delete;
-    Program& operator=(const Program&) = delete;
-    ~Program() { kill(); }
-    void start() {
-        pid_ = ::fork();
-        if (pid_ == 0) {
-            int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-            ::dup2(fd, 1);
-            ::dup2(fd, 2);
-            std::vector<char*> argv;
-            argv.push_back(program_.data());
-            for (auto& a : args_) argv.push_back(a.data());
-            argv.push_back(nullptr);
-            ::execv(program_.c_str(), argv.data());
-            ::_exit(127);
-        }
-    }
-    // SIGKILL; true when it was still running.
-    bool kill() {
-        if (pid_ <= 0) return false;
-        ::kill(pid_, SIGKILL);
-        int st = 0;
-        ::waitpid(pid_, &st, 0);
-        pid_ = -1;
-        return WIFSIGNALED(st);
-    }
-    int wait() {
-        int st = 0;
-        ::waitpid(pid_, &st, 0);
-        pid_ = -1;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    }
-    const std::string& log() const { return log_; }
-
-private:
-    std::string program_;
-    std::vector<std::string> args_;
-    std::string log_;
-    pid_t pid_ = -1;
-};
-
-using Rows = std::vector<std::string>;
-Rows rows_of(postgres::Connection& pg, const std::string& sql) {
-    Rows out;
-    for (postgres::Row r : pg.query(sql)) out.push_back(r.get<std::string>(0));
-    return out;
-}
 
 class PipelineJetStreamSnapshot : public ::testing::Test {
 protected:
@@ -100,41 +47,14 @@ protected:
         client_.emplace(js::JetStreamClient::connect(cluster_->urls(), quick));
         last_seq("NOT_A_STREAM");  // the cluster has elected its meta leader
     }
-    std::string log_path(const std::string& name) const {
-        std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
-        return std::string(SLUICE_OWN_SERVERS_DIR) + "/pipeline-js-snap-" + name + "-" + std::to_string(::getpid()) +
-               ".log";
+    std::string log_path(const std::string& name) const { return own_log_path("pipeline-js-snap-" + name); }
+    void drop(const std::string& sink) { drop_partitioned_sink(*pg_, sink); }
+    std::vector<std::string> run_args(const std::string& source, const std::string& sink,
+                                      const std::vector<std::string>& extra) {
+        return worker_run_args(source, "pipeline_test.js_snap", sink, extra);
     }
-    void drop(const std::string& sink) {
-        drop_sink(*pg_, sink);
-        pg_->query("delete from sluice_pipeline_state where name like $1", {sink + "#%"});
-    }
-    std::vector<std::string> run_args(const std::string& source, const std::string& sink, std::vector<std::string> extra) {
-        std::vector<std::string> a = {"run",  "--source", source, "--table", "pipeline_test.js_snap", "--id", "id",
-                                      "--key", "k",       "--ts", "t",       "--value", "v", "--sink", pg_url(),
-                                      "--sink-table", sink, "--lateness", "15", "--checkpoint-every", "3", "--quiet"};
-        a.insert(a.end(), extra.begin(), extra.end());
-        return a;
-    }
-    std::vector<Rows> sink(const std::string& name) {
-        const std::string q = "\"" + name;
-        return {rows_of(*pg_, "select concat_ws(' ', key, start, \"end\", count, sum, min, max, final) from " + q +
-                                  "\" order by 1"),
-                rows_of(*pg_, "select concat_ws(' ', gtid, seq, id, key, ts, op, value) from " + q + "_late\" order by 1"),
-                rows_of(*pg_, "select concat_ws(' ', gtid, seq, image, id, key, ts, value, reason) from " + q +
-                                  "_rejected\" order by 1")};
-    }
-    std::uint64_t last_seq(const std::string& stream) {
-        for (int attempt = 0;; ++attempt) {
-            try {
-                auto s = client_->stream_state(stream);
-                return s ? s->last_seq : 0;
-            } catch (const std::exception& e) {
-                if (!js::retryable(e) || attempt >= 60) throw;
-                std::this_thread::sleep_for(100ms);
-            }
-        }
-    }
+    std::vector<Rows> sink(const std::string& name) { return sink_rows(*pg_, name); }
+    std::uint64_t last_seq(const std::string& stream) { return sluice::test::last_seq(*client_, stream); }
     // "chunk", "done", "aborted" or "" (not a snapshot message) for the
     // stream's last message.
     std::string last_part(const std::string& stream) {
@@ -185,12 +105,12 @@ TEST_F(PipelineJetStreamSnapshot, TwoWorkersOnASnapshotStartedStreamEqualOneProc
                                               stream,
                                               "--window",
                                               "4"};
-    Program publisher(SLUICE_MARIADB_CLI, publish, log_path("publisher"));
-    Program worker0(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "0/2"}),
+    Process publisher(SLUICE_MARIADB_CLI, publish, log_path("publisher"));
+    Process worker0(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "0/2"}),
                     log_path("worker0"));
-    Program worker1(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "1/2"}),
+    Process worker1(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "1/2"}),
                     log_path("worker1"));
-    for (Program* p : {&publisher, &worker0, &worker1}) std::filesystem::remove(p->log());
+    for (Process* p : {&publisher, &worker0, &worker1}) std::filesystem::remove(p->log());
 
     // The stream made here (as the publisher would), and waited for: a new
     // stream's leader election must not eat the time the kills are aimed at.
@@ -268,29 +188,29 @@ TEST_F(PipelineJetStreamSnapshot, TwoWorkersOnASnapshotStartedStreamEqualOneProc
         writing = false;
     });
     std::mt19937 rng(11);
-    Program* all[3] = {&publisher, &worker0, &worker1};
+    Process* all[3] = {&publisher, &worker0, &worker1};
     int total = 0;
     while (writing || total < 6) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 300));
-        Program* victim = all[rng() % 3];
+        Process* victim = all[rng() % 3];
         EXPECT_TRUE(victim->kill()) << "exited by itself: " << read_file(victim->log());
         victim->start();
         ++total;
     }
     writer.join();
-    for (Program* p : all) p->kill();
+    for (Process* p : all) p->kill();
 
     // Everything to the end: the publisher (the same command: it continues
     // from the stream, no new snapshot), both workers, the single process
     // (it continues from its sink's state).
     std::vector<std::string> last = publish;
     last.push_back("--until-end");
-    Program final_publisher(SLUICE_MARIADB_CLI, last, log_path("publisher-last"));
+    Process final_publisher(SLUICE_MARIADB_CLI, last, log_path("publisher-last"));
     final_publisher.start();
     ASSERT_EQ(final_publisher.wait(), 0) << read_file(final_publisher.log());
-    Program last0(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "0/2", "--until-end"}),
+    Process last0(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "0/2", "--until-end"}),
                   log_path("worker0-last"));
-    Program last1(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "1/2", "--until-end"}),
+    Process last1(SLUICE_PIPELINE_CLI, run_args(nats_source, "js_snap_multi", {"--partition", "1/2", "--until-end"}),
                   log_path("worker1-last"));
     last0.start();
     last1.start();
@@ -303,12 +223,7 @@ TEST_F(PipelineJetStreamSnapshot, TwoWorkersOnASnapshotStartedStreamEqualOneProc
     EXPECT_GT(want[1].size(), 2U);  // late rows (of the workload)
     EXPECT_GT(want[2].size(), 1U);  // rejected rows (NULL ts)
     const std::vector<Rows> have = sink("js_snap_multi");
-    EXPECT_EQ(have[0], want[0]) << "sessions";
-    EXPECT_EQ(have[1], want[1]) << "late rows";
-    EXPECT_EQ(have[2], want[2]) << "rejected rows";
-    std::set<std::uint32_t> owners;
-    for (const std::string& r : have[0]) owners.insert(partition_of(r.substr(0, r.find(' ')), 2));
-    EXPECT_EQ(owners.size(), 2U);
+    expect_equal_sinks(have, want);
 
     // The stream: aborted snapshots, then one done, never a second one.
     int aborted = 0, done = 0;

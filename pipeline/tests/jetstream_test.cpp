@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "../../mariadb/tests/cdc/nats_cluster.hpp"
-#include "pipeline_support.hpp"
+#include "jetstream_workers.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
 #include "sluice/pipeline/key_partition.hpp"
@@ -24,52 +24,6 @@ namespace sluice::pipeline::test {
 namespace {
 
 namespace js = sluice::mariadb::jetstream;
-
-// Any program as a child, stdout and stderr appended to `log`.
-class Process {
-public:
-    Process(std::string program, std::vector<std::string> args, std::string log)
-        : program_(std::move(program)), args_(std::move(args)), log_(std::move(log)) {}
-    Process(const Process&) = delete;
-    Process& operator=(const Process&) = delete;
-    ~Process() { kill(); }
-    void start() {
-        pid_ = ::fork();
-        if (pid_ == 0) {
-            int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-            ::dup2(fd, 1);
-            ::dup2(fd, 2);
-            std::vector<char*> argv;
-            argv.push_back(program_.data());
-            for (auto& a : args_) argv.push_back(a.data());
-            argv.push_back(nullptr);
-            ::execv(program_.c_str(), argv.data());
-            ::_exit(127);
-        }
-    }
-    // SIGKILL; true when it was still running (not exited by itself).
-    bool kill() {
-        if (pid_ <= 0) return false;
-        ::kill(pid_, SIGKILL);
-        int st = 0;
-        ::waitpid(pid_, &st, 0);
-        pid_ = -1;
-        return WIFSIGNALED(st);
-    }
-    int wait() {
-        int st = 0;
-        ::waitpid(pid_, &st, 0);
-        pid_ = -1;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    }
-    const std::string& log() const { return log_; }
-
-private:
-    std::string program_;
-    std::vector<std::string> args_;
-    std::string log_;
-    pid_t pid_ = -1;
-};
 
 // Random source transactions: inserts, updates (moving rows between keys
 // and in time), deletes, rows behind the watermark (late) and NULL ts
@@ -115,14 +69,6 @@ private:
     std::vector<std::int64_t> ids_;
 };
 
-using Rows = std::vector<std::string>;
-// A sink table's rows as text, sorted: what "equal sinks" compares.
-Rows rows_of(postgres::Connection& pg, const std::string& sql) {
-    Rows out;
-    for (postgres::Row r : pg.query(sql)) out.push_back(r.get<std::string>(0));
-    return out;
-}
-
 class PipelineJetStream : public ::testing::Test {
 protected:
     static void SetUpTestSuite() { cluster_ = new sluice::test::NatsCluster("pipeline-jetstream"); }
@@ -137,30 +83,13 @@ protected:
         pg_.emplace(postgres::Connection::open(pg_url()));
         pg_->set_notice_handler({});
     }
-    std::string log_path(const std::string& name) const {
-        std::filesystem::create_directories(SLUICE_OWN_SERVERS_DIR);
-        return std::string(SLUICE_OWN_SERVERS_DIR) + "/pipeline-js-" + name + "-" + std::to_string(::getpid()) + ".log";
+    std::string log_path(const std::string& name) const { return own_log_path("pipeline-js-" + name); }
+    void drop(const std::string& sink) { drop_partitioned_sink(*pg_, sink); }
+    std::vector<std::string> run_args(const std::string& source, const std::string& sink,
+                                      const std::vector<std::string>& extra) {
+        return worker_run_args(source, "pipeline_test.js_src", sink, extra);
     }
-    void drop(const std::string& sink) {
-        drop_sink(*pg_, sink);
-        pg_->query("delete from sluice_pipeline_state where name like $1", {sink + "#%"});
-    }
-    std::vector<std::string> run_args(const std::string& source, const std::string& sink, std::vector<std::string> extra) {
-        std::vector<std::string> a = {"run",  "--source", source, "--table", "pipeline_test.js_src", "--id", "id",
-                                      "--key", "k",       "--ts", "t",       "--value", "v", "--sink", pg_url(),
-                                      "--sink-table", sink, "--lateness", "15", "--checkpoint-every", "3", "--quiet"};
-        a.insert(a.end(), extra.begin(), extra.end());
-        return a;
-    }
-    // Sessions, late and rejected rows of NAME, each as sorted text.
-    std::vector<Rows> sink(const std::string& name) {
-        const std::string q = "\"" + name;
-        return {rows_of(*pg_, "select concat_ws(' ', key, start, \"end\", count, sum, min, max, final) from " + q +
-                                  "\" order by 1"),
-                rows_of(*pg_, "select concat_ws(' ', gtid, seq, id, key, ts, op, value) from " + q + "_late\" order by 1"),
-                rows_of(*pg_, "select concat_ws(' ', gtid, seq, image, id, key, ts, value, reason) from " + q +
-                                  "_rejected\" order by 1")};
-    }
+    std::vector<Rows> sink(const std::string& name) { return sink_rows(*pg_, name); }
 
     static sluice::test::NatsCluster* cluster_;
     std::optional<mariadb::Connection> my_;
@@ -248,13 +177,7 @@ TEST_F(PipelineJetStream, TwoWorkersThroughKillsOfEveryProcessAndANodeEqualOnePr
     EXPECT_GT(want[1].size(), 5U);  // late rows
     EXPECT_GT(want[2].size(), 2U);  // rejected rows (NULL ts)
     const std::vector<Rows> have = sink("js_multi");
-    EXPECT_EQ(have[0], want[0]) << "sessions";
-    EXPECT_EQ(have[1], want[1]) << "late rows";
-    EXPECT_EQ(have[2], want[2]) << "rejected rows";
-    // Both partitions own sessions (the hash spreads the 12 keys).
-    std::set<std::uint32_t> owners;
-    for (const std::string& r : have[0]) owners.insert(partition_of(r.substr(0, r.find(' ')), 2));
-    EXPECT_EQ(owners.size(), 2U);
+    expect_equal_sinks(have, want);
 
     // The stream: every transaction once, in commit order.
     js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());

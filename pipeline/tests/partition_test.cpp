@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "ndjson_error.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/ndjson_transaction.hpp"
 #include "sluice/pipeline/partition_applier.hpp"
@@ -61,16 +62,7 @@ TEST(NdjsonTransactions, ReadsTheTableChangesAsTheBinlogAdapterDoes) {
     EXPECT_FALSE(r.parse(R"({"gtid":"0-1-43","server_id":1,"ts":1,"db":"shop","ddl":"ALTER TABLE ev ADD x INT"})", "h").transaction);
 }
 
-std::string error_of(const std::string& line) {
-    NdjsonTransactions r({"id", "k", "t", "v"}, "shop", "ev");
-    try {
-        r.parse(line, "stream \"S\" sequence 9");
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::source_image);
-        return e.what();
-    }
-    return "no error";
-}
+using test::error_of;
 
 TEST(NdjsonTransactions, BrokenLinesAreErrorsNamingThePlace) {
     EXPECT_NE(error_of("{\"gtid\":").find("stream \"S\" sequence 9: malformed JSON"), std::string::npos);

@@ -2,6 +2,7 @@
 // worker reads them: bytes alone, no server.
 #include <gtest/gtest.h>
 
+#include "ndjson_error.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/ndjson_transaction.hpp"
 
@@ -50,16 +51,7 @@ TEST(NdjsonSnapshotLines, DoneAndAbortedLinesNameTheirSnapshot) {
     EXPECT_EQ(t.snapshot, SnapshotPart::none);
 }
 
-std::string error_of(const std::string& line) {
-    NdjsonTransactions r({"id", "k", "t", "v"}, "shop", "ev");
-    try {
-        r.parse(line, "stream \"S\" sequence 9");
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::source_image);
-        return e.what();
-    }
-    return "no error";
-}
+using test::error_of;
 
 TEST(NdjsonSnapshotLines, BrokenSnapshotLinesAreErrorsNamingThePlace) {
     EXPECT_NE(error_of(R"({"snapshot":{"db":"shop","table":"ev"},"rows":[]})").find("stream \"S\" sequence 9: a snapshot line without a \"gtid\""),

@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "cdc_support.hpp"
+#include "cli_child.hpp"
+#include "jetstream_reads.hpp"
 #include "json_scan.hpp"
 #include "nats_cluster.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
@@ -25,27 +27,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace js = sluice::mariadb::jetstream;
-
-pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        std::vector<char*> argv;
-        argv.push_back(const_cast<char*>(SLUICE_MARIADB_CLI));
-        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        std::freopen("/dev/null", "w", stdout);
-        std::freopen(log.c_str(), "a", stderr);
-        ::execv(SLUICE_MARIADB_CLI, argv.data());
-        ::_exit(127);
-    }
-    return pid;
-}
-
-int exit_status(pid_t pid) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 bool has(const js::StoredMessage& m, const char* header) { return m.headers.count(header) > 0; }
 
@@ -87,34 +68,19 @@ protected:
     }
     // (Right after the cluster starts, or while a publisher creates the
     // stream, the JetStream API may time out for a moment: asked again.)
-    std::uint64_t last_seq(const std::string& stream) {
-        for (int attempt = 0;; ++attempt) {
-            try {
-                auto s = client_->stream_state(stream);
-                return s ? s->last_seq : 0;
-            } catch (const std::exception& e) {
-                if (!js::retryable(e) || attempt >= 60) throw;
-                std::this_thread::sleep_for(100ms);
-            }
-        }
-    }
+    std::uint64_t last_seq(const std::string& stream) { return sluice::test::last_seq(*client_, stream); }
     std::vector<js::StoredMessage> messages(const std::string& stream) {
-        auto state = client_->stream_state(stream);
-        std::vector<js::StoredMessage> out;
-        if (!state) return out;
-        for (std::uint64_t s = state->first_seq; s <= state->last_seq && state->messages; ++s)
-            out.push_back(client_->message(stream, s));
-        return out;
+        return sluice::test::stored_messages(*client_, stream);
     }
     // Starts the publisher, lets it store `at_least` more messages, SIGKILLs
     // it; true when the stream then ends inside an unfinished snapshot.
     bool kill_mid_snapshot(const std::vector<std::string>& args, const std::string& stream, std::uint64_t at_least,
                            const std::string& log) {
         const std::uint64_t base = last_seq(stream);
-        pid_t pid = spawn(args, log);
+        pid_t pid = spawn_cli(args, log);
         for (int i = 0; i < 3000 && last_seq(stream) < base + at_least; ++i) std::this_thread::sleep_for(5ms);
         ::kill(pid, SIGKILL);
-        EXPECT_EQ(exit_status(pid), -1) << "the publisher exited by itself:\n" << read_file(log);
+        EXPECT_EQ(wait_exit(pid), -1) << "the publisher exited by itself:\n" << read_file(log);
         const std::uint64_t last = last_seq(stream);
         if (last == 0) return false;
         const js::StoredMessage m = client_->message(stream, last);
@@ -164,7 +130,7 @@ TEST_F(CdcJetStreamSnapshot, AKilledSnapshotIsAbortedAndTakenAgainAndTheComplete
     EXPECT_GE(mid_snapshot, 3) << "the kills should land inside the snapshot (4000 chunks)";
     std::vector<std::string> last = args;
     last.push_back("--until-end");
-    ASSERT_EQ(exit_status(spawn(last, log)), 0) << read_file(log);
+    ASSERT_EQ(wait_exit(spawn_cli(last, log)), 0) << read_file(log);
     // After the complete snapshot: a restart with the same command continues
     // from the done message (no second snapshot).
     std::vector<std::string> after_gtids;
@@ -172,7 +138,7 @@ TEST_F(CdcJetStreamSnapshot, AKilledSnapshotIsAbortedAndTakenAgainAndTheComplete
         insert(id);
         after_gtids.push_back(scalar(sql(), "SELECT @@session.last_gtid"));
     }
-    ASSERT_EQ(exit_status(spawn(last, log)), 0) << read_file(log);
+    ASSERT_EQ(wait_exit(spawn_cli(last, log)), 0) << read_file(log);
 
     // Read the stream back, group by group.
     std::set<std::string> ids;
@@ -262,7 +228,7 @@ TEST_F(CdcJetStreamSnapshot, RestartedWithoutSnapshotItAbortsAndStartsAsForAnEmp
     const std::string gtid = scalar(sql(), "SELECT @@session.last_gtid");
     std::vector<std::string> from_gtid = base;
     for (const char* a : {"--from-gtid", start_.c_str(), "--until-end"}) from_gtid.push_back(a);
-    ASSERT_EQ(exit_status(spawn(from_gtid, log)), 0) << read_file(log);
+    ASSERT_EQ(wait_exit(spawn_cli(from_gtid, log)), 0) << read_file(log);
 
     const std::vector<js::StoredMessage> stored = messages(stream);
     ASSERT_GT(stored.size(), cut_at);
@@ -309,10 +275,10 @@ TEST_F(CdcJetStreamSnapshot, DebeziumReadRowsEveryRowAtLeastOnceTheLastSnapshotE
     EXPECT_GE(mid_snapshot, 2);
     std::vector<std::string> last = args;
     last.push_back("--until-end");
-    ASSERT_EQ(exit_status(spawn(last, log)), 0) << read_file(log);
+    ASSERT_EQ(wait_exit(spawn_cli(last, log)), 0) << read_file(log);
     sql().execute("UPDATE cdc_jetstream.snap SET pad = 'u' WHERE id = 5");
     const std::string update_gtid = scalar(sql(), "SELECT @@session.last_gtid");
-    ASSERT_EQ(exit_status(spawn(last, log)), 0) << read_file(log);
+    ASSERT_EQ(wait_exit(spawn_cli(last, log)), 0) << read_file(log);
 
     std::map<int, int> seen;  // row id -> r messages
     std::vector<std::pair<std::string, std::vector<int>>> snapshots;  // id, its rows in order

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "cdc_support.hpp"
+#include "cli_child.hpp"
+#include "jetstream_reads.hpp"
 #include "json_scan.hpp"
 #include "nats_cluster.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
@@ -22,27 +24,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace js = sluice::mariadb::jetstream;
-
-pid_t spawn_cli(const std::vector<std::string>& args, const std::string& log) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        std::vector<char*> argv;
-        argv.push_back(const_cast<char*>(SLUICE_MARIADB_CLI));
-        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        std::freopen("/dev/null", "w", stdout);
-        std::freopen(log.c_str(), "a", stderr);
-        ::execv(SLUICE_MARIADB_CLI, argv.data());
-        ::_exit(127);
-    }
-    return pid;
-}
-
-int wait_exit(pid_t pid) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 class CdcJetStream : public ::testing::Test {
 protected:
@@ -71,12 +52,7 @@ protected:
     // Every message of the stream, in sequence order.
     std::vector<js::StoredMessage> messages(const std::string& stream) {
         js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());
-        auto state = c.stream_state(stream);
-        std::vector<js::StoredMessage> out;
-        if (!state) return out;
-        for (std::uint64_t s = state->first_seq; s <= state->last_seq && state->messages; ++s)
-            out.push_back(c.message(stream, s));
-        return out;
+        return sluice::test::stored_messages(c, stream);
     }
     // Kills the publisher at random moments while `writer_done` is false
     // (and at least `min_kills` times), SIGKILLs NATS node 2 after the third

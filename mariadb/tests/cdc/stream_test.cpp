@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cdc_support.hpp"
+#include "cli_child.hpp"
 #include "json_scan.hpp"
 #include "sluice/mariadb/cdc/change_stream.hpp"
 #include "sluice/mariadb/cdc/ndjson.hpp"
@@ -433,22 +434,6 @@ TEST_F(CdcStream, ADumpConnectionKilledMidEventIsResumedWithNothingLostOrRepeate
     EXPECT_EQ(s.connects(), 2U);
 }
 
-// Starts the CLI with these arguments (no shell), output to /dev/null.
-pid_t spawn_cli(const std::vector<std::string>& args) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        std::vector<char*> argv;
-        argv.push_back(const_cast<char*>(SLUICE_MARIADB_CLI));
-        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        std::freopen("/dev/null", "w", stdout);
-        std::freopen("/dev/null", "w", stderr);
-        ::execv(SLUICE_MARIADB_CLI, argv.data());
-        ::_exit(127);
-    }
-    return pid;
-}
-
 // SIGKILL of `cdc --out` at random moments while a writer commits: started
 // again with the same command each time, the file ends up with every
 // transaction exactly once, in commit order.
@@ -480,7 +465,7 @@ TEST_F(CdcStream, SigkillOfTheCliWithOutManyTimesDeliversEachTransactionOnce) {
     std::mt19937 random(12345);
     int kills = 0;
     while (!done || kills < 10) {
-        pid_t pid = spawn_cli(args);
+        pid_t pid = spawn_cli(args, "/dev/null");
         std::this_thread::sleep_for(std::chrono::milliseconds(30 + random() % 250));
         ::kill(pid, SIGKILL);
         int status = 0;
@@ -491,7 +476,7 @@ TEST_F(CdcStream, SigkillOfTheCliWithOutManyTimesDeliversEachTransactionOnce) {
     writer.join();
     std::vector<std::string> final_args = args;
     final_args.push_back("--until-end");
-    pid_t last = spawn_cli(final_args);
+    pid_t last = spawn_cli(final_args, "/dev/null");
     int status = 0;
     ::waitpid(last, &status, 0);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
