@@ -199,19 +199,35 @@ inline void insert_leftmost(Node*& t, Node* leaf) {
     if (t->left->priority > t->priority) rotate_right(t);
 }
 
-// Links `leaf` (all of whose events follow the whole subtree) as the
-// subtree's rightmost node: how a session's tail leaf joins its index.
-inline void insert_rightmost(Node*& t, Node* leaf) {
-    if (t == nullptr) {
-        t = leaf;
-        return;
+// Links `leaf` (all of whose events follow the whole subtree, no children,
+// its aggregates its own) as the subtree's rightmost node: how a session's
+// tail leaf joins its index, once per leaf_capacity appended events.
+// Instead of linking it at the bottom and rotating it up (each rotation
+// two passes over the exact sums' limbs and a pass over a leaf's events),
+// it is placed at once where the rotations would take it: below the right
+// spine's nodes of at least its priority (its ancestors, which gain its
+// aggregates), above the rest of the spine, which becomes its left subtree
+// (every event there precedes the leaf's). The same tree as the
+// rotations', node for node, with the same aggregates.
+inline void insert_rightmost(Node*& root, Node* leaf) {
+    Node** at = &root;
+    while (*at != nullptr && (*at)->priority >= leaf->priority) {
+        Node* t = *at;
+        t->count += leaf->count;
+        t->min = std::min(t->min, leaf->min);
+        t->max = std::max(t->max, leaf->max);
+        t->sum.add(leaf->sum);
+        at = &t->right;
     }
-    t->count += leaf->count;
-    t->min = std::min(t->min, leaf->min);
-    t->max = std::max(t->max, leaf->max);
-    t->sum.add(leaf->sum);
-    insert_rightmost(t->right, leaf);
-    if (t->right->priority > t->priority) rotate_left(t);
+    Node* below = *at;
+    if (below != nullptr) {
+        leaf->left = below;
+        leaf->count += below->count;
+        leaf->min = std::min(leaf->min, below->min);
+        leaf->max = std::max(leaf->max, below->max);
+        leaf->sum.add(below->sum);
+    }
+    *at = leaf;
 }
 
 inline void insert(Node*& t, Event&& ev, Pool& pool) {
