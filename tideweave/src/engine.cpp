@@ -19,11 +19,24 @@ Engine::Impl::Impl(Config config, EngineKind kind)
 
 void Engine::Impl::release_key(KeyId key) { key_names_.release(key); }
 
-void Engine::Impl::sort_rows(std::vector<SessionRow>& rows) const {
-    std::sort(rows.begin(), rows.end(), [this](const SessionRow& a, const SessionRow& b) {
+// By (key, start), never equal for two rows of one list (distinct sessions),
+// so the order is unique. The sort moves small (prefix, start, key, index)
+// items, comparing the key's 8-byte prefix held in the item (no lookup per
+// comparison; the names only when prefixes tie), then places each row once,
+// instead of comparing and moving the 64-byte rows themselves.
+void Engine::Impl::sort_rows(std::vector<SessionRow>& rows) {
+    if (rows.size() < 2) return;
+    row_order_.clear();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        row_order_.push_back(RowOrder{key_names_.prefix(rows[i].key), rows[i].start, rows[i].key, i});
+    std::sort(row_order_.begin(), row_order_.end(), [this](const RowOrder& a, const RowOrder& b) {
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
         if (a.key != b.key) return key_less(a.key, b.key);
         return a.start < b.start;
     });
+    sorted_rows_.clear();
+    for (const RowOrder& o : row_order_) sorted_rows_.push_back(rows[o.at]);
+    rows.swap(sorted_rows_);
 }
 
 void Engine::Impl::publish(const std::vector<SessionRow>& from, std::vector<Row>& to) const {

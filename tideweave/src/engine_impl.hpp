@@ -65,7 +65,7 @@ private:
         return id;
     }
     void release_key(KeyId key);
-    void sort_rows(std::vector<SessionRow>& rows) const;
+    void sort_rows(std::vector<SessionRow>& rows);  // by (key, start)
     bool key_less(KeyId a, KeyId b) const { return key_names_.less(a, b); }
 
     Config config_;
@@ -93,6 +93,15 @@ private:
     std::vector<Row> after_out_;
     std::vector<Row> rows_out_;
     std::vector<LateItem> late_out_;
+    // sort_rows()'s scratch: the order found, and the rows placed in it.
+    struct RowOrder {
+        std::uint64_t prefix;  // KeyNames::prefix(key)
+        std::int64_t start;
+        KeyId key;
+        std::size_t at;  // the row's index before sorting
+    };
+    std::vector<RowOrder> row_order_;
+    std::vector<SessionRow> sorted_rows_;
 };
 
 namespace detail {

@@ -38,6 +38,9 @@ public:
     }
 
     const std::string& name(KeyId id) const { return names_[id]; }
+    // The name's first eight bytes as a big-endian integer (zero-padded):
+    // names of different prefixes are in the order of their prefixes.
+    std::uint64_t prefix(KeyId id) const { return prefixes_[id]; }
     // Byte order of the names (std::string's order).
     bool less(KeyId a, KeyId b) const {
         if (prefixes_[a] != prefixes_[b]) return prefixes_[a] < prefixes_[b];
