@@ -79,6 +79,11 @@ private:
 };
 
 struct Node {
+    // User-provided, so that a fresh node from the pool (value-initialized
+    // by emplace_back()) is not first cleared whole, 1.4 KB, before its
+    // members' own initializers run: ~170 instructions per leaf.
+    Node() noexcept {}  // NOLINT(modernize-use-equals-default): `= default` would bring the clearing back
+
     LeafEvents events;  // sorted, never empty while linked
     std::uint32_t priority = 0;
     Node* left = nullptr;
