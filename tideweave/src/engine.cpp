@@ -196,8 +196,13 @@ Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const s
     new_keys_.clear();
     hashes_.resize(n);
     for (std::size_t i = 0; i < n; ++i) hashes_[i] = IdIndex::hash(mutations[i].id);
-    retracted_values_.assign(n, 0.0);
-    late_.assign(n, 0);
+    // Sized, not cleared (a memset of ~9 bytes per mutation): every entry
+    // read is written first. late_[i] is set for each mutation checked
+    // before anything reads it (undo_applied reads those before the failing
+    // one), and retracted_values_[i] is read only to undo a retraction,
+    // which sets it when applied.
+    retracted_values_.resize(n);
+    late_.resize(n);
     const std::int64_t h = horizon();
     // Applied as checked, mutation by mutation; an error undoes them, newest
     // first, so that the state and version are as before. The identity
