@@ -34,9 +34,22 @@ void Engine::Impl::sort_rows(std::vector<SessionRow>& rows) {
         if (a.key != b.key) return key_less(a.key, b.key);
         return a.start < b.start;
     });
-    sorted_rows_.clear();
-    for (const RowOrder& o : row_order_) sorted_rows_.push_back(rows[o.at]);
-    rows.swap(sorted_rows_);
+    // Placed in place, one cycle of the permutation at a time (each row
+    // moves once; a second row buffer would be scratch as large as the
+    // largest result, kept between calls: +1.8 MB of the CLI's VmRSS on the
+    // memory benchmark, whose watermarks finalize ~6k rows each).
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (row_order_[i].at == i) continue;
+        const SessionRow first = rows[i];
+        std::size_t to = i;
+        for (std::size_t from = row_order_[to].at; from != i; from = row_order_[to].at) {
+            rows[to] = rows[from];
+            row_order_[to].at = to;
+            to = from;
+        }
+        rows[to] = first;
+        row_order_[to].at = to;
+    }
 }
 
 void Engine::Impl::publish(const std::vector<SessionRow>& from, std::vector<Row>& to) const {

@@ -93,7 +93,7 @@ private:
     std::vector<Row> after_out_;
     std::vector<Row> rows_out_;
     std::vector<LateItem> late_out_;
-    // sort_rows()'s scratch: the order found, and the rows placed in it.
+    // sort_rows()'s scratch: the order found.
     struct RowOrder {
         std::uint64_t prefix;  // KeyNames::prefix(key)
         std::int64_t start;
@@ -101,7 +101,6 @@ private:
         std::size_t at;  // the row's index before sorting
     };
     std::vector<RowOrder> row_order_;
-    std::vector<SessionRow> sorted_rows_;
 };
 
 namespace detail {
