@@ -144,6 +144,22 @@ void ExactSum::subtract(const ExactSum& other) {
 #endif
 }
 
+void ExactSum::add_window(const std::uint64_t* window, std::size_t count, std::size_t at, bool negate) {
+    const std::uint64_t extension = (window[count - 1] >> 63) != 0 ? ~std::uint64_t{0} : 0;
+    // Subtracting W is adding ~W + 1: the complement of every limb (the
+    // extension's too) and a carry in of one.
+    const std::uint64_t flip = negate ? ~std::uint64_t{0} : 0;
+    std::uint64_t carry = negate ? 1 : 0;
+    for (std::size_t i = at; i < limbs_.size(); ++i) {
+        const std::uint64_t operand = (i - at < count ? window[i - at] : extension) ^ flip;
+        const std::uint64_t before = limbs_[i];
+        const std::uint64_t s = before + operand;
+        const std::uint64_t t = s + carry;
+        carry = (s < before || t < s) ? 1 : 0;
+        limbs_[i] = t;
+    }
+}
+
 bool ExactSum::is_zero() const {
     for (auto limb : limbs_)
         if (limb != 0) return false;

@@ -25,6 +25,15 @@ public:
     void subtract(const ExactSum& other);
     void clear() { limbs_.fill(0); }
 
+    // Adds (subtracts, with `negate`) the two's-complement integer of
+    // `count` limbs at `window`, sign-extended, shifted up by `at` limbs
+    // (at + count <= limb_count): how a CompactSum's window joins the full
+    // form.
+    void add_window(const std::uint64_t* window, std::size_t count, std::size_t at, bool negate);
+    // The fixed-point integer, limb 0 (worth 2^-1074) first: for CompactSum,
+    // which re-bases a value into a window.
+    const std::array<std::uint64_t, 34>& limbs() const { return limbs_; }
+
     bool is_zero() const;
     // The exact value rounded once to the nearest double (ties to even);
     // +-infinity when it lies beyond the double range.

@@ -294,7 +294,7 @@ public:
                     s.block.count += sealed->count;
                     s.block.min = std::min(s.block.min, sealed->min);
                     s.block.max = std::max(s.block.max, sealed->max);
-                    s.block.sum.add(sealed->sum);
+                    sealed->sum.add_to(s.block.sum);
                     counts.events_folded += static_cast<std::size_t>(sealed->count);
                     release_tree(sealed, key, release);
                 }
@@ -377,13 +377,11 @@ private:
         r.start = s.start;
         r.end = s.last + gap_;
         r.final = s.final;
-        ExactSum sum;
         bool any = false;
         if (s.has_block) {
             r.count = s.block.count;
             r.min = s.block.min;
             r.max = s.block.max;
-            sum = s.block.sum;
             any = true;
         }
         for (const Node* n : {s.root, s.tail}) {
@@ -391,13 +389,21 @@ private:
             r.count += n->count;
             r.min = any ? std::min(r.min, n->min) : n->min;
             r.max = any ? std::max(r.max, n->max) : n->max;
-            if (any) {
-                sum.add(n->sum);
-            } else {
-                sum = n->sum;
-            }
             any = true;
         }
+        // The common case, no sealed block: the nodes' compact sums, added
+        // in their window and rounded from it (no 34-limb form).
+        if (!s.has_block) {
+            if (s.root != nullptr && s.tail != nullptr) {
+                r.sum = CompactSum::rounded_sum(s.root->sum, s.tail->sum);
+            } else if (s.root != nullptr || s.tail != nullptr) {
+                r.sum = (s.root != nullptr ? s.root : s.tail)->sum.to_double();
+            }
+            return r;
+        }
+        ExactSum sum = s.block.sum;
+        for (const Node* n : {s.root, s.tail})
+            if (n != nullptr) n->sum.add_to(sum);
         r.sum = sum.to_double();
         return r;
     }
