@@ -13,39 +13,40 @@ constexpr int last_base = ExactSum::limb_count - window_limbs;  // the highest w
 std::uint64_t sign_extension(std::uint64_t top_limb) { return (top_limb >> 63) != 0 ? ~std::uint64_t{0} : 0; }
 
 // Rounds the magnitude `mag` (4 limbs, non-negative) worth
-// mag * 2^(64 * base - 1074) to the nearest double, ties to even: the
-// algorithm of ExactSum's round_magnitude on the window's limbs.
+// mag * 2^(64 * base - 1074) to the nearest double, ties to even, building
+// the double's bits: it runs for every row of a transaction's touched
+// sessions, where ExactSum's round_magnitude scans 34 limbs and calls ldexp.
 double round_window_magnitude(const std::array<std::uint64_t, window_limbs>& mag, int base) {
-    int top = -1;
-    for (int i = window_limbs - 1; i >= 0; --i) {
-        const std::uint64_t limb = mag[static_cast<std::size_t>(i)];
-        if (limb != 0) {
-            top = i * 64 + 63 - std::countl_zero(limb);
-            break;
+    int top_limb = window_limbs - 1;
+    while (top_limb > 0 && mag[static_cast<std::size_t>(top_limb)] == 0) --top_limb;
+    const std::uint64_t high = mag[static_cast<std::size_t>(top_limb)];
+    if (high == 0) return 0.0;
+    const int lead = std::countl_zero(high);
+    const int top = top_limb * 64 + 63 - lead;  // the highest set bit
+    const int scale = 64 * base - 1074;         // the worth of the window's bit 0, as a power of two
+    if (top < 53) return std::ldexp(static_cast<double>(mag[0]), scale);  // at most 53 bits: exact
+    // The 64 bits from `top` down, and whether any bit below them is set.
+    std::uint64_t head = high << lead;
+    bool rest = false;
+    if (top_limb > 0) {
+        const std::uint64_t next = mag[static_cast<std::size_t>(top_limb - 1)];
+        if (lead != 0) head |= next >> (64 - lead);
+        rest = (next << lead) != 0;
+        for (int i = 0; i < top_limb - 1 && !rest; ++i) rest = mag[static_cast<std::size_t>(i)] != 0;
+    }
+    std::uint64_t mantissa = head >> 11;  // 53 bits, the top one set
+    const bool round_bit = ((head >> 10) & 1U) != 0;
+    const bool sticky = rest || (head & 0x3FFU) != 0;
+    int biased = scale + top + 1023;  // the exponent of 2^top, biased; >= 1 since top >= 53
+    if (round_bit && (sticky || (mantissa & 1U) != 0)) {
+        ++mantissa;
+        if (mantissa == std::uint64_t{1} << 53) {  // rounded up to the next power of two
+            mantissa >>= 1;
+            ++biased;
         }
     }
-    if (top < 0) return 0.0;
-    const int scale = 64 * base - 1074;  // the worth of the window's bit 0, as a power of two
-    if (top < 53) return std::ldexp(static_cast<double>(mag[0]), scale);  // at most 53 bits: exact
-    const auto bit_at = [&](int pos) {
-        const auto p = static_cast<std::size_t>(pos);
-        return ((mag[p / 64] >> (p % 64)) & 1U) != 0;
-    };
-    const int low = top - 52;  // the mantissa's lowest bit
-    const auto l = static_cast<std::size_t>(low);
-    std::uint64_t mantissa = mag[l / 64] >> (l % 64);
-    if (l % 64 != 0 && l / 64 + 1 < window_limbs) mantissa |= mag[l / 64 + 1] << (64 - l % 64);
-    mantissa &= (std::uint64_t{1} << 53) - 1;
-    if (bit_at(low - 1)) {
-        // Ties to even: the bits below the round bit matter only for a round
-        // bit of 1 and an even mantissa.
-        bool below = (mantissa & 1U) != 0;
-        const auto r = static_cast<std::size_t>(low - 1);
-        for (std::size_t i = 0; i < r / 64 && !below; ++i) below = mag[i] != 0;
-        if (!below && r % 64 != 0) below = (mag[r / 64] & ((std::uint64_t{1} << (r % 64)) - 1)) != 0;
-        if (below) ++mantissa;  // may reach 2^53: still exact
-    }
-    return std::ldexp(static_cast<double>(mantissa), scale + low);
+    if (biased >= 0x7FF) return HUGE_VAL;
+    return std::bit_cast<double>(static_cast<std::uint64_t>(biased) << 52 | (mantissa & ((std::uint64_t{1} << 52) - 1)));
 }
 
 // The rounding of the signed window (two's complement). A negative window
@@ -238,13 +239,9 @@ void CompactSum::combine_slow(const CompactSum& other, bool negate) {
 }
 
 double CompactSum::rounded_sum(const CompactSum& a, const CompactSum& b) {
-    if (a.base_ == b.base_ && a.spill_ == nullptr && b.spill_ == nullptr) {
-        CompactSum total;  // no allocation: the same window's add stays in it or spills rarely
-        total.limbs_ = a.limbs_;
-        total.base_ = a.base_;
-        total.add(b);
-        return total.to_double();
-    }
+    Window total;
+    if (a.base_ == b.base_ && a.base_ != spilled_base && add_windows(a.limbs_, b.limbs_, false, total))
+        return round_window(total, a.base_);
     ExactSum full = a.to_full();
     b.add_to(full);
     return full.to_double();

@@ -85,21 +85,22 @@ private:
     // on every level of an insert's descent. The fast path: the value's two
     // limbs are the window's lowest three (rel 0 or 1) and no carry leaves
     // them, so the top limb, hence the sign, is untouched and the result is
-    // exact. Zero, +-0 included, takes the slow path (its position, limb 0,
-    // is outside every default window), which adds nothing; subnormals are
-    // decoded without a branch.
+    // exact. Zeros and subnormals take the slow path (rare in data, and
+    // leaving them out keeps their decoding off every other value's path).
     [[gnu::always_inline]] void accumulate(double v, bool negate_value) {
         std::uint64_t bits = 0;
         std::memcpy(&bits, &v, sizeof bits);
         const auto biased = static_cast<unsigned>((bits >> 52) & 0x7FFU);
-        const unsigned normal = biased != 0 ? 1U : 0U;
-        const std::uint64_t mantissa = (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{normal} << 52);
-        const unsigned shift = biased - normal;  // the mantissa's lowest bit, in units of 2^-1074
+        // The mantissa's lowest bit, in units of 2^-1074, for a normal
+        // double; a subnormal or zero (biased 0) wraps to a huge shift, out
+        // of every window: the slow path decodes it.
+        const unsigned shift = biased - 1;
         const unsigned rel = shift / 64 - static_cast<unsigned>(base_);
         if (rel > 1) [[unlikely]] {
             accumulate_slow(v, negate_value);
             return;
         }
+        const std::uint64_t mantissa = (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
         const bool negative = ((bits >> 63) != 0) != negate_value;
         __extension__ typedef unsigned __int128 u128;
         const u128 word = static_cast<u128>(mantissa) << (shift % 64);
@@ -121,30 +122,36 @@ private:
     // (combine_slow). Inline: every level of a descent and a rotation runs it.
     [[gnu::always_inline]] void combine(const CompactSum& other, bool negate) {
         if (base_ == other.base_ && base_ != spilled_base) [[likely]] {
-            __extension__ typedef unsigned __int128 u128;
-            const u128 a_low = static_cast<u128>(limbs_[1]) << 64 | limbs_[0];
-            const u128 a_high = static_cast<u128>(limbs_[3]) << 64 | limbs_[2];
-            const u128 b_low = static_cast<u128>(other.limbs_[1]) << 64 | other.limbs_[0];
-            const u128 b_high = static_cast<u128>(other.limbs_[3]) << 64 | other.limbs_[2];
-            u128 low = 0;
-            u128 high = 0;
-            bool overflow = false;
-            if (negate) {
-                low = a_low - b_low;
-                high = a_high - b_high - (a_low < b_low ? 1 : 0);
-                overflow = ((a_high ^ b_high) & (a_high ^ high)) >> 127 != 0;  // signs differ, result's is b's
-            } else {
-                low = a_low + b_low;
-                high = a_high + b_high + (low < a_low ? 1 : 0);
-                overflow = (~(a_high ^ b_high) & (a_high ^ high)) >> 127 != 0;  // signs agree, result's differs
-            }
-            if (!overflow) [[likely]] {
-                limbs_ = {static_cast<std::uint64_t>(low), static_cast<std::uint64_t>(low >> 64),
-                          static_cast<std::uint64_t>(high), static_cast<std::uint64_t>(high >> 64)};
+            if (add_windows(limbs_, other.limbs_, negate, limbs_)) [[likely]]
                 return;
-            }
         }
         combine_slow(other, negate);
+    }
+    // out = a + b (a - b with `negate`) as 256-bit two's-complement integers;
+    // false, and out unchanged, on signed overflow. out may be a or b.
+    [[gnu::always_inline]] static bool add_windows(const Window& a, const Window& b, bool negate, Window& out) {
+        __extension__ typedef unsigned __int128 u128;
+        const u128 a_low = static_cast<u128>(a[1]) << 64 | a[0];
+        const u128 a_high = static_cast<u128>(a[3]) << 64 | a[2];
+        const u128 b_low = static_cast<u128>(b[1]) << 64 | b[0];
+        const u128 b_high = static_cast<u128>(b[3]) << 64 | b[2];
+        u128 low = 0;
+        u128 high = 0;
+        bool overflow = false;
+        if (negate) {
+            low = a_low - b_low;
+            high = a_high - b_high - (a_low < b_low ? 1 : 0);
+            overflow = ((a_high ^ b_high) & (a_high ^ high)) >> 127 != 0;  // signs differ, result's is b's
+        } else {
+            low = a_low + b_low;
+            high = a_high + b_high + (low < a_low ? 1 : 0);
+            overflow = (~(a_high ^ b_high) & (a_high ^ high)) >> 127 != 0;  // signs agree, result's differs
+        }
+        if (overflow) [[unlikely]]
+            return false;
+        out = {static_cast<std::uint64_t>(low), static_cast<std::uint64_t>(low >> 64), static_cast<std::uint64_t>(high),
+               static_cast<std::uint64_t>(high >> 64)};
+        return true;
     }
     [[gnu::noinline]] void combine_slow(const CompactSum& other, bool negate);
 

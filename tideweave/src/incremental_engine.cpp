@@ -415,11 +415,11 @@ private:
         Node* t = s.tail;
         if (t == nullptr) [[unlikely]] {
             t = s.tail = pool_.make();
-            t->events.push_back(tree::Event{ts, value, SmallId(id)});
+            t->events.emplace_back(ts, value, id);
             tree::recompute(t);
             return;
         }
-        t->events.push_back(tree::Event{ts, value, SmallId(id)});
+        t->events.emplace_back(ts, value, id);
         t->count += 1;
         t->min = std::min(t->min, value);
         t->max = std::max(t->max, value);

@@ -59,6 +59,14 @@ public:
 
     void clear() { size_ = 0; }
     void push_back(Event&& e) { items_[size_++] = std::move(e); }
+    // An append in place: no temporary Event whose id is copied, moved and
+    // destroyed (the session's tail leaf takes every appended event).
+    void emplace_back(std::int64_t ts, double value, std::string_view id) {
+        Event& e = items_[size_++];
+        e.ts = ts;
+        e.value = value;
+        e.id.assign(id);
+    }
     void insert(Event* at, Event&& e) {
         std::move_backward(at, end(), end() + 1);
         *at = std::move(e);
