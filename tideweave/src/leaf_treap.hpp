@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -58,16 +59,21 @@ public:
     const Event& back() const { return items_[size_ - 1]; }
 
     void clear() { size_ = 0; }
-    void push_back(Event&& e) { items_[size_++] = std::move(e); }
+    void push_back(Event&& e) {
+        assert(size_ < leaf_capacity);
+        items_[size_++] = std::move(e);
+    }
     // An append in place: no temporary Event whose id is copied, moved and
     // destroyed (the session's tail leaf takes every appended event).
     void emplace_back(std::int64_t ts, double value, std::string_view id) {
+        assert(size_ < leaf_capacity);
         Event& e = items_[size_++];
         e.ts = ts;
         e.value = value;
         e.id.assign(id);
     }
     void insert(Event* at, Event&& e) {
+        assert(size_ < leaf_capacity);
         std::move_backward(at, end(), end() + 1);
         *at = std::move(e);
         ++size_;
@@ -82,7 +88,10 @@ public:
     }
 
 private:
-    std::array<Event, leaf_capacity + 1> items_;  // one over: a full leaf splits after its insert
+    // Exactly leaf_capacity: a full leaf splits before an insert (insert()),
+    // not after it, so no slot is held for the one event over (32 bytes per
+    // leaf, 1 per event).
+    std::array<Event, leaf_capacity> items_;
     std::uint32_t size_ = 0;
 };
 
@@ -268,18 +277,32 @@ inline void insert(Node*& t, Event&& ev, Pool& pool) {
     }
     auto at = std::lower_bound(t->events.begin(), t->events.end(), ev,
                                [](const Event& a, const Event& b) { return less(a, b.ts, b.id); });
-    const bool appended = at == t->events.end();
-    t->events.insert(at, std::move(ev));
-    if (t->events.size() <= leaf_capacity) return;
-    // Full: the upper part moves to a new leaf, linked just after this one.
-    // This subtree's totals are unchanged; the right subtree gains the leaf.
-    // An append (the common case: event time mostly grows) moves only the new
+    if (t->events.size() < leaf_capacity) {
+        t->events.insert(at, std::move(ev));
+        return;
+    }
+    // Full: the upper part moves to a new leaf, linked just after this one,
+    // and the event goes to its half. This subtree's totals are unchanged
+    // (they count the event already); the right subtree gains the leaf. An
+    // append (the common case: event time mostly grows) moves only the new
     // event, so that leaves filled in order stay full instead of half empty:
     // half the nodes, half the memory, one level less to descend.
     Node* upper = pool.make();
-    const auto half = static_cast<std::ptrdiff_t>(appended ? t->events.size() - 1 : t->events.size() / 2);
-    std::move(t->events.begin() + half, t->events.end(), std::back_inserter(upper->events));
-    t->events.erase(t->events.begin() + half, t->events.end());
+    if (at == t->events.end()) {
+        upper->events.push_back(std::move(ev));
+    } else {
+        const auto half = static_cast<std::ptrdiff_t>(leaf_capacity / 2);
+        Event* cut = t->events.begin() + half;
+        const bool to_upper = at >= cut;
+        const std::ptrdiff_t at_in_upper = at - cut;
+        std::move(cut, t->events.end(), std::back_inserter(upper->events));
+        t->events.erase(cut, t->events.end());
+        if (to_upper) {
+            upper->events.insert(upper->events.begin() + at_in_upper, std::move(ev));
+        } else {
+            t->events.insert(at, std::move(ev));
+        }
+    }
     recompute(upper);
     insert_leftmost(t->right, upper);
     if (t->right->priority > t->priority) {

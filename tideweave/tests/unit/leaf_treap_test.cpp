@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,52 @@ TEST(LeafTreap, InsertRightmostOnEqualPrioritiesStaysBelow) {
     ExactSum sum;
     expect_aggregates(direct, count, sum);
     EXPECT_EQ(count, 40 * static_cast<std::int64_t>(leaf_capacity));
+}
+
+// Inserts in any order: a full leaf splits before the insert (no slot for
+// one event over), the event going to its half, at its place. In order, the
+// events must come out sorted, every leaf non-empty and within capacity, the
+// aggregates (exact sums included) those of the events below; and so after
+// erasing most of them again in another order.
+TEST(LeafTreap, InsertInAnyOrderSplitsFullLeavesInOrder) {
+    std::mt19937_64 rng(3);
+    std::vector<std::int64_t> order(6000);
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+    std::shuffle(order.begin(), order.end(), rng);
+    Pool pool;
+    Node* root = nullptr;
+    const auto value_of = [](std::int64_t ts) { return (ts % 5 == 0 ? -1.0 : 1.0) * static_cast<double>(ts) * 0.375; };
+    const auto expect_in_order = [&](const std::vector<std::int64_t>& held) {
+        std::vector<std::int64_t> seen;
+        for_each_node(root, [&](Node& n) {
+            EXPECT_FALSE(n.events.empty());
+            EXPECT_LE(n.events.size(), leaf_capacity);
+            for (const Event& e : n.events) seen.push_back(e.ts);
+        });
+        std::vector<std::int64_t> sorted = held;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(seen, sorted);
+        std::int64_t count = 0;
+        ExactSum sum;
+        expect_aggregates(root, count, sum);
+        EXPECT_EQ(count, static_cast<std::int64_t>(held.size()));
+        ExactSum expected;
+        for (std::int64_t ts : held) expected.add(value_of(ts));
+        EXPECT_TRUE(sum == expected);
+    };
+    std::vector<std::int64_t> held;
+    for (std::int64_t ts : order) {
+        insert(root, Event{ts, value_of(ts), SmallId("e" + std::to_string(ts))}, pool);
+        held.push_back(ts);
+        if (held.size() % 1500 == 0) expect_in_order(held);
+    }
+    std::shuffle(held.begin(), held.end(), rng);
+    while (held.size() > 700) {
+        const std::int64_t ts = held.back();
+        EXPECT_EQ(erase(root, ts, "e" + std::to_string(ts), pool), value_of(ts));
+        held.pop_back();
+    }
+    expect_in_order(held);
 }
 
 }  // namespace
