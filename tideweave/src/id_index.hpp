@@ -74,6 +74,10 @@ public:
     // Inline (GCC kept it out of line in apply()'s hashing loop: a call and
     // the loop's spills, ~10 instructions per insert).
     [[gnu::always_inline]] static std::uint64_t hash(std::string_view id) { return hash_string(id); }
+    // The same, ORing the id's bytes into `bits` (string_hash.hpp).
+    [[gnu::always_inline]] static std::uint64_t hash(std::string_view id, std::uint64_t& bits) {
+        return hash_string(id, bits);
+    }
 
     // Starts loading the table slot where a lookup of this hash begins (a
     // prefetch never faults: with no table yet, home() is 0 and data() may
@@ -92,16 +96,23 @@ public:
     std::pair<IdEntry*, bool> try_emplace(std::string_view id, const IdEntry& value) {
         return try_emplace(id, hash(id), value);
     }
-    // Inline: it runs once per insert; growing and new chunks are calls.
     [[gnu::always_inline]] std::pair<IdEntry*, bool> try_emplace(std::string_view id, std::uint64_t h,
                                                                  const IdEntry& value) {
+        const auto [entry, inserted] = emplace_id(id, h);
+        if (inserted) *entry = value;
+        return {entry, inserted};
+    }
+    // The id's entry, inserted if new; a new entry's IdEntry is unset (any
+    // bytes): the caller writes it before anything reads it. For the insert
+    // path, which writes the entry once it knows the key. Inline: it runs
+    // once per insert; growing and new chunks are calls.
+    [[gnu::always_inline]] std::pair<IdEntry*, bool> emplace_id(std::string_view id, std::uint64_t h) {
         if ((size_ + 1) * 2 > slots_.size()) [[unlikely]]
             grow();
         Slot& s = slots_[probe(id, h)];
         if (s.entry != 0) return {&entry(s.entry - 1).value, false};
         Entry& e = new_entry();
         e.id.set(id);
-        e.value = value;
         ++size_;
         s = Slot{static_cast<std::uint32_t>(size_), tag(h)};
         return {&e.value, true};

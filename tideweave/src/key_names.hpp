@@ -41,7 +41,10 @@ public:
     // so a lookup tests nothing but its slots; the loop is probe()'s, with
     // the found id returned from inside it.
     [[gnu::always_inline]] KeyId intern(std::string_view name, bool& added) {
-        const std::uint64_t word = word_of(name);
+        return intern(name, word_of(name), added);
+    }
+    // The same, with word_of(name) computed by the caller.
+    [[gnu::always_inline]] KeyId intern(std::string_view name, std::uint64_t word, bool& added) {
         const auto size_plus_one = static_cast<std::uint32_t>(name.size() + 1);
         for (std::size_t i = home(name, word);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
@@ -112,11 +115,14 @@ private:
     };
     static_assert(sizeof(KeyId) == 4);
 
+public:
     // The first eight bytes (zero-padded), for a key of up to eight bytes a
     // one-to-one function of its bytes given its length: 4 to 8 bytes are
     // two overlapping 4-byte reads, 1 to 3 the first, middle and last byte
-    // (which are all three bytes for 3, and repeat one for 1 and 2).
-    static std::uint64_t word_of(std::string_view s) {
+    // (which are all three bytes for 3, and repeat one for 1 and 2). For
+    // such a key every byte is in the word, at a byte boundary: the key is
+    // ASCII if no 0x80 bit is set (the engine's shape check uses that).
+    [[gnu::always_inline]] static std::uint64_t word_of(std::string_view s) {
         using string_hash_detail::read4;
         using string_hash_detail::read8;
         const char* p = s.data();
@@ -129,6 +135,7 @@ private:
                (std::uint64_t{static_cast<unsigned char>(p[n - 1])} << 16);
     }
 
+private:
     // The first eight bytes, big-endian, zero-padded: integer order is byte
     // order wherever two prefixes differ.
     static std::uint64_t prefix_of(std::string_view s) {

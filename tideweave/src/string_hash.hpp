@@ -42,7 +42,10 @@ inline constexpr std::uint64_t k2 = 0x8ebc6af09c88c6e3ULL;
 
 }  // namespace string_hash_detail
 
-[[gnu::always_inline]] inline std::uint64_t hash_string(std::string_view s) {
+// The hash of `s`; every byte of `s` is also ORed into `bits`, at a byte
+// boundary (the reads cover the string), so that a caller hashing many ids
+// learns whether all are ASCII (no 0x80 bit) without reading them again.
+[[gnu::always_inline]] inline std::uint64_t hash_string(std::string_view s, std::uint64_t& bits) {
     using namespace string_hash_detail;
     const char* p = s.data();
     const std::size_t len = s.size();
@@ -62,7 +65,10 @@ inline constexpr std::uint64_t k2 = 0x8ebc6af09c88c6e3ULL;
     } else {
         std::size_t left = len;
         while (left > 16) {
-            seed = fold_multiply(read8(p) ^ k1, read8(p + 8) ^ seed);
+            const std::uint64_t x = read8(p);
+            const std::uint64_t y = read8(p + 8);
+            bits |= x | y;
+            seed = fold_multiply(x ^ k1, y ^ seed);
             p += 16;
             left -= 16;
         }
@@ -70,10 +76,16 @@ inline constexpr std::uint64_t k2 = 0x8ebc6af09c88c6e3ULL;
         a = read8(p + left - 16);
         b = read8(p + left - 8);
     }
+    bits |= a | b;
     a ^= k1;
     b ^= seed;
     const uint128 r = static_cast<uint128>(a) * b;
     return fold_multiply(static_cast<std::uint64_t>(r) ^ k0 ^ len, static_cast<std::uint64_t>(r >> 64) ^ k1);
+}
+
+[[gnu::always_inline]] inline std::uint64_t hash_string(std::string_view s) {
+    std::uint64_t unused = 0;
+    return hash_string(s, unused);
 }
 
 }  // namespace sluice::tideweave
