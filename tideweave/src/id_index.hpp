@@ -107,7 +107,7 @@ public:
     // path, which writes the entry once it knows the key. Inline: it runs
     // once per insert; growing and new chunks are calls.
     [[gnu::always_inline]] std::pair<IdEntry*, bool> emplace_id(std::string_view id, std::uint64_t h) {
-        if ((size_ + 1) * 2 > slots_.size()) [[unlikely]]
+        if (size_ >= grow_at_) [[unlikely]]
             grow();
         Slot& s = slots_[probe(id, h)];
         if (s.entry != 0) return {&entry(s.entry - 1).value, false};
@@ -259,6 +259,7 @@ private:
     void set_capacity(std::size_t capacity) {
         mask_ = capacity - 1;
         shift_ = 32 - std::countr_zero(capacity);
+        grow_at_ = capacity / 2;
     }
 
     // Doubles the table in place: the old slots stay in the first half (no
@@ -282,11 +283,15 @@ private:
         set_capacity(capacity);
         Slot* t = slots_.data();
         stash_.clear();
+        // The shift in a local: the slots' 32-bit stores may alias the int
+        // member as far as the compiler knows, and it reloaded it for every
+        // slot moved.
+        const int shift = shift_;
         for (std::size_t p = old_capacity; p-- > 0;) {
             const Slot s = t[p];
             if (s.entry == 0) continue;
             t[p] = Slot{};
-            std::size_t i = home(s.tag);
+            std::size_t i = static_cast<std::size_t>(std::uint64_t{s.tag} >> shift);
             if (i >= p) {
                 while (i < capacity && t[i].entry != 0) ++i;
                 if (i < capacity) {
@@ -325,6 +330,7 @@ private:
     Table slots_;
     std::size_t mask_ = 0;
     int shift_ = 32;
+    std::size_t grow_at_ = 0;  // size() at which an insert doubles the table first (half its capacity)
     std::vector<Slot> stash_;  // grow()'s slots that go in last
 };
 
