@@ -49,17 +49,19 @@ private:
     std::int64_t horizon() const {
         return has_watermark_ ? watermark_ - config_.lateness : std::numeric_limits<std::int64_t>::min();
     }
-    [[gnu::always_inline]] inline std::optional<Error> apply_checked(const Mutation& m, std::size_t index, std::uint64_t hash,
-                                       double& retracted_value);
+    [[gnu::always_inline]] inline bool apply_checked(const Mutation& m, std::size_t index, std::uint64_t hash,
+                                                     std::uint64_t key_word, std::int64_t h, double& retracted_value,
+                                                     std::optional<Error>& error);
     void undo_applied(std::span<const Mutation> mutations, std::size_t applied);
     void unapply(const Mutation& m, double retracted_value);
     void cancel_unchanged();  // drops rows in both before_ and after_
     void publish(const std::vector<SessionRow>& from, std::vector<Row>& to) const;
 
     // New keys are also listed in new_keys_.
-    [[gnu::always_inline]] KeyId intern(std::string_view key) {
+    [[gnu::always_inline]] KeyId intern(std::string_view key) { return intern(key, KeyNames::word_of(key)); }
+    [[gnu::always_inline]] KeyId intern(std::string_view key, std::uint64_t word) {
         bool added = false;
-        const KeyId id = key_names_.intern(key, added);
+        const KeyId id = key_names_.intern(key, word, added);
         if (added) [[unlikely]]
             new_keys_.push_back(id);
         return id;
@@ -85,7 +87,6 @@ private:
     // Buffers kept between calls (results point into them).
     std::vector<std::uint64_t> hashes_;
     std::vector<double> retracted_values_;
-    std::vector<char> late_;
     std::vector<SessionRow> before_;
     std::vector<SessionRow> after_;
     std::vector<SessionRow> rows_;

@@ -24,6 +24,16 @@
 // Linear probing, at most half full, with backward-shift deletion: no
 // tombstones, so retractions never lengthen later probes. Erasing moves the
 // last entry into the hole, which keeps the entries dense.
+//
+// The chunks are GrowableArrays (zero bytes when new: memory fresh from the
+// kernel, or the heap's cleared in bulk for a small first chunk), and an
+// entry's id is a SmallIdBytes, whose zero bytes are the empty id: entries
+// are never constructed (that was ~20 instructions per insert, a byte
+// written per entry in groups made ahead). The index owns the ids' heap
+// copies itself: every entry at or past size() holds none (erase and the
+// sweep free them), so a new entry is set without a test, and dropping a
+// chunk frees nothing but its memory.
+
 #pragma once
 
 #include <algorithm>
@@ -33,6 +43,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,7 +71,13 @@ public:
     std::size_t size() const { return size_; }
     bool contains(std::string_view id) const { return find(id) != nullptr; }
 
-    static std::uint64_t hash(std::string_view id) { return hash_string(id); }
+    // Inline (GCC kept it out of line in apply()'s hashing loop: a call and
+    // the loop's spills, ~10 instructions per insert).
+    [[gnu::always_inline]] static std::uint64_t hash(std::string_view id) { return hash_string(id); }
+    // The same, ORing the id's bytes into `bits` (string_hash.hpp).
+    [[gnu::always_inline]] static std::uint64_t hash(std::string_view id, std::uint64_t& bits) {
+        return hash_string(id, bits);
+    }
 
     // Starts loading the table slot where a lookup of this hash begins (a
     // prefetch never faults: with no table yet, home() is 0 and data() may
@@ -79,16 +96,23 @@ public:
     std::pair<IdEntry*, bool> try_emplace(std::string_view id, const IdEntry& value) {
         return try_emplace(id, hash(id), value);
     }
-    // Inline: it runs once per insert; growing and new chunks are calls.
     [[gnu::always_inline]] std::pair<IdEntry*, bool> try_emplace(std::string_view id, std::uint64_t h,
                                                                  const IdEntry& value) {
-        if ((size_ + 1) * 2 > slots_.size()) [[unlikely]]
+        const auto [entry, inserted] = emplace_id(id, h);
+        if (inserted) *entry = value;
+        return {entry, inserted};
+    }
+    // The id's entry, inserted if new; a new entry's IdEntry is unset (any
+    // bytes): the caller writes it before anything reads it. For the insert
+    // path, which writes the entry once it knows the key. Inline: it runs
+    // once per insert; growing and new chunks are calls.
+    [[gnu::always_inline]] std::pair<IdEntry*, bool> emplace_id(std::string_view id, std::uint64_t h) {
+        if (size_ >= grow_at_) [[unlikely]]
             grow();
         Slot& s = slots_[probe(id, h)];
         if (s.entry != 0) return {&entry(s.entry - 1).value, false};
         Entry& e = new_entry();
-        e.id.assign(id);
-        e.value = value;
+        e.id.set(id);
         ++size_;
         s = Slot{static_cast<std::uint32_t>(size_), tag(h)};
         return {&e.value, true};
@@ -102,12 +126,14 @@ public:
         const std::uint32_t position = slots_[at].entry - 1;
         unlink_slot(at);
         const auto last = static_cast<std::uint32_t>(size_ - 1);
+        entry(position).id.release();  // frees a long id's heap copy now
         if (position != last) {
             slots_[slot_of_entry(last)].entry = position + 1;
-            entry(position) = std::move(entry(last));
+            entry(position) = entry(last);  // the heap copy, if any, moves with it
+            entry(last).id.set_empty();
         }
-        entry(last).id.clear();  // frees a long id's heap copy now
         --size_;
+        forget_tail();
     }
 
     // Removes every entry with ts < horizon, in one pass over the entries
@@ -115,15 +141,28 @@ public:
     // cheaper than erasing ids one by one (each a random access).
     [[gnu::noinline]] void erase_older_than(std::int64_t horizon) {
         std::size_t kept = 0;
-        for (std::size_t p = 0; p < size_; ++p) {
-            if (entry(p).value.ts < horizon) continue;
-            if (kept != p) std::swap(entry(kept), entry(p));
-            ++kept;
+        // Chunk by chunk (no division per entry); positions [kept, p) hold
+        // dropped entries, already freed.
+        for (std::size_t c = 0, base = 0; base < size_; ++c, base += chunk_size) {
+            Entry* e = chunks_[c].data();
+            const std::size_t n = std::min(chunk_size, size_ - base);
+            for (std::size_t i = 0; i < n; ++i) {
+                if (e[i].value.ts < horizon) {
+                    e[i].id.release();
+                    continue;
+                }
+                if (kept != base + i) {
+                    entry(kept) = e[i];
+                    e[i].id.set_empty();
+                }
+                ++kept;
+            }
         }
         size_ = kept;
-        // Chunks past the entries held go, but one spare.
+        forget_tail();
+        // Chunks past the entries held go, but one spare (its entries hold
+        // no heap copy: dropping it frees only its memory).
         chunks_.resize(std::min(chunks_.size(), (size_ + chunk_size - 1) / chunk_size + 1));
-        made_ = chunks_.empty() ? 0 : (chunks_.size() - 1) * chunk_size + chunks_.back().size();
         // Halve the table while it would stay at most a quarter full, so
         // that a forgotten peak does not keep its memory.
         std::size_t capacity = slots_.size();
@@ -131,17 +170,26 @@ public:
         rebuild(capacity);
     }
 
+    IdIndex() = default;
+    IdIndex(const IdIndex&) = delete;
+    IdIndex& operator=(const IdIndex&) = delete;
+    ~IdIndex() {
+        for (std::size_t p = 0; p < size_; ++p) entry(p).id.release();
+    }
+
 private:
     static constexpr std::size_t max_entries = 0x7FFFFFFFU;  // the table's size stays within 2^32
     static constexpr std::size_t min_capacity = 16;
-    static constexpr std::size_t first_chunk_reserve = 256;
+    static constexpr std::size_t first_chunk_size = 256;
 
-    // Both members byte-aligned: 36 bytes, no padding.
+    // Both members byte-aligned: 36 bytes, no padding. Trivially copyable,
+    // and all zero bytes are an empty entry (GrowableArray's new elements).
     struct Entry {
-        SmallId id;
-        IdEntry value{};
+        SmallIdBytes id;
+        IdEntry value;
     };
     static_assert(sizeof(Entry) == 36, "the id and IdEntry, no padding");
+    static_assert(std::is_trivially_copyable_v<Entry>);
     static constexpr std::size_t chunk_size = huge_page_bytes / sizeof(Entry);  // one huge page
     struct Slot {
         std::uint32_t entry = 0;  // position in the entries + 1; 0: empty
@@ -151,31 +199,29 @@ private:
     Entry& entry(std::size_t p) { return chunks_[p / chunk_size][p % chunk_size]; }
     const Entry& entry(std::size_t p) const { return chunks_[p / chunk_size][p % chunk_size]; }
 
-    // The entry at position size_, made if the chunk has not held one there
-    // yet. Entries are made as needed, and the first chunk grows from small
-    // (the others are reserved whole), so that a small index touches little
-    // memory.
+    // The entry at position size_, taken from [tail_, tail_end_): the zeroed
+    // entries of size_'s chunk from size_ on (an insert neither divides by
+    // the chunk size nor tests the chunk's size). Erasing empties that
+    // range (forget_tail()), the next insert finds it again.
     [[gnu::always_inline]] Entry& new_entry() {
-        if (size_ < made_) [[likely]]
-            return entry(size_);
-        return make_entry();
+        if (tail_ != tail_end_) [[likely]]
+            return *tail_++;
+        return next_entries();
     }
-    [[gnu::noinline]] Entry& make_entry() {
+    // The first chunk grows from small (doubling, up to a full chunk; the
+    // others are made whole), so that a small index touches little memory.
+    [[gnu::noinline]] Entry& next_entries() {
         if (size_ >= max_entries) throw std::length_error("tideweave: too many events held");
-        if (size_ == chunks_.size() * chunk_size) {
-            chunks_.emplace_back();
-            chunks_.back().reserve(chunks_.size() == 1 ? first_chunk_reserve : chunk_size);
-        }
-        Chunk& chunk = chunks_[size_ / chunk_size];
-        // The chunk's next entry, and a few more while its capacity lasts
-        // (made in groups: fewer calls here).
-        // (The first chunk doubles up to chunk_size, never past it.)
-        if (chunk.size() == chunk.capacity()) chunk.reserve(std::min(2 * chunk.capacity(), chunk_size));
-        const std::size_t upto = std::min(chunk.capacity(), size_ % chunk_size + 64);
-        while (chunk.size() < upto) chunk.emplace_back();
-        made_ = (chunks_.size() - 1) * chunk_size + chunk.size();
-        return chunk[size_ % chunk_size];
+        const std::size_t c = size_ / chunk_size;
+        const std::size_t at = size_ % chunk_size;
+        if (c == chunks_.size()) chunks_.emplace_back().resize(c == 0 ? first_chunk_size : chunk_size);
+        Chunk& chunk = chunks_[c];
+        if (at == chunk.size()) chunk.resize(std::min(2 * chunk.size(), chunk_size));
+        tail_ = chunk.data() + at;
+        tail_end_ = chunk.data() + chunk.size();
+        return *tail_++;
     }
+    void forget_tail() { tail_ = tail_end_ = nullptr; }
 
     static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
     // shift_ is 32 - log2(capacity), up to 32 (then every home is 0): a
@@ -192,7 +238,7 @@ private:
     }
 
     std::size_t slot_of_entry(std::uint32_t position) const {
-        for (std::size_t i = home(tag(hash(entry(position).id)));; i = (i + 1) & mask_)
+        for (std::size_t i = home(tag(hash(entry(position).id.view())));; i = (i + 1) & mask_)
             if (slots_[i].entry == position + 1) return i;
     }
 
@@ -213,6 +259,7 @@ private:
     void set_capacity(std::size_t capacity) {
         mask_ = capacity - 1;
         shift_ = 32 - std::countr_zero(capacity);
+        grow_at_ = capacity / 2;
     }
 
     // Doubles the table in place: the old slots stay in the first half (no
@@ -236,11 +283,15 @@ private:
         set_capacity(capacity);
         Slot* t = slots_.data();
         stash_.clear();
+        // The shift in a local: the slots' 32-bit stores may alias the int
+        // member as far as the compiler knows, and it reloaded it for every
+        // slot moved.
+        const int shift = shift_;
         for (std::size_t p = old_capacity; p-- > 0;) {
             const Slot s = t[p];
             if (s.entry == 0) continue;
             t[p] = Slot{};
-            std::size_t i = home(s.tag);
+            std::size_t i = static_cast<std::size_t>(std::uint64_t{s.tag} >> shift);
             if (i >= p) {
                 while (i < capacity && t[i].entry != 0) ++i;
                 if (i < capacity) {
@@ -262,22 +313,24 @@ private:
         slots_.assign_zero(capacity);
         set_capacity(capacity);
         for (std::size_t p = 0; p < size_; ++p) {
-            const std::uint32_t t = tag(hash(entry(p).id));
+            const std::uint32_t t = tag(hash(entry(p).id.view()));
             std::size_t i = home(t);
             while (slots_[i].entry != 0) i = (i + 1) & mask_;
             slots_[i] = Slot{static_cast<std::uint32_t>(p + 1), t};
         }
     }
 
-    using Chunk = std::vector<Entry, HugePageAllocator<Entry>>;
+    using Chunk = GrowableArray<Entry>;
     using Table = GrowableArray<Slot>;
 
     std::vector<Chunk> chunks_;
     std::size_t size_ = 0;
-    std::size_t made_ = 0;  // entries constructed in chunks_ (all chunks but the last are full)
+    Entry* tail_ = nullptr;  // new_entry()'s range
+    Entry* tail_end_ = nullptr;
     Table slots_;
     std::size_t mask_ = 0;
     int shift_ = 32;
+    std::size_t grow_at_ = 0;  // size() at which an insert doubles the table first (half its capacity)
     std::vector<Slot> stash_;  // grow()'s slots that go in last
 };
 

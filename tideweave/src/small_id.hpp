@@ -12,42 +12,26 @@
 // Layout: bytes_[15] is the length when the id is inline (0..15); the flag
 // value heap_mark says the first 8 bytes are a pointer and the next 4 the
 // length. A moved-from SmallId is empty.
+//
+// SmallIdBytes is that representation without the ownership: trivially
+// copyable, and all-zero bytes are the empty id, so an array of them in
+// memory fresh from the kernel needs no construction (the identity index's
+// entries, id_index.hpp). Its holder frees a long id's heap copy (release())
+// before dropping or overwriting it. SmallId is the owning wrapper.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 namespace sluice::tideweave {
 
-class SmallId {
+class SmallIdBytes {
 public:
-    SmallId() { set_empty(); }
-    explicit SmallId(std::string_view s) {
-        set_empty();
-        assign(s);
-    }
-    SmallId(const SmallId& other) : SmallId(other.view()) {}
-    SmallId& operator=(const SmallId& other) {
-        if (this != &other) assign(other.view());
-        return *this;
-    }
-    SmallId(SmallId&& other) noexcept {
-        std::memcpy(bytes_, other.bytes_, sizeof bytes_);
-        other.set_empty();
-    }
-    SmallId& operator=(SmallId&& other) noexcept {
-        if (this != &other) {
-            release();
-            std::memcpy(bytes_, other.bytes_, sizeof bytes_);
-            other.set_empty();
-        }
-        return *this;
-    }
-    ~SmallId() { release(); }
-
-    void assign(std::string_view s) {
-        release();
+    // Makes this id `s`; it must hold no heap copy (empty, released, or
+    // inline).
+    void set(std::string_view s) {
         if (s.size() <= inline_capacity) {
             copy_short(s.data(), s.size());
             bytes_[inline_capacity] = static_cast<char>(s.size());
@@ -60,10 +44,17 @@ public:
         std::memcpy(bytes_ + sizeof heap, &size, sizeof size);
         bytes_[inline_capacity] = heap_mark;
     }
-    void clear() {
-        release();
+    // Frees a heap copy, leaving the id empty; an inline id is left as it
+    // is (it owns nothing).
+    void release() {
+        if (!on_heap()) return;
+        char* heap = nullptr;
+        std::memcpy(&heap, bytes_, sizeof heap);
+        delete[] heap;
         set_empty();
     }
+    void set_empty() { bytes_[inline_capacity] = 0; }
+    bool on_heap() const { return bytes_[inline_capacity] == heap_mark; }
 
     std::string_view view() const {
         if (!on_heap()) return {bytes_, static_cast<std::size_t>(static_cast<unsigned char>(bytes_[inline_capacity]))};
@@ -73,13 +64,10 @@ public:
         std::memcpy(&size, bytes_ + sizeof heap, sizeof size);
         return {heap, size};
     }
-    operator std::string_view() const { return view(); }  // NOLINT: an id reads as its bytes
 
 private:
     static constexpr std::size_t inline_capacity = 15;
     static constexpr char heap_mark = static_cast<char>(0x80);
-
-    bool on_heap() const { return bytes_[inline_capacity] == heap_mark; }
 
     // Copies n <= 15 bytes with two fixed-size, possibly overlapping copies
     // (each a single move instruction) instead of a call to memcpy with a
@@ -97,18 +85,49 @@ private:
             bytes_[n - 1] = from[n - 1];
         }
     }
-    void set_empty() { bytes_[inline_capacity] = 0; }
-    void release() {
-        if (!on_heap()) return;
-        char* heap = nullptr;
-        std::memcpy(&heap, bytes_, sizeof heap);
-        delete[] heap;
-        set_empty();
-    }
 
     // Byte-aligned (every read is a memcpy): the identity index packs it
     // with a 20-byte entry into 36 bytes (id_index.hpp).
     char bytes_[16];
+};
+
+static_assert(sizeof(SmallIdBytes) == 16 && alignof(SmallIdBytes) == 1);
+static_assert(std::is_trivially_copyable_v<SmallIdBytes> && std::is_trivially_default_constructible_v<SmallIdBytes>);
+
+class SmallId {
+public:
+    SmallId() { id_.set_empty(); }
+    explicit SmallId(std::string_view s) { id_.set(s); }
+    SmallId(const SmallId& other) : SmallId(other.view()) {}
+    SmallId& operator=(const SmallId& other) {
+        if (this != &other) assign(other.view());
+        return *this;
+    }
+    SmallId(SmallId&& other) noexcept : id_(other.id_) { other.id_.set_empty(); }
+    SmallId& operator=(SmallId&& other) noexcept {
+        if (this != &other) {
+            id_.release();
+            id_ = other.id_;
+            other.id_.set_empty();
+        }
+        return *this;
+    }
+    ~SmallId() { id_.release(); }
+
+    void assign(std::string_view s) {
+        id_.release();
+        id_.set(s);
+    }
+    void clear() {
+        id_.release();
+        id_.set_empty();
+    }
+
+    std::string_view view() const { return id_.view(); }
+    operator std::string_view() const { return id_.view(); }  // NOLINT: an id reads as its bytes
+
+private:
+    SmallIdBytes id_;
 };
 
 static_assert(sizeof(SmallId) == 16 && alignof(SmallId) == 1);

@@ -85,9 +85,9 @@ TEST(IdIndex, AgreesWithAMapUnderRandomOperations) {
     EXPECT_EQ(index.find(id_of(1)), nullptr);
 }
 
-// Past three chunks of entries (a chunk is one huge page, 52,428 entries):
+// Past three chunks of entries (a chunk is one huge page, 58,254 entries):
 // the first chunk grows from small up to exactly a chunk and no further,
-// and entries are made ahead in groups; an index that filled its first
+// and its memory is zero, never constructed; an index that filled its first
 // chunk's doublings past 32k entries once wrote past its chunks.
 TEST(IdIndex, HoldsEntriesAcrossSeveralChunks) {
     IdIndex index;
@@ -141,6 +141,44 @@ TEST(IdIndex, FindsEveryIdAfterEachDoublingInPlace) {
         }
         for (int j = i + 1; j < i + 100; ++j) ASSERT_EQ(index.find("d" + std::to_string(j)), nullptr) << j;
     }
+}
+
+// Entries are never constructed: a chunk's memory is zero when new, and an
+// entry at or past size() holds no heap copy (erase and the sweep free it).
+// Reused after a sweep and after erases, an entry that held a long id (on
+// the heap) or a longer inline one takes a shorter id cleanly: the old
+// bytes left behind it are never part of the new id, no heap copy leaks
+// (the sanitizer build's leak check) or is freed twice, and the ids held
+// when the index is destroyed are freed with it.
+TEST(IdIndex, ReusesSweptAndErasedEntriesWithoutStaleBytes) {
+    IdIndex index;
+    const int count = 70000;  // past the first chunk (58,254 entries)
+    const auto old_id = [](int i) {
+        return i % 2 == 0 ? "long-id-on-the-heap-" + std::to_string(i) : "inline15-" + std::to_string(100000 + i);
+    };
+    for (int i = 0; i < count; ++i) ASSERT_TRUE(index.try_emplace(old_id(i), IdEntry{1, i % 10, 0.0}).second) << i;
+    // Drop nine in ten (all positions reused below), and erase a few more
+    // one by one (the last entry moves into each hole).
+    index.erase_older_than(9);
+    ASSERT_EQ(index.size(), static_cast<std::size_t>(count / 10));
+    for (int i = 9; i < 2000; i += 10) index.erase(old_id(i));
+    const std::size_t left = index.size();
+    // New short ids fill the freed positions and more.
+    for (int i = 0; i < count; ++i)
+        ASSERT_TRUE(index.try_emplace("n" + std::to_string(i), IdEntry{2, 100 + i, 1.0}).second) << i;
+    ASSERT_EQ(index.size(), left + count);
+    for (int i = 0; i < count; ++i) {
+        const IdEntry* found = index.find("n" + std::to_string(i));
+        ASSERT_NE(found, nullptr) << i;
+        ASSERT_EQ(found->ts, 100 + i) << i;
+        const IdEntry* old = index.find(old_id(i));
+        const bool held = i % 10 == 9 && i >= 2000;
+        ASSERT_EQ(old != nullptr, held) << old_id(i);
+    }
+    // An index of long ids destroyed while holding them frees them all.
+    IdIndex other;
+    for (int i = 0; i < 1000; ++i) other.try_emplace(old_id(2 * i), IdEntry{3, i, 0.0});
+    EXPECT_EQ(other.size(), 1000U);
 }
 
 TEST(IdIndex, PrefetchIsHarmlessOnAnEmptyIndex) {

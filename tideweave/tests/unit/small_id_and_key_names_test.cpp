@@ -3,6 +3,7 @@
 // against the std:: type it replaced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
@@ -88,6 +89,57 @@ TEST(KeyNames, OrdersNamesAsStdStringDoes) {
         bool added = true;
         EXPECT_EQ(names.intern(samples[i], added), ids[i]);
         EXPECT_FALSE(added);
+    }
+}
+
+// Keys of up to eight bytes are found by (first eight bytes read in probe
+// order, length) alone: every short key over a small alphabet (NUL
+// included, so that zero padding and a NUL byte differ only by length),
+// interned through several growths of the table, is its own key, found
+// again after releases of others, and ordered as std::string orders.
+TEST(KeyNames, TellsApartEveryShortKeyOfASmallAlphabet) {
+    std::vector<std::string> keys = {""};
+    for (std::size_t begin = 0, length = 1; length <= 9; ++length) {
+        const std::size_t end = keys.size();
+        for (std::size_t k = begin; k < end; ++k)
+            for (char c : {'\0', 'a', 'b'}) keys.push_back(keys[k] + c);
+        begin = end;
+        if (keys.size() > 4000) break;
+    }
+    // Hand-picked twins: the same bytes read at 1..3 bytes ("ab" reads
+    // a,b,b like "abb"), overlapping 4-byte reads, long keys sharing their
+    // first eight bytes.
+    for (const char* twin : {"abb", "abbb", "abcde", "abcdbcde", "abcdefgh", "abcdefghX", "abcdefghY", "abcdefgh\0"})
+        keys.emplace_back(twin);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+
+    KeyNames names;
+    std::map<std::string, KeyId> ids;
+    for (const std::string& k : keys) {
+        bool added = false;
+        const KeyId id = names.intern(k, added);
+        ASSERT_TRUE(added) << k.size();
+        ids[k] = id;
+    }
+    ASSERT_EQ(names.size(), keys.size());
+    // Release every third key, then look all up again: the released ones
+    // come back as new (reusing ids), the rest as they were.
+    for (std::size_t i = 0; i < keys.size(); i += 3) names.release(ids[keys[i]]);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        bool added = false;
+        const KeyId id = names.intern(keys[i], added);
+        EXPECT_EQ(added, i % 3 == 0) << i;
+        if (i % 3 != 0) {
+            EXPECT_EQ(id, ids[keys[i]]) << i;
+        }
+        ids[keys[i]] = id;
+        EXPECT_EQ(names.name(id), keys[i]);
+    }
+    ASSERT_EQ(names.size(), keys.size());
+    for (std::size_t i = 1; i < keys.size(); ++i) {
+        EXPECT_TRUE(names.less(ids[keys[i - 1]], ids[keys[i]])) << i;
+        EXPECT_FALSE(names.less(ids[keys[i]], ids[keys[i - 1]])) << i;
     }
 }
 

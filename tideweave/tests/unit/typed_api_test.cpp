@@ -106,6 +106,46 @@ TEST(TypedApi, ErrorsAreTypedAndChangeNothing) {
     EXPECT_THROW(Engine({.gap = 0}), std::invalid_argument);
 }
 
+// The insert path settles ASCII ids and short keys from bytes it reads
+// anyway (the ids' hashing pass, the key's 8-byte word) and tests ranges as
+// one unsigned comparison each: non-ASCII but valid UTF-8 ids and keys of
+// every length class are accepted (a short key "é" once was not: its
+// word's high bits were taken as invalid), invalid ones are rejected at
+// their own index, and the range bounds are inclusive.
+TEST(TypedApi, ShapeChecksOnTheInsertPathMatchTheContract) {
+    Engine e;
+    const std::string id_256(256, 'i');
+    auto ok = e.apply({M::insert("a1", "\xc3\xa9", 0, 1),                              // "é": 2 bytes
+                       M::insert("\xd0\xb8\xd0\xb4-2", "\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87", 1, 1),  // 8 bytes
+                       M::insert("a3", "\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87!", 2, 1),      // 9 bytes
+                       M::insert(id_256, "k", -(std::int64_t{1} << 60), 1),
+                       M::insert("a5", std::string(256, 'k'), std::int64_t{1} << 60, 1)});
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ(e.active_events(), 5U);
+    EXPECT_EQ(e.key_count(), 5U);
+
+    const std::string key_257(257, 'k');  // outlives the mutations viewing it
+    const std::vector<std::pair<std::vector<Mutation>, std::string>> bad = {
+        {{M::insert("b0", "k", 5, 1), M::insert("b1", "k", 6, 1), M::insert("\xff", "k", 7, 1)},
+         "tx[2].insert.id: not valid UTF-8"},
+        {{M::insert("b0", "k", 5, 1), M::insert("\xc3\xa9", "k", 6, 1), M::insert("b\xc3", "k", 7, 1)},
+         "tx[2].insert.id: not valid UTF-8"},
+        {{M::insert("b0", "k", 5, 1), M::insert("b1", "\xc3", 6, 1)}, "tx[1].insert.key: not valid UTF-8"},
+        {{M::insert("b0", "k", 5, 1), M::insert("b1", "abcdefgh\xff", 6, 1)}, "tx[1].insert.key: not valid UTF-8"},
+        {{M::insert("b0", "k", -(std::int64_t{1} << 60) - 1, 1)}, "tx[0].insert.ts: expected an integer in [-2^60, 2^60]"},
+        {{M::insert("b0", key_257, 5, 1)}, "tx[0].insert.key: expected a string of at most 256 bytes"},
+    };
+    for (const auto& [tx, message] : bad) {
+        auto r = e.apply(tx);
+        ASSERT_FALSE(r.ok()) << message;
+        EXPECT_EQ(r.error().kind, ErrorKind::shape);
+        EXPECT_EQ(r.error().message, message);
+    }
+    EXPECT_EQ(e.version(), 1);
+    EXPECT_EQ(e.active_events(), 5U);
+    EXPECT_EQ(e.key_count(), 5U);
+}
+
 TEST(TypedApi, ForgetAndSnapshot) {
     Engine e({.gap = 10, .lateness = 0});
     ASSERT_TRUE(e.apply({M::insert("a", "k", 0, 1), M::insert("b", "k", 100, 2), M::insert("c", "k", 95, 3)}).ok());
