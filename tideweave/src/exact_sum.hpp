@@ -32,7 +32,7 @@ public:
     void add_window(const std::uint64_t* window, std::size_t count, std::size_t at, bool negate);
     // The fixed-point integer, limb 0 (worth 2^-1074) first: for CompactSum,
     // which re-bases a value into a window.
-    const std::array<std::uint64_t, 34>& limbs() const { return limbs_; }
+    const std::array<std::uint64_t, limb_count>& limbs() const { return limbs_; }
 
     bool is_zero() const;
     // The exact value rounded once to the nearest double (ties to even);

@@ -416,7 +416,11 @@ private:
         if (t == nullptr) [[unlikely]] {
             t = s.tail = pool_.make();
             t->events.emplace_back(ts, value, id);
-            tree::recompute(t);
+            // recompute() for a childless leaf of one event, without its loops.
+            t->count = 1;
+            t->min = t->max = value;
+            t->sum.clear();
+            t->sum.add(value);
             return;
         }
         t->events.emplace_back(ts, value, id);

@@ -97,7 +97,7 @@ private:
 
 struct Node {
     // User-provided, so that a fresh node from the pool (value-initialized
-    // by emplace_back()) is not first cleared whole, 1.2 KB, before its
+    // by emplace_back()) is not first cleared whole, 1.1 KB, before its
     // members' own initializers run: ~170 instructions per leaf.
     Node() noexcept {}  // NOLINT(modernize-use-equals-default): `= default` would bring the clearing back
 
@@ -178,8 +178,9 @@ inline void recompute(Node* t) {
 // the old root's subtree, hence its aggregates; the old root keeps its
 // subtree minus `up`'s, plus the subtree `up` hands over (`moved`). The
 // exact sums do that by subtracting and adding (integers: exact), two
-// 4-limb add-with-carry chains in the common case, instead of re-adding the leaf's events one by one;
-// count, min and max are recomputed from the leaf and its new children.
+// 4-limb add-with-carry chains in the common case (compact_sum.hpp),
+// instead of re-adding the leaf's events one by one; count, min and max
+// are recomputed from the leaf and its new children.
 // Both nodes' aggregates must be up to date (they are, in every caller).
 inline void rotated(Node* old_root, Node* up, const Node* moved) {
     up->count = old_root->count;
