@@ -230,11 +230,15 @@ void Engine::Impl::cancel_unchanged() {
 Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const std::optional<Error>& trailing) {
     const std::size_t n = mutations.size();
     new_keys_.clear();
-    hashes_.resize(n);
     // The ids' hashes, ahead of the loop below so that it can prefetch; the
-    // bytes read for them also tell whether every id is ASCII.
+    // bytes read for them also tell whether every id is ASCII. Past the
+    // last, prefetch_distance zeros: the loop prefetches without a test
+    // (a zero hash is a valid slot's, prefetching it is harmless).
+    constexpr std::size_t prefetch_distance = 8;
+    hashes_.resize(n + prefetch_distance);
     std::uint64_t id_bits = 0;
     for (std::size_t i = 0; i < n; ++i) hashes_[i] = IdIndex::hash(mutations[i].id, id_bits);
+    std::fill(hashes_.begin() + static_cast<std::ptrdiff_t>(n), hashes_.end(), std::uint64_t{0});
     const bool ids_ascii = (id_bits & 0x8080808080808080ULL) == 0;
     // Sized, not cleared (a memset of ~8 bytes per mutation): an entry is
     // read only to undo a retraction, which sets it when applied. Whether a
@@ -248,11 +252,10 @@ Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const s
     // first, so that the state and version are as before. The identity
     // index's slot of the mutation a few ahead is prefetched (each lookup is
     // otherwise a cache miss).
-    constexpr std::size_t prefetch_distance = 8;
     const std::uint64_t* const hashes = hashes_.data();
     std::optional<Error> identity_error;
     for (std::size_t i = 0; i < n; ++i) {
-        if (i + prefetch_distance < n) ids_.prefetch(hashes[i + prefetch_distance]);
+        ids_.prefetch(hashes[i + prefetch_distance]);
         const Mutation& m = mutations[i];
         const std::uint64_t key_word = KeyNames::word_of(m.key);
         if (!shape_ok(m, ids_ascii, key_word)) [[unlikely]] {

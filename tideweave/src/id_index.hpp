@@ -256,9 +256,12 @@ private:
         slots_[hole] = Slot{};
     }
 
+    // Capacity 0 (a sweep of an index that never made its table) keeps the
+    // empty table's shift of 32: countr_zero(0) is 64, and a shift of -32
+    // in home() was undefined (prefetch() runs on an empty table too).
     void set_capacity(std::size_t capacity) {
-        mask_ = capacity - 1;
-        shift_ = 32 - std::countr_zero(capacity);
+        mask_ = capacity == 0 ? 0 : capacity - 1;
+        shift_ = capacity == 0 ? 32 : 32 - std::countr_zero(capacity);
         grow_at_ = capacity / 2;
     }
 
