@@ -147,7 +147,7 @@ bool Engine::Impl::apply_checked(const Mutation& m, std::size_t index, std::uint
             return false;
         }
         const KeyId key = intern(m.key, key_word);
-        *entry = IdEntry{key, m.ts, value};
+        *entry = IdEntry{key, m.ts};
         sessions_->insert(key, m.ts, m.id, value);
         return true;
     }
@@ -166,13 +166,19 @@ bool Engine::Impl::apply_checked(const Mutation& m, std::size_t index, std::uint
         error = messages::retract_mismatch(index, m.id, "ts", std::to_string(held.ts), std::to_string(m.ts));
         return false;
     }
-    if (m.check_value && held.value != value) {
-        error = messages::retract_mismatch(index, m.id, "value", messages::number(held.value), messages::number(value));
+    // The value is the leaf's (the index holds none, id_index.hpp): the
+    // session engine's retraction returns it, and a value that was to match
+    // and does not puts the event back (the transaction is then undone, so
+    // the sessions are as before either way). Retractions without a value
+    // cost nothing more; the index is left alone until the check passed.
+    const double held_value = sessions_->retract(held.key, m.ts, m.id);
+    if (m.check_value && held_value != value) [[unlikely]] {
+        sessions_->insert(held.key, m.ts, m.id, held_value);
+        error = messages::retract_mismatch(index, m.id, "value", messages::number(held_value), messages::number(value));
         return false;
     }
-    retracted_value = held.value;
+    retracted_value = held_value;
     ids_.erase(m.id);
-    sessions_->retract(held.key, m.ts, m.id);
     return true;
 }
 
@@ -197,7 +203,7 @@ void Engine::Impl::unapply(const Mutation& m, double retracted_value) {
         ids_.erase(m.id);
     } else {
         sessions_->insert(key, m.ts, m.id, retracted_value);
-        ids_.try_emplace(m.id, IdEntry{key, m.ts, retracted_value});
+        ids_.try_emplace(m.id, IdEntry{key, m.ts});
     }
 }
 
@@ -470,7 +476,7 @@ std::optional<Error> Engine::Impl::load(const Checkpoint& c) {
             const double value = ev.value + 0.0;
             if (ev.ts >= h) {
                 if (ids_.contains(ev.id)) return checkpoint_error(at + ".events", "id \"" + ev.id + "\" is held twice");
-                ids_.try_emplace(ev.id, IdEntry{key, ev.ts, value});
+                ids_.try_emplace(ev.id, IdEntry{key, ev.ts});
             }
             sessions_->insert(key, ev.ts, ev.id, value);
         }
