@@ -147,7 +147,7 @@ bool Engine::Impl::apply_checked(const Mutation& m, std::size_t index, std::uint
             return false;
         }
         const KeyId key = intern(m.key, key_word);
-        *entry = IdEntry{key, m.ts, value};
+        *entry = IdEntry{key, m.ts};
         sessions_->insert(key, m.ts, m.id, value);
         return true;
     }
@@ -166,13 +166,19 @@ bool Engine::Impl::apply_checked(const Mutation& m, std::size_t index, std::uint
         error = messages::retract_mismatch(index, m.id, "ts", std::to_string(held.ts), std::to_string(m.ts));
         return false;
     }
-    if (m.check_value && held.value != value) {
-        error = messages::retract_mismatch(index, m.id, "value", messages::number(held.value), messages::number(value));
+    // The value is the leaf's (the index holds none, id_index.hpp): the
+    // session engine's retraction returns it, and a value that was to match
+    // and does not puts the event back (the transaction is then undone, so
+    // the sessions are as before either way). Retractions without a value
+    // cost nothing more; the index is left alone until the check passed.
+    const double held_value = sessions_->retract(held.key, m.ts, m.id);
+    if (m.check_value && held_value != value) [[unlikely]] {
+        sessions_->insert(held.key, m.ts, m.id, held_value);
+        error = messages::retract_mismatch(index, m.id, "value", messages::number(held_value), messages::number(value));
         return false;
     }
-    retracted_value = held.value;
+    retracted_value = held_value;
     ids_.erase(m.id);
-    sessions_->retract(held.key, m.ts, m.id);
     return true;
 }
 
@@ -197,7 +203,7 @@ void Engine::Impl::unapply(const Mutation& m, double retracted_value) {
         ids_.erase(m.id);
     } else {
         sessions_->insert(key, m.ts, m.id, retracted_value);
-        ids_.try_emplace(m.id, IdEntry{key, m.ts, retracted_value});
+        ids_.try_emplace(m.id, IdEntry{key, m.ts});
     }
 }
 
@@ -230,11 +236,15 @@ void Engine::Impl::cancel_unchanged() {
 Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const std::optional<Error>& trailing) {
     const std::size_t n = mutations.size();
     new_keys_.clear();
-    hashes_.resize(n);
     // The ids' hashes, ahead of the loop below so that it can prefetch; the
-    // bytes read for them also tell whether every id is ASCII.
+    // bytes read for them also tell whether every id is ASCII. Past the
+    // last, prefetch_distance zeros: the loop prefetches without a test
+    // (a zero hash is a valid slot's, prefetching it is harmless).
+    constexpr std::size_t prefetch_distance = 8;
+    hashes_.resize(n + prefetch_distance);
     std::uint64_t id_bits = 0;
     for (std::size_t i = 0; i < n; ++i) hashes_[i] = IdIndex::hash(mutations[i].id, id_bits);
+    std::fill(hashes_.begin() + static_cast<std::ptrdiff_t>(n), hashes_.end(), std::uint64_t{0});
     const bool ids_ascii = (id_bits & 0x8080808080808080ULL) == 0;
     // Sized, not cleared (a memset of ~8 bytes per mutation): an entry is
     // read only to undo a retraction, which sets it when applied. Whether a
@@ -248,11 +258,10 @@ Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const s
     // first, so that the state and version are as before. The identity
     // index's slot of the mutation a few ahead is prefetched (each lookup is
     // otherwise a cache miss).
-    constexpr std::size_t prefetch_distance = 8;
     const std::uint64_t* const hashes = hashes_.data();
     std::optional<Error> identity_error;
     for (std::size_t i = 0; i < n; ++i) {
-        if (i + prefetch_distance < n) ids_.prefetch(hashes[i + prefetch_distance]);
+        ids_.prefetch(hashes[i + prefetch_distance]);
         const Mutation& m = mutations[i];
         const std::uint64_t key_word = KeyNames::word_of(m.key);
         if (!shape_ok(m, ids_ascii, key_word)) [[unlikely]] {
@@ -467,7 +476,7 @@ std::optional<Error> Engine::Impl::load(const Checkpoint& c) {
             const double value = ev.value + 0.0;
             if (ev.ts >= h) {
                 if (ids_.contains(ev.id)) return checkpoint_error(at + ".events", "id \"" + ev.id + "\" is held twice");
-                ids_.try_emplace(ev.id, IdEntry{key, ev.ts, value});
+                ids_.try_emplace(ev.id, IdEntry{key, ev.ts});
             }
             sessions_->insert(key, ev.ts, ev.id, value);
         }

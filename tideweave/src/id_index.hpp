@@ -1,11 +1,11 @@
-// The identity index: event id -> (key, ts, value) for every event inserted
+// The identity index: event id -> (key, ts) for every event inserted
 // and not retracted. It holds millions of entries and is consulted once per
 // mutation, so its layout matters more than anything else in the shell.
 //
 // std::unordered_map spends one allocation per id and three dependent cache
 // misses per lookup (bucket, node, string), and most inserts are of new ids,
-// i.e. unsuccessful lookups. Here the entries (36 bytes: the id as a SmallId,
-// inline up to 15 bytes, and key, ts, value) sit densely in chunks of 2 MiB
+// i.e. unsuccessful lookups. Here the entries (28 bytes: the id as a SmallId,
+// inline up to 15 bytes, and key, ts) sit densely in chunks of 2 MiB
 // (only the first chunk grows by copying, up to its full size, so a large
 // index copies almost no entry and touches almost no page twice), and an
 // open-addressing table of 8-byte slots (entry position + the hash's upper
@@ -55,16 +55,17 @@
 
 namespace sluice::tideweave {
 
-// Packed (20 bytes, byte-aligned; x86 loads unaligned fields at no cost):
-// with the 16-byte SmallId (also byte-aligned) an index entry is 36 bytes,
-// not 40 with the padding after `key`. At millions of events held, that is
+// Packed (12 bytes, byte-aligned; x86 loads unaligned fields at no cost):
+// with the 16-byte SmallId (also byte-aligned) an index entry is 28 bytes,
+// not 32 with the padding after `key`. At millions of events held, that is
 // 4 bytes less of fresh memory per event (docs/tideweave.md, "Memory layout").
+// No value: the event's leaf holds it, and a retraction reads it there
+// (SessionEngine::retract returns it): 8 bytes less per event.
 struct [[gnu::packed]] IdEntry {
     KeyId key;
     std::int64_t ts;
-    double value;
 };
-static_assert(sizeof(IdEntry) == 20 && alignof(IdEntry) == 1);
+static_assert(sizeof(IdEntry) == 12 && alignof(IdEntry) == 1);
 
 class IdIndex {
 public:
@@ -182,13 +183,13 @@ private:
     static constexpr std::size_t min_capacity = 16;
     static constexpr std::size_t first_chunk_size = 256;
 
-    // Both members byte-aligned: 36 bytes, no padding. Trivially copyable,
+    // Both members byte-aligned: 28 bytes, no padding. Trivially copyable,
     // and all zero bytes are an empty entry (GrowableArray's new elements).
     struct Entry {
         SmallIdBytes id;
         IdEntry value;
     };
-    static_assert(sizeof(Entry) == 36, "the id and IdEntry, no padding");
+    static_assert(sizeof(Entry) == 28, "the id and IdEntry, no padding");
     static_assert(std::is_trivially_copyable_v<Entry>);
     static constexpr std::size_t chunk_size = huge_page_bytes / sizeof(Entry);  // one huge page
     struct Slot {
@@ -256,9 +257,12 @@ private:
         slots_[hole] = Slot{};
     }
 
+    // Capacity 0 (a sweep of an index that never made its table) keeps the
+    // empty table's shift of 32: countr_zero(0) is 64, and a shift of -32
+    // in home() was undefined (prefetch() runs on an empty table too).
     void set_capacity(std::size_t capacity) {
-        mask_ = capacity - 1;
-        shift_ = 32 - std::countr_zero(capacity);
+        mask_ = capacity == 0 ? 0 : capacity - 1;
+        shift_ = capacity == 0 ? 32 : 32 - std::countr_zero(capacity);
         grow_at_ = capacity / 2;
     }
 

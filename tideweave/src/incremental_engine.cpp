@@ -141,17 +141,17 @@ public:
         }
     }
 
-    void retract(KeyId key, std::int64_t ts, std::string_view id) override {
+    double retract(KeyId key, std::int64_t ts, std::string_view id) override {
         KeyState& ks = key_state(key);
         auto it = std::prev(ks.sessions.upper_bound(ts));
         Session& s = *it->second;
         touch(s);
         flush(s);
-        tree::erase(s.root, ts, id, pool_);
+        const double value = tree::erase(s.root, ts, id, pool_);
         --events_;
         if (s.root == nullptr && !s.has_block) {
             kill(ks, it);
-            return;
+            return value;
         }
         const tree::Event* pred_node = tree::predecessor(s.root, ts, id);
         const tree::Event* succ = tree::successor(s.root, ts, id);
@@ -176,6 +176,7 @@ public:
         } else {  // the last event went
             s.last = pred_ts;
         }
+        return value;
     }
 
     void insert_block(KeyId key, const Block& block) override {

@@ -146,12 +146,13 @@ private:
 
     // A key of up to eight bytes is its word and length: its home is the top
     // bits of one multiply (Fibonacci hashing: the top bits of a product by
-    // an odd constant depend on every bit of the word, and the length is
-    // mixed in first). Longer keys share their first eight bytes often
+    // an odd constant depend on every bit of the word; the length is XORed
+    // in first, so that keys of one word and different lengths, which the
+    // slot tells apart, rarely share a home). Longer keys share their first eight bytes often
     // ("customer-000123"), so their whole name is hashed.
     [[gnu::always_inline]] std::size_t home(std::string_view name, std::uint64_t word) const {
         using namespace string_hash_detail;
-        const std::uint64_t mixed = name.size() <= 8 ? (word ^ (name.size() * k1)) * k0 : long_hash(name);
+        const std::uint64_t mixed = name.size() <= 8 ? (word ^ name.size()) * k0 : long_hash(name);
         return static_cast<std::size_t>(mixed >> shift_);
     }
     [[gnu::noinline]] static std::uint64_t long_hash(std::string_view name) { return hash_string(name); }

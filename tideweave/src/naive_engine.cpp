@@ -30,11 +30,14 @@ public:
         rebuild(key, k);
     }
 
-    void retract(KeyId key, std::int64_t ts, std::string_view id) override {
+    double retract(KeyId key, std::int64_t ts, std::string_view id) override {
         NaiveKey& k = touch(key);
-        k.events.erase(std::pair{ts, std::string(id)});
+        const auto it = k.events.find(std::pair{ts, std::string(id)});
+        const double value = it->second;
+        k.events.erase(it);
         --events_;
         rebuild(key, k);
+        return value;
     }
 
     void insert_block(KeyId key, const Block& block) override {

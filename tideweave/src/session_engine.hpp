@@ -75,7 +75,9 @@ public:
 
     // Mutations of the current transaction (admissible, identity-checked).
     virtual void insert(KeyId key, std::int64_t ts, std::string_view id, double value) = 0;
-    virtual void retract(KeyId key, std::int64_t ts, std::string_view id) = 0;
+    // Removes a held event; returns its value (the identity index keeps no
+    // value: the leaf has it, id_index.hpp).
+    virtual double retract(KeyId key, std::int64_t ts, std::string_view id) = 0;
     // Restore only, before any event of that key: a folded block.
     virtual void insert_block(KeyId key, const Block& block) = 0;
     // Rows as they were before the transaction's first change to them, and as

@@ -87,7 +87,7 @@ private:
     }
 
     // Byte-aligned (every read is a memcpy): the identity index packs it
-    // with a 20-byte entry into 36 bytes (id_index.hpp).
+    // with a 12-byte entry into 28 bytes (id_index.hpp).
     char bytes_[16];
 };
 

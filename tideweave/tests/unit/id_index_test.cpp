@@ -31,7 +31,6 @@ void expect_same(const IdIndex& index, const std::unordered_map<std::string, IdE
         if (found == nullptr) continue;
         EXPECT_EQ(found->key, it->second.key) << id;
         EXPECT_EQ(found->ts, it->second.ts) << id;
-        EXPECT_EQ(found->value, it->second.value) << id;
     }
 }
 
@@ -48,8 +47,7 @@ TEST(IdIndex, AgreesWithAMapUnderRandomOperations) {
             const std::string id = id_of(i);
             const auto roll = rng() % 10;
             if (roll < 6) {
-                const IdEntry value{static_cast<KeyId>(i % 7), static_cast<std::int64_t>(rng() % 1000),
-                                    static_cast<double>(i) * 0.5};
+                const IdEntry value{static_cast<KeyId>(i % 7), static_cast<std::int64_t>(rng() % 1000)};
                 const auto [entry, inserted] = index.try_emplace(id, value);
                 const auto [it, model_inserted] = model.try_emplace(id, value);
                 ASSERT_EQ(inserted, model_inserted) << id;
@@ -73,8 +71,8 @@ TEST(IdIndex, AgreesWithAMapUnderRandomOperations) {
     model.clear();
     expect_same(index, model, universe);
     for (int i = 0; i < 1000; ++i) {
-        index.try_emplace(id_of(i) + std::string(40, 'x'), IdEntry{1, i, 1.0});
-        model.try_emplace(id_of(i) + std::string(40, 'x'), IdEntry{1, i, 1.0});
+        index.try_emplace(id_of(i) + std::string(40, 'x'), IdEntry{1, i});
+        model.try_emplace(id_of(i) + std::string(40, 'x'), IdEntry{1, i});
     }
     ASSERT_EQ(index.size(), model.size());
     for (const auto& [id, value] : model) {
@@ -85,7 +83,7 @@ TEST(IdIndex, AgreesWithAMapUnderRandomOperations) {
     EXPECT_EQ(index.find(id_of(1)), nullptr);
 }
 
-// Past three chunks of entries (a chunk is one huge page, 58,254 entries):
+// Past two chunks of entries (a chunk is one huge page, 74,898 entries):
 // the first chunk grows from small up to exactly a chunk and no further,
 // and its memory is zero, never constructed; an index that filled its first
 // chunk's doublings past 32k entries once wrote past its chunks.
@@ -93,7 +91,7 @@ TEST(IdIndex, HoldsEntriesAcrossSeveralChunks) {
     IdIndex index;
     const int count = 160000;
     for (int i = 0; i < count; ++i) {
-        const auto [entry, inserted] = index.try_emplace("e" + std::to_string(i), IdEntry{1, i, 0.5 * i});
+        const auto [entry, inserted] = index.try_emplace("e" + std::to_string(i), IdEntry{1, i});
         ASSERT_TRUE(inserted) << i;
         ASSERT_EQ(entry->ts, i);
     }
@@ -102,7 +100,7 @@ TEST(IdIndex, HoldsEntriesAcrossSeveralChunks) {
         const IdEntry* found = index.find("e" + std::to_string(i));
         ASSERT_NE(found, nullptr) << i;
         EXPECT_EQ(found->ts, i);
-        EXPECT_EQ(found->value, 0.5 * i);
+        EXPECT_EQ(found->key, 1U);
     }
     // Erase every other one (the last entry fills each hole), then sweep the
     // lower half, then grow back past where the entries were.
@@ -111,7 +109,7 @@ TEST(IdIndex, HoldsEntriesAcrossSeveralChunks) {
     index.erase_older_than(count / 2);
     ASSERT_EQ(index.size(), static_cast<std::size_t>(count / 4));
     for (int i = count; i < 2 * count; ++i) {
-        ASSERT_TRUE(index.try_emplace("e" + std::to_string(i), IdEntry{2, i, 1.0}).second) << i;
+        ASSERT_TRUE(index.try_emplace("e" + std::to_string(i), IdEntry{2, i}).second) << i;
     }
     for (int i = 0; i < 2 * count; i += 3) {
         const IdEntry* found = index.find("e" + std::to_string(i));
@@ -131,7 +129,7 @@ TEST(IdIndex, FindsEveryIdAfterEachDoublingInPlace) {
     const int count = 300000;
     int next_check = 8;
     for (int i = 0; i < count; ++i) {
-        ASSERT_TRUE(index.try_emplace("d" + std::to_string(i), IdEntry{3, i, 1.5}).second) << i;
+        ASSERT_TRUE(index.try_emplace("d" + std::to_string(i), IdEntry{3, i}).second) << i;
         if (i + 1 != next_check) continue;  // at 8, 16, 32, ...: once between two doublings
         next_check *= 2;
         for (int j = 0; j <= i; ++j) {
@@ -152,11 +150,11 @@ TEST(IdIndex, FindsEveryIdAfterEachDoublingInPlace) {
 // when the index is destroyed are freed with it.
 TEST(IdIndex, ReusesSweptAndErasedEntriesWithoutStaleBytes) {
     IdIndex index;
-    const int count = 70000;  // past the first chunk (58,254 entries)
+    const int count = 90000;  // past the first chunk (74,898 entries)
     const auto old_id = [](int i) {
         return i % 2 == 0 ? "long-id-on-the-heap-" + std::to_string(i) : "inline15-" + std::to_string(100000 + i);
     };
-    for (int i = 0; i < count; ++i) ASSERT_TRUE(index.try_emplace(old_id(i), IdEntry{1, i % 10, 0.0}).second) << i;
+    for (int i = 0; i < count; ++i) ASSERT_TRUE(index.try_emplace(old_id(i), IdEntry{1, i % 10}).second) << i;
     // Drop nine in ten (all positions reused below), and erase a few more
     // one by one (the last entry moves into each hole).
     index.erase_older_than(9);
@@ -165,7 +163,7 @@ TEST(IdIndex, ReusesSweptAndErasedEntriesWithoutStaleBytes) {
     const std::size_t left = index.size();
     // New short ids fill the freed positions and more.
     for (int i = 0; i < count; ++i)
-        ASSERT_TRUE(index.try_emplace("n" + std::to_string(i), IdEntry{2, 100 + i, 1.0}).second) << i;
+        ASSERT_TRUE(index.try_emplace("n" + std::to_string(i), IdEntry{2, 100 + i}).second) << i;
     ASSERT_EQ(index.size(), left + count);
     for (int i = 0; i < count; ++i) {
         const IdEntry* found = index.find("n" + std::to_string(i));
@@ -177,7 +175,7 @@ TEST(IdIndex, ReusesSweptAndErasedEntriesWithoutStaleBytes) {
     }
     // An index of long ids destroyed while holding them frees them all.
     IdIndex other;
-    for (int i = 0; i < 1000; ++i) other.try_emplace(old_id(2 * i), IdEntry{3, i, 0.0});
+    for (int i = 0; i < 1000; ++i) other.try_emplace(old_id(2 * i), IdEntry{3, i});
     EXPECT_EQ(other.size(), 1000U);
 }
 
@@ -186,6 +184,22 @@ TEST(IdIndex, PrefetchIsHarmlessOnAnEmptyIndex) {
     index.prefetch(IdIndex::hash("x"));
     EXPECT_EQ(index.find("x"), nullptr);
     EXPECT_FALSE(index.contains("x"));
+}
+
+// A sweep of an index that never made its table (an engine restored with
+// only sealed events, then forget) left a shift of -32 behind, undefined in
+// the next prefetch (the sanitizer build stops on it); then it grows as new.
+TEST(IdIndex, ASweepBeforeAnyInsertLeavesAUsableEmptyIndex) {
+    IdIndex index;
+    index.erase_older_than(0);
+    index.prefetch(IdIndex::hash("x"));
+    EXPECT_EQ(index.find("x"), nullptr);
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE(index.try_emplace("x" + std::to_string(i), IdEntry{1, i}).second);
+    for (int i = 0; i < 100; ++i) {
+        const IdEntry* found = index.find("x" + std::to_string(i));
+        ASSERT_NE(found, nullptr) << i;
+        EXPECT_EQ(found->ts, i);
+    }
 }
 
 }  // namespace

@@ -146,6 +146,57 @@ TEST(TypedApi, ShapeChecksOnTheInsertPathMatchTheContract) {
     EXPECT_EQ(e.key_count(), 5U);
 }
 
+// The identity index holds no value: a retraction reads the event's value
+// from its leaf (SessionEngine::retract returns it). A value that was to
+// match and does not puts the event back, here after a retraction that
+// split a session; a rejected transaction re-inserts a retracted event with
+// the value its leaf had. Both engines; the state is as before each error.
+TEST(TypedApi, RetractionsReadTheValueFromTheSessionEngine) {
+    for (const EngineKind kind : {EngineKind::incremental, EngineKind::naive}) {
+        Engine e({.gap = 5, .lateness = 0}, kind);
+        ASSERT_TRUE(e.apply({M::insert("a", "k", 0, 1), M::insert("b", "k", 5, 2.5), M::insert("c", "k", 10, 4)}).ok());
+        const auto rows_of = [&] {
+            std::vector<std::string> out;
+            for (const Row& r : e.snapshot().rows)
+                out.push_back(std::to_string(r.start) + ".." + std::to_string(r.end) + " n" + std::to_string(r.count) +
+                              " sum " + std::to_string(r.sum) + " min " + std::to_string(r.min) + " max " +
+                              std::to_string(r.max));
+            return out;
+        };
+        const std::vector<std::string> held = rows_of();
+        ASSERT_EQ(held.size(), 1U);
+
+        auto wrong = e.apply({M::retract("b", "k", 5, 2)});
+        ASSERT_FALSE(wrong.ok());
+        EXPECT_EQ(wrong.error().message, "tx[0].retract: event \"b\" has value 2.5, not 2");
+        EXPECT_EQ(rows_of(), held);
+        EXPECT_EQ(e.active_events(), 3U);
+
+        auto later = e.apply({M::retract("c", "k", 10, 4), M::retract("b", "k", 5, 3)});
+        ASSERT_FALSE(later.ok());
+        EXPECT_EQ(later.error().index, 1U);
+        EXPECT_EQ(rows_of(), held);
+
+        // b's retraction is undone by the duplicate after it: b comes back
+        // with 2.5, its leaf's value.
+        auto undone = e.apply({M::retract("b", "k", 5), M::insert("a", "k", 7, 1)});
+        ASSERT_FALSE(undone.ok());
+        EXPECT_EQ(rows_of(), held);
+        EXPECT_EQ(e.version(), 1);
+
+        auto ok = e.apply({M::retract("b", "k", 5, 2.5)});
+        ASSERT_TRUE(ok.ok()) << ok.error().message;
+        ASSERT_EQ(ok->after.size(), 2U);  // the gap split the session
+        EXPECT_EQ(ok->after[0].sum, 1);
+        EXPECT_EQ(ok->after[1].sum, 4);
+        EXPECT_EQ(e.active_events(), 2U);
+        // Inserted again, with a new value: the new value is the one held.
+        ASSERT_TRUE(e.apply({M::insert("b", "k", 5, 8)}).ok());
+        auto again = e.apply({M::retract("b", "k", 5, 8)});
+        ASSERT_TRUE(again.ok()) << again.error().message;
+    }
+}
+
 TEST(TypedApi, ForgetAndSnapshot) {
     Engine e({.gap = 10, .lateness = 0});
     ASSERT_TRUE(e.apply({M::insert("a", "k", 0, 1), M::insert("b", "k", 100, 2), M::insert("c", "k", 95, 3)}).ok());
