@@ -108,27 +108,29 @@ int run_cdc_command(int argc, char** argv) {
                                 "publish into NATS JetStream instead of printing: nats://HOST:PORT[,nats://...] "
                                 "(see docs/mariadb-cdc.md)");
     auto* o_stream = app.add_option("--stream", stream_name, "with --to: the stream (created if missing)");
-    app.add_option("--subject", subject, "with --to: subject prefix (default: the stream's name)");
+    auto* o_subject = app.add_option("--subject", subject, "with --to: subject prefix (default: the stream's name)");
     auto* o_replicas = app.add_option("--replicas", replicas,
                                       "with --to: replicas of a stream created here (default: 3 on a cluster of "
                                       "three or more servers, else 1)")
                            ->check(CLI::Range(std::int64_t{1}, std::int64_t{5}));
-    app.add_option("--format", format, "with --to: sluice (one message per transaction: the NDJSON line) or "
+    auto* o_format = app.add_option("--format", format, "with --to: sluice (one message per transaction: the NDJSON line) or "
                                        "debezium (one message per row change)")
         ->check(CLI::IsMember({"sluice", "debezium"}))
         ->capture_default_str();
-    app.add_option("--debezium-decimal", debezium_decimal,
+    auto* o_decimal = app.add_option("--debezium-decimal", debezium_decimal,
                    "with --format debezium: DECIMAL as Debezium's decimal.handling.mode writes it: precise "
                    "(base64 of the unscaled value), string or double")
         ->check(CLI::IsMember({"precise", "string", "double"}))
         ->capture_default_str();
-    app.add_option("--window", window, "with --to: unacknowledged messages at most")
+    auto* o_window = app.add_option("--window", window, "with --to: unacknowledged messages at most")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}))
         ->capture_default_str();
-    app.add_flag("--progress", progress, "with --to: a progress line on stderr at most once a second");
+    auto* o_progress = app.add_flag("--progress", progress, "with --to: a progress line on stderr at most once a second");
     o_to->excludes("--out");
-    o_stream->needs(o_to);
     o_to->needs(o_stream);
+    // The publisher's options mean nothing without --to: refused rather than
+    // ignored, so `--format debezium` alone does not print our lines instead.
+    for (CLI::Option* o : {o_stream, o_subject, o_replicas, o_format, o_decimal, o_window, o_progress}) o->needs(o_to);
     app.add_option("--server-id", server_id, "replica server id to register with (default: random)")
         ->check(CLI::Range(1U, 0xFFFFFFFFU));
     app.add_option("--heartbeat", heartbeat, "heartbeat period asked of the server, seconds (0 = none)")
@@ -139,6 +141,12 @@ int run_cdc_command(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
     }
+
+    // An empty value (an unset shell variable) is a mistake, not "print instead".
+    if (o_to->count() && to.empty()) return fail("--to: empty; give nats://HOST:PORT[,nats://...]", 2);
+    if (o_stream->count() && stream_name.empty()) return fail("--stream: empty; give the stream's name", 2);
+    if (o_decimal->count() && format != "debezium")
+        return fail("--debezium-decimal applies to --format debezium only", 2);
 
     if (url.empty()) {
         if (const char* e = std::getenv("SLUICE_MARIADB_URL")) url = e;

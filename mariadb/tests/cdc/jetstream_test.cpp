@@ -309,6 +309,24 @@ TEST_F(CdcJetStream, DebeziumDecimalModesOfTheCommandLine) {
                           true);
     EXPECT_EQ(bad.status, 2) << bad.out;
     EXPECT_NE(bad.out.find("--debezium-decimal"), std::string::npos) << bad.out;
+    // The publisher's options without --to, or with an empty --to/--stream
+    // (an unset shell variable), are usage errors: never NDJSON on stdout instead.
+    const std::string url = quote_arg(url_of(admin_options()));
+    const std::pair<std::string, std::string> misuses[] = {
+        {"--format debezium --until-end", "--to"},
+        {"--subject shop --until-end", "--to"},
+        {"--stream X --until-end", "--to"},
+        {"--to '' --stream X --until-end", "--to: empty"},
+        {"--to " + quote_arg(cluster_->urls()) + " --stream '' --until-end", "--stream: empty"},
+        {"--to " + quote_arg(cluster_->urls()) + " --stream X --debezium-decimal string --until-end",
+         "--format debezium only"},
+    };
+    for (const auto& [args, says] : misuses) {
+        Outcome o = run_cli("cdc " + url + " --from-gtid " + quote_arg(start_) + " " + args, true);
+        EXPECT_EQ(o.status, 2) << args << ": " << o.out;
+        EXPECT_NE(o.out.find(says), std::string::npos) << args << ": " << o.out;
+        EXPECT_EQ(o.out.find("{\"gtid\""), std::string::npos) << args << ": printed lines: " << o.out;
+    }
     if (!HasFailure()) std::filesystem::remove(log);
 }
 
