@@ -26,7 +26,8 @@
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/postgres/error.hpp"
 #include "sluice/tideweave/checkpoint.hpp"
-#include "sink_writer.hpp"
+#include "batch_committer.hpp"
+#include "progress_line.hpp"
 #include "source_table.hpp"
 #include "stream_worker.hpp"
 
@@ -52,30 +53,6 @@ bool reached(const cdc::GtidState& position, const cdc::GtidState& target) {
     }
     return true;
 }
-
-class Progress {
-public:
-    Progress(bool on, std::ostream& log) : on_(on), log_(log) {}
-    void maybe(const RunStats& s, std::uint32_t last_commit_time, bool last_line = false) {
-        if (!on_) return;
-        const auto now = Clock::now();
-        if (now - last_ < std::chrono::seconds(1) && !last_line) return;
-        last_ = now;
-        const auto wall = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-        log_ << "sluice-pipeline: " << s.source_transactions << " transactions, " << s.row_changes
-             << " row changes, " << s.sink_commits << " sink commits, " << s.late << " late, " << s.rejected
-             << " rejected, " << static_cast<std::int64_t>(s.sink_seconds * 1000) << " ms in sink commits";
-        if (last_commit_time) log_ << ", lag " << std::max<std::int64_t>(0, wall - last_commit_time) << " s";
-        log_ << "\n" << std::flush;
-    }
-
-private:
-    bool on_;
-    std::ostream& log_;
-    Clock::time_point last_{};
-};
 
 }  // namespace
 
@@ -138,52 +115,20 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     BinlogAdapter adapter(o.columns);
     TransactionMapper mapper(o.columns);
     SessionApplier applier(*engine, *rule);
-    SinkBatch batch;
     StringArena scratch;
     StringArena snapshot_arena;
     std::vector<SourceChange> snapshot_rows;
-    Progress progress(o.progress, log);
-    std::size_t commits_since_checkpoint = 0;
-    std::uint32_t last_commit_time = 0;
-    bool position_moved = false;
-    // After a replay, the next commit carries a checkpoint again, so that
-    // repeated crashes never replay further and further back.
-    bool force_checkpoint = replay_until.has_value();
-    // The first commit after a restore from an older checkpoint replays
-    // source transactions the sink already holds: it upserts every row.
-    bool replaying = replay_until.has_value();
-    Clock::time_point batch_opened = Clock::now();
-
-    SinkWriter writer(sink, settings);
-    SinkJob job;
-    const std::uint64_t commits_before = stats.sink_commits;
-    const double sink_seconds_before = stats.sink_seconds;
-    auto sync_stats = [&] {
-        stats.sink_commits = commits_before + writer.commits();
-        stats.sink_seconds = sink_seconds_before + writer.seconds();
-    };
-    // Cuts the batch at the current position: the checkpoint (when due) is
-    // taken here, where the engine's state is exactly that position's; the
-    // writer thread commits it while the next batch builds.
-    auto commit = [&]() {
-        engine->forget();  // final rows stay in the sink; memory stays bounded
-        const std::string gtid = stream.position().to_string();
-        job.checkpoint.reset();
-        if (!committed_gtid || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every)
-            job.checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{gtid, rule->max_ts()})));
-        std::swap(job.batch, batch);
-        job.previous_gtid = committed_gtid;
-        job.gtid = gtid;
-        job.replay = replaying;
-        replaying = false;
-        commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
-        writer.submit(job);
-        committed_gtid = gtid;
-        force_checkpoint = false;
-        batch.clear();
-        position_moved = false;
-        batch_opened = Clock::now();
-        sync_stats();
+    ProgressLine progress(o.progress, log);
+    // Restored from a checkpoint older than the stored GTID state: the
+    // first commit (past that state) replays what the sink already holds.
+    const bool replaying = replay_until.has_value();
+    // Catching up (the newest transaction read committed long ago): bigger
+    // batches, as each cut costs PostgreSQL an upsert of every session open
+    // at the cut; following: short ones, for the lag.
+    BatchCommitter committer(sink, settings, *engine, *rule, batch_limits(o, /*catch_up=*/true), o.checkpoint_every,
+                             committed_gtid, replaying, stats);
+    auto progress_line = [&](bool last_line) {
+        if (progress.due(last_line)) progress.write("", stats, committer.last_commit_time(), /*sink_time=*/true);
     };
 
     while (const cdc::ChangeEvent* event = stream.next()) {
@@ -191,13 +136,12 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
             mapper.begin();
             scratch.clear();
             t->for_each_change([&](const cdc::Change& c) { mapper.add(adapter.change(c, scratch)); });
-            if (batch.empty()) batch_opened = Clock::now();
-            auto outcome = applier.apply(mapper, mariadb::binlog::to_string(t->gtid), batch);
+            auto outcome = applier.apply(mapper, mariadb::binlog::to_string(t->gtid), committer.open_batch());
             ++stats.source_transactions;
             stats.row_changes += mapper.changes();
             stats.late += outcome.late;
             stats.rejected += outcome.rejected;
-            last_commit_time = t->timestamp;
+            committer.source_commit_time(t->timestamp);
         } else if (const auto* chunk = std::get_if<cdc::SnapshotChunk>(event)) {
             for (std::size_t r = 0; r < chunk->size(); ++r) {
                 SourceChange c;
@@ -210,53 +154,34 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
             // in key order, not in time, so no watermark moves inside it.
             mapper.begin();
             for (const SourceChange& c : snapshot_rows) mapper.add(c);
-            auto outcome = applier.apply(mapper, "snapshot:" + done->at.to_string(), batch);
+            auto outcome = applier.apply(mapper, "snapshot:" + done->at.to_string(), committer.open_batch());
             stats.row_changes += mapper.changes();
             stats.late += outcome.late;
             stats.rejected += outcome.rejected;
             snapshot_rows.clear();
             snapshot_arena.clear();
         }
-        position_moved = true;
+        committer.moved();
         if (!stream.resumable()) continue;
         if (replay_until && !reached(stream.position(), *replay_until)) continue;
         replay_until.reset();
-        const bool full = batch.row_changes() >= o.batch_row_changes;
-        // Catching up (the newest transaction read committed long ago):
-        // bigger batches, as each cut costs PostgreSQL an upsert of every
-        // session open at the cut; following: short ones, for the lag.
-        const auto wall = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-        const bool behind = last_commit_time != 0 && wall - last_commit_time > o.catch_up_behind.count();
-        const bool old = Clock::now() - batch_opened >= (behind ? o.catch_up_batch_age : o.batch_age);
-        const bool idle = !stream.input_pending();
-        const bool has_rows = !batch.empty();
-        // While the writer is busy the batch keeps growing (up to the size
-        // cap): bigger batches merge more changes per (key, start).
-        bool writer_free = writer.idle();
-        // Nothing more to read: wait for the writer rather than leave this
-        // batch for an event that may not come.
-        if (!writer_free && idle && (has_rows || position_moved)) {
-            writer.finish();
-            writer_free = true;
-        }
-        if (full || !committed_gtid ||
-            (writer_free && ((has_rows && (idle || old)) || (!has_rows && position_moved && old && idle))))
-            commit();
-        progress.maybe(stats, last_commit_time);
+        // The stream blocks for input: when none is pending, waiting for
+        // the writer is better than leaving the batch for an event that may
+        // not come.
+        if (committer.due(stream.input_pending(), /*source_quiet=*/true)) committer.commit(stream.position().to_string());
+        progress_line(false);
     }
     // --until-end: everything the binlog held at the start is applied.
     // (Groups of other tables move the position without an event.)
-    if (!batch.empty() || position_moved || !committed_gtid || stream.position().to_string() != *committed_gtid) {
+    const std::string end = stream.position().to_string();
+    if (committer.behind(end)) {
         if (replay_until && !reached(stream.position(), *replay_until))
             throw Error(ErrorKind::sink_state, "the binlog ended before the stored position " + replay_until->to_string() +
                                                    " of \"" + o.sink_table + "\" (was the source reset?)");
-        commit();
+        committer.commit(end);
     }
-    writer.finish();
-    sync_stats();
-    progress.maybe(stats, last_commit_time, true);
+    committer.finish();
+    progress_line(true);
     // Without --until-end the stream only ends when the server went away
     // (ChangeStream hands out nullptr when the server shuts the dump down):
     // a lost source, retried from the sink's state.

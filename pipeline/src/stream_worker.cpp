@@ -23,7 +23,8 @@
 #include <chrono>
 #include <iostream>
 
-#include "sink_writer.hpp"
+#include "batch_committer.hpp"
+#include "progress_line.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
 #include "sluice/mariadb/jetstream/stream_reader.hpp"
@@ -39,7 +40,6 @@ namespace sluice::pipeline {
 
 namespace js = sluice::mariadb::jetstream;
 namespace tw = sluice::tideweave;
-using Clock = std::chrono::steady_clock;
 
 bool is_stream_source(const std::string& url) { return url.rfind("nats://", 0) == 0; }
 
@@ -187,68 +187,29 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     StringArena snapshot_arena;
     TransactionMapper mapper(o.columns);
     PartitionApplier applier(*engine, *rule, o.partition);
-    SinkBatch batch;
-    std::size_t commits_since_checkpoint = 0;
-    std::uint32_t last_commit_time = 0;
-    bool position_moved = false;
-    bool force_checkpoint = replay_until != 0;
-    // The first commit after a restore from an older checkpoint replays
-    // messages the sink already holds: it upserts instead of COPYing.
-    bool replaying = replay_until != 0;
-    Clock::time_point batch_opened = Clock::now();
-    Clock::time_point last_progress{};
-
-    SinkWriter writer(sink, settings);
-    SinkJob job;
-    const std::uint64_t commits_before = stats.sink_commits;
-    const double sink_seconds_before = stats.sink_seconds;
-    auto sync_stats = [&] {
-        stats.sink_commits = commits_before + writer.commits();
-        stats.sink_seconds = sink_seconds_before + writer.seconds();
-    };
+    // Restored from a checkpoint older than the stored position: the first
+    // commit (past that position) replays messages the sink already holds.
+    const bool replaying = replay_until != 0;
+    // One batch age: the worker has no catch-up mode (pipeline.cpp has).
+    BatchCommitter committer(sink, settings, *engine, *rule, batch_limits(o, /*catch_up=*/false), o.checkpoint_every,
+                             committed, replaying, stats);
+    ProgressLine progress(o.progress, log);
     // Every message applied so far, except an open snapshot's chunks.
-    auto stable_position = [&] { return snapshot ? before_snapshot : position; };
-    auto commit = [&]() {
-        engine->forget();
-        const std::string pos = position_text(source.stream, stable_position());
-        job.checkpoint.reset();
-        if (!committed || force_checkpoint || commits_since_checkpoint + 1 >= o.checkpoint_every)
-            job.checkpoint = tw::encode_binary(engine->checkpoint(encode(SourcePosition{pos, rule->max_ts()})));
-        std::swap(job.batch, batch);
-        job.previous_gtid = committed;
-        job.gtid = pos;
-        job.replay = replaying;
-        replaying = false;
-        commits_since_checkpoint = job.checkpoint ? 0 : commits_since_checkpoint + 1;
-        writer.submit(job);
-        committed = pos;
-        force_checkpoint = false;
-        batch.clear();
-        position_moved = false;
-        batch_opened = Clock::now();
-        sync_stats();
-    };
-    auto progress = [&](bool last_line) {
-        if (!o.progress) return;
-        const auto now = Clock::now();
-        if (now - last_progress < std::chrono::seconds(1) && !last_line) return;
-        last_progress = now;
-        const auto wall =
-            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-        log << "sluice-pipeline: partition " << o.partition.index << "/" << o.partition.count << ": stream sequence "
-            << position << ", " << stats.source_transactions << " transactions, " << stats.row_changes
-            << " row changes, " << stats.sink_commits << " sink commits, " << stats.late << " late, " << stats.rejected
-            << " rejected";
-        if (last_commit_time) log << ", lag " << std::max<std::int64_t>(0, wall - last_commit_time) << " s";
-        log << "\n" << std::flush;
+    auto stable_position = [&] { return position_text(source.stream, snapshot ? before_snapshot : position); };
+    auto progress_line = [&](bool last_line) {
+        if (!progress.due(last_line)) return;
+        const std::string where = "partition " + std::to_string(o.partition.index) + "/" +
+                                  std::to_string(o.partition.count) + ": stream sequence " + std::to_string(position) +
+                                  ", ";
+        progress.write(where, stats, committer.last_commit_time(), /*sink_time=*/false);
     };
 
     for (;;) {
         if (o.until_end && position >= end) break;
         const bool waiting = !reader.pending();
         // With something to commit, look for input briefly; else block longer.
-        auto m = reader.next(waiting && (position_moved || !batch.empty()) ? std::chrono::milliseconds(20)
-                                                                           : std::chrono::milliseconds(500));
+        auto m = reader.next(waiting && !committer.holds_nothing() ? std::chrono::milliseconds(20)
+                                                                   : std::chrono::milliseconds(500));
         if (m) {
             if (m->seq <= position) continue;  // delivered again after the consumer was recreated
             if (m->seq != position + 1)
@@ -279,8 +240,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
                 // order, not in time, so no watermark moves inside it.
                 mapper.begin();
                 for (const SourceChange& c : snapshot_rows) mapper.add(c);
-                if (batch.empty()) batch_opened = Clock::now();
-                auto outcome = applier.apply(mapper, "snapshot:" + line.snapshot_gtid, batch);
+                auto outcome = applier.apply(mapper, "snapshot:" + line.snapshot_gtid, committer.open_batch());
                 stats.row_changes += mapper.changes();
                 stats.late += outcome.late;
                 stats.rejected += outcome.rejected;
@@ -294,44 +254,32 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
             } else if (line.transaction) {
                 mapper.begin();
                 for (const SourceChange& c : line.changes) mapper.add(c);
-                if (batch.empty()) batch_opened = Clock::now();
-                auto outcome = applier.apply(mapper, line.gtid, batch);
+                auto outcome = applier.apply(mapper, line.gtid, committer.open_batch());
                 ++stats.source_transactions;
                 stats.row_changes += mapper.changes();
                 stats.late += outcome.late;
                 stats.rejected += outcome.rejected;
-                last_commit_time = line.timestamp;
+                committer.source_commit_time(line.timestamp);
             }
             position = m->seq;
-            position_moved = true;
+            committer.moved();
         }
         if (snapshot) continue;  // nothing to commit until its done (or aborted) line
         if (replay_until && position < replay_until) continue;
         replay_until = 0;
-        const bool full = batch.row_changes() >= o.batch_row_changes;
-        const bool old = Clock::now() - batch_opened >= o.batch_age;
-        const bool idle = !reader.pending();
-        const bool has_rows = !batch.empty();
-        bool writer_free = writer.idle();
-        if (!writer_free && idle && !m && (has_rows || position_moved)) {
-            writer.finish();
-            writer_free = true;
-        }
-        if (full || (!committed && position_moved) ||
-            (writer_free && ((has_rows && (idle || old)) || (!has_rows && position_moved && old && idle))))
-            commit();
-        progress(false);
+        // Waiting for the writer only once a read found nothing: a message
+        // just read may well have a successor on its way.
+        if (committer.due(reader.pending(), /*source_quiet=*/!m)) committer.commit(stable_position());
+        progress_line(false);
     }
     if (replay_until && position < replay_until)
         throw Error(ErrorKind::sink_state, "stream \"" + source.stream + "\" ended before the stored position " +
                                                std::to_string(replay_until) + " of \"" + state_name + "\"");
     // (--until-end inside an open snapshot: the publisher was killed during
     // it; the commit records the position before its first chunk.)
-    if (!batch.empty() || position_moved || !committed || *committed != position_text(source.stream, stable_position()))
-        commit();
-    writer.finish();
-    sync_stats();
-    progress(true);
+    if (committer.behind(stable_position())) committer.commit(stable_position());
+    committer.finish();
+    progress_line(true);
 }
 
 }  // namespace
