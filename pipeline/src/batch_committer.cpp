@@ -1,5 +1,6 @@
 #include "batch_committer.hpp"
 
+#include "sluice/pipeline/progress_line.hpp"
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/tideweave/checkpoint.hpp"
 
@@ -7,30 +8,28 @@ namespace sluice::pipeline {
 
 using Clock = CommitPolicy::Clock;
 
-namespace {
-
-std::int64_t wall_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-}  // namespace
-
 BatchLimits batch_limits(const Options& o, bool catch_up) {
     BatchLimits l;
     l.row_changes = o.batch_row_changes;
     l.age = o.batch_age;
-    l.catch_up_age = catch_up ? Clock::duration(o.catch_up_batch_age) : Clock::duration(o.batch_age);
+    l.catch_up_age =
+        catch_up ? Clock::duration(o.catch_up_batch_age) : Clock::duration(o.batch_age);
     l.catch_up_behind = o.catch_up_behind;
     return l;
 }
 
-BatchCommitter::BatchCommitter(Sink& sink, std::string settings, tideweave::Engine& engine, const WatermarkRule& rule,
-                               BatchLimits limits, std::size_t checkpoint_every, std::optional<std::string> committed,
+BatchCommitter::BatchCommitter(Sink& sink, std::string settings, tideweave::Engine& engine,
+                               const WatermarkRule& rule, BatchLimits limits,
+                               std::size_t checkpoint_every, std::optional<std::string> committed,
                                bool replaying, RunStats& stats)
-    : engine_(engine), rule_(rule), policy_(limits, checkpoint_every, replaying, Clock::now()),
-      committed_(std::move(committed)), stats_(stats), commits_before_(stats.sink_commits),
-      sink_seconds_before_(stats.sink_seconds), writer_(sink, std::move(settings)) {}
+    : engine_(engine),
+      rule_(rule),
+      policy_(limits, checkpoint_every, replaying, Clock::now()),
+      committed_(std::move(committed)),
+      stats_(stats),
+      commits_before_(stats.sink_commits),
+      sink_seconds_before_(stats.sink_seconds),
+      writer_(sink, std::move(settings)) {}
 
 SinkBatch& BatchCommitter::open_batch() {
     if (batch_.empty()) policy_.batch_opened(Clock::now());
@@ -41,7 +40,7 @@ bool BatchCommitter::due(bool input_pending, bool source_quiet) {
     // The clocks are read before a wait for the writer: the batch's age is
     // judged as of the moment the loop got here.
     const auto now = Clock::now();
-    const std::int64_t wall = wall_seconds();
+    const std::int64_t wall = wall_seconds_now();
     BatchState b;
     b.row_changes = batch_.row_changes();
     b.has_rows = !batch_.empty();
@@ -60,7 +59,8 @@ void BatchCommitter::commit(const std::string& position) {
     engine_.forget();  // final rows stay in the sink; memory stays bounded
     job_.checkpoint.reset();
     if (policy_.checkpoint_due(committed_.has_value()))
-        job_.checkpoint = tideweave::encode_binary(engine_.checkpoint(encode(SourcePosition{position, rule_.max_ts()})));
+        job_.checkpoint = tideweave::encode_binary(
+            engine_.checkpoint(encode(SourcePosition{position, rule_.max_ts()})));
     const bool with_checkpoint = job_.checkpoint.has_value();
     std::swap(job_.batch, batch_);
     job_.previous_gtid = committed_;

@@ -29,12 +29,12 @@ namespace sluice::pipeline {
 BatchLimits batch_limits(const Options& o, bool catch_up);
 
 class BatchCommitter {
-public:
+  public:
     // `committed`: the stored position (the state row's), if any.
     // `replaying`: the engine was restored from a checkpoint older than it.
-    BatchCommitter(Sink& sink, std::string settings, tideweave::Engine& engine, const WatermarkRule& rule,
-                   BatchLimits limits, std::size_t checkpoint_every, std::optional<std::string> committed,
-                   bool replaying, RunStats& stats);
+    BatchCommitter(Sink& sink, std::string settings, tideweave::Engine& engine,
+                   const WatermarkRule& rule, BatchLimits limits, std::size_t checkpoint_every,
+                   std::optional<std::string> committed, bool replaying, RunStats& stats);
     BatchCommitter(const BatchCommitter&) = delete;
     BatchCommitter& operator=(const BatchCommitter&) = delete;
 
@@ -67,7 +67,7 @@ public:
 
     std::uint32_t last_commit_time() const { return policy_.last_commit_time(); }
 
-private:
+  private:
     void sync_stats();
 
     tideweave::Engine& engine_;

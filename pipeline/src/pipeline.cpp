@@ -21,13 +21,13 @@
 #include "sluice/mariadb/error.hpp"
 #include "sluice/pipeline/binlog_adapter.hpp"
 #include "sluice/pipeline/error.hpp"
+#include "sluice/pipeline/progress_line.hpp"
 #include "sluice/pipeline/session_applier.hpp"
 #include "sluice/pipeline/sink.hpp"
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/postgres/error.hpp"
 #include "sluice/tideweave/checkpoint.hpp"
 #include "batch_committer.hpp"
-#include "progress_line.hpp"
 #include "source_table.hpp"
 #include "stream_worker.hpp"
 
@@ -128,7 +128,8 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     BatchCommitter committer(sink, settings, *engine, *rule, batch_limits(o, /*catch_up=*/true), o.checkpoint_every,
                              committed_gtid, replaying, stats);
     auto progress_line = [&](bool last_line) {
-        if (progress.due(last_line)) progress.write("", stats, committer.last_commit_time(), /*sink_time=*/true);
+        if (progress.due(std::chrono::steady_clock::now(), last_line))
+            progress.write("", stats, committer.last_commit_time(), /*sink_time=*/true, wall_seconds_now());
     };
 
     while (const cdc::ChangeEvent* event = stream.next()) {

@@ -1,26 +1,33 @@
-#include "progress_line.hpp"
+#include "sluice/pipeline/progress_line.hpp"
 
 #include <algorithm>
 #include <ostream>
 
 namespace sluice::pipeline {
 
-bool ProgressLine::due(bool last_line) {
+bool ProgressLine::due(std::chrono::steady_clock::time_point now, bool last_line) {
     if (!on_) return false;
-    const auto now = std::chrono::steady_clock::now();
     if (now - last_ < std::chrono::seconds(1) && !last_line) return false;
     last_ = now;
     return true;
 }
 
-void ProgressLine::write(std::string_view where, const RunStats& s, std::uint32_t last_commit_time, bool sink_time) {
-    const auto wall =
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    log_ << "sluice-pipeline: " << where << s.source_transactions << " transactions, " << s.row_changes
-         << " row changes, " << s.sink_commits << " sink commits, " << s.late << " late, " << s.rejected << " rejected";
-    if (sink_time) log_ << ", " << static_cast<std::int64_t>(s.sink_seconds * 1000) << " ms in sink commits";
-    if (last_commit_time) log_ << ", lag " << std::max<std::int64_t>(0, wall - last_commit_time) << " s";
+void ProgressLine::write(std::string_view where, const RunStats& s, std::uint32_t last_commit_time,
+                         bool sink_time, std::int64_t wall_seconds) {
+    log_ << "sluice-pipeline: " << where << s.source_transactions << " transactions, "
+         << s.row_changes << " row changes, " << s.sink_commits << " sink commits, " << s.late
+         << " late, " << s.rejected << " rejected";
+    if (sink_time)
+        log_ << ", " << static_cast<std::int64_t>(s.sink_seconds * 1000) << " ms in sink commits";
+    if (last_commit_time)
+        log_ << ", lag " << std::max<std::int64_t>(0, wall_seconds - last_commit_time) << " s";
     log_ << "\n" << std::flush;
+}
+
+std::int64_t wall_seconds_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 }  // namespace sluice::pipeline

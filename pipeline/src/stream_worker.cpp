@@ -24,13 +24,13 @@
 #include <iostream>
 
 #include "batch_committer.hpp"
-#include "progress_line.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
 #include "sluice/mariadb/jetstream/stream_reader.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/ndjson_transaction.hpp"
 #include "sluice/pipeline/partition_applier.hpp"
+#include "sluice/pipeline/progress_line.hpp"
 #include "sluice/pipeline/sink.hpp"
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/postgres/error.hpp"
@@ -197,11 +197,11 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     // Every message applied so far, except an open snapshot's chunks.
     auto stable_position = [&] { return position_text(source.stream, snapshot ? before_snapshot : position); };
     auto progress_line = [&](bool last_line) {
-        if (!progress.due(last_line)) return;
+        if (!progress.due(std::chrono::steady_clock::now(), last_line)) return;
         const std::string where = "partition " + std::to_string(o.partition.index) + "/" +
                                   std::to_string(o.partition.count) + ": stream sequence " + std::to_string(position) +
                                   ", ";
-        progress.write(where, stats, committer.last_commit_time(), /*sink_time=*/false);
+        progress.write(where, stats, committer.last_commit_time(), /*sink_time=*/false, wall_seconds_now());
     };
 
     for (;;) {

@@ -36,7 +36,8 @@ BatchState busy_batch() {
 
 TEST(CommitPolicy, CutsABusyBatchAtTheFollowingAge) {
     CommitPolicy p(limits(), 16, false, t0);
-    p.source_commit_time(static_cast<std::uint32_t>(wall));  // following: the newest transaction is fresh
+    p.source_commit_time(
+        static_cast<std::uint32_t>(wall));  // following: the newest transaction is fresh
     EXPECT_FALSE(p.due(busy_batch(), t0 + 199ms, wall));
     EXPECT_TRUE(p.due(busy_batch(), t0 + 200ms, wall));
 }
@@ -87,7 +88,7 @@ TEST(CommitPolicy, AFullBatchIsCutEvenWhileTheWriterIsBusy) {
 TEST(CommitPolicy, TheFirstPositionOfARunWithoutStateIsCutAtOnce) {
     CommitPolicy p(limits(), 16, false, t0);
     BatchState b;
-    b.input_pending = true;  // even with more to read and the writer busy
+    b.input_pending = true;            // even with more to read and the writer busy
     EXPECT_FALSE(p.due(b, t0, wall));  // nothing read yet (a worker's read timed out)
     b.position_moved = true;
     EXPECT_TRUE(p.due(b, t0, wall));

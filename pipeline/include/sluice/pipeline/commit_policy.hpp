@@ -28,21 +28,25 @@ struct BatchLimits {
 // What the loop holds when it asks whether to commit.
 struct BatchState {
     std::size_t row_changes = 0;
-    bool has_rows = false;        // the batch is not empty
-    bool position_moved = false;  // something was read since the last commit (maybe without rows)
+    bool has_rows = false;          // the batch is not empty
+    bool position_moved = false;    // something was read since the last commit (maybe without rows)
     bool committed_before = false;  // this run has a committed position (stored or its own)
-    bool writer_free = false;     // nothing in flight at the sink writer
-    bool input_pending = false;   // more input already arrived: reading on will not block
+    bool writer_free = false;       // nothing in flight at the sink writer
+    bool input_pending = false;     // more input already arrived: reading on will not block
 };
 
 class CommitPolicy {
-public:
+  public:
     using Clock = std::chrono::steady_clock;
 
     // `replaying`: restored from a checkpoint older than the stored
     // position, so the first commit replays what the sink already holds.
-    CommitPolicy(BatchLimits limits, std::size_t checkpoint_every, bool replaying, Clock::time_point now)
-        : limits_(limits), checkpoint_every_(checkpoint_every), force_checkpoint_(replaying), replaying_(replaying),
+    CommitPolicy(BatchLimits limits, std::size_t checkpoint_every, bool replaying,
+                 Clock::time_point now)
+        : limits_(limits),
+          checkpoint_every_(checkpoint_every),
+          force_checkpoint_(replaying),
+          replaying_(replaying),
           batch_opened_(now) {}
 
     // A source transaction is about to go into an empty batch: its age
@@ -56,10 +60,12 @@ public:
 
     // `wall_seconds`: our clock, in seconds since the epoch.
     bool catching_up(std::int64_t wall_seconds) const {
-        return last_commit_time_ != 0 && wall_seconds - last_commit_time_ > limits_.catch_up_behind.count();
+        return last_commit_time_ != 0 &&
+               wall_seconds - last_commit_time_ > limits_.catch_up_behind.count();
     }
     bool old(Clock::time_point now, std::int64_t wall_seconds) const {
-        return now - batch_opened_ >= (catching_up(wall_seconds) ? limits_.catch_up_age : limits_.age);
+        return now - batch_opened_ >=
+               (catching_up(wall_seconds) ? limits_.catch_up_age : limits_.age);
     }
 
     // The loop should wait for the writer before deciding: nothing more to
@@ -69,7 +75,8 @@ public:
     // the batch grows instead (up to the size cap): bigger batches merge
     // more changes per (key, start).
     static bool wait_for_writer(const BatchState& b, bool source_quiet) {
-        return !b.writer_free && !b.input_pending && source_quiet && (b.has_rows || b.position_moved);
+        return !b.writer_free && !b.input_pending && source_quiet &&
+               (b.has_rows || b.position_moved);
     }
 
     // Cut now? Always when full, and at the first position this run reaches
@@ -83,7 +90,8 @@ public:
         if (!b.writer_free) return false;
         const bool idle = !b.input_pending;
         const bool is_old = old(now, wall_seconds);
-        return (b.has_rows && (idle || is_old)) || (!b.has_rows && b.position_moved && is_old && idle);
+        return (b.has_rows && (idle || is_old)) ||
+               (!b.has_rows && b.position_moved && is_old && idle);
     }
 
     // Does the commit about to be made carry a full checkpoint: the first
@@ -92,7 +100,8 @@ public:
     // further back). The others store only the position; a restart replays
     // from the last checkpoint (idempotently).
     bool checkpoint_due(bool committed_before) const {
-        return !committed_before || force_checkpoint_ || commits_since_checkpoint_ + 1 >= checkpoint_every_;
+        return !committed_before || force_checkpoint_ ||
+               commits_since_checkpoint_ + 1 >= checkpoint_every_;
     }
 
     // The commit about to be made replays source transactions the sink
@@ -109,7 +118,7 @@ public:
         batch_opened_ = now;
     }
 
-private:
+  private:
     BatchLimits limits_;
     std::size_t checkpoint_every_;
     std::size_t commits_since_checkpoint_ = 0;

@@ -1,0 +1,65 @@
+// ProgressLine: the text of both loops' progress lines and their rate, on
+// chosen clock readings.
+#include "sluice/pipeline/progress_line.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace sluice::pipeline {
+namespace {
+
+using namespace std::chrono_literals;
+
+RunStats some_stats() {
+    RunStats s;
+    s.source_transactions = 1200;
+    s.row_changes = 3600;
+    s.sink_commits = 41;
+    s.late = 12;
+    s.rejected = 3;
+    s.sink_seconds = 1.2345;
+    return s;
+}
+
+TEST(ProgressLine, TheBinlogLoopsLineShowsTheSinkTimeAndTheLag) {
+    std::ostringstream log;
+    ProgressLine p(true, log);
+    p.write("", some_stats(), 1000, true, 1007);
+    EXPECT_EQ(log.str(),
+              "sluice-pipeline: 1200 transactions, 3600 row changes, 41 sink commits, 12 late, 3 "
+              "rejected, "
+              "1234 ms in sink commits, lag 7 s\n");
+}
+
+TEST(ProgressLine, AWorkersLineNamesItsPartitionAndNoLagBeforeATransaction) {
+    std::ostringstream log;
+    ProgressLine p(true, log);
+    p.write("partition 1/3: stream sequence 77, ", some_stats(), 0, false, 1007);
+    EXPECT_EQ(log.str(),
+              "sluice-pipeline: partition 1/3: stream sequence 77, 1200 transactions, 3600 row "
+              "changes, 41 sink "
+              "commits, 12 late, 3 rejected\n");
+    // A source clock ahead of ours: no negative lag.
+    std::ostringstream ahead;
+    ProgressLine q(true, ahead);
+    q.write("", RunStats{}, 2000, false, 1007);
+    EXPECT_NE(ahead.str().find(", lag 0 s\n"), std::string::npos) << ahead.str();
+}
+
+TEST(ProgressLine, AtMostOnceASecondButAlwaysTheLastLine) {
+    std::ostringstream log;
+    ProgressLine p(true, log);
+    const std::chrono::steady_clock::time_point t0{std::chrono::hours(1)};
+    EXPECT_TRUE(p.due(t0));
+    EXPECT_FALSE(p.due(t0 + 999ms));
+    EXPECT_TRUE(p.due(t0 + 999ms, true));  // the last line, now the last one written
+    EXPECT_FALSE(p.due(t0 + 1998ms));
+    EXPECT_TRUE(p.due(t0 + 1999ms));
+    ProgressLine quiet(false, log);  // --quiet
+    EXPECT_FALSE(quiet.due(t0));
+    EXPECT_FALSE(quiet.due(t0, true));
+}
+
+}  // namespace
+}  // namespace sluice::pipeline
