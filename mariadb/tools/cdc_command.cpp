@@ -200,6 +200,9 @@ int run_cdc_command(int argc, char** argv) {
             }
         }
         Output output(std::move(file));
+        // Idle events: the buffered lines are flushed when the stream goes
+        // quiet after other tables' transactions, not with this table's next.
+        stream.idle_events = true;
         ChangeStream cdc = ChangeStream::open(options, stream);
         while (const ChangeEvent* e = cdc.next()) {
             cdc::ndjson::append_line(output.buffer(), *e);

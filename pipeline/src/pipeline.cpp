@@ -77,6 +77,11 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     std::optional<cdc::GtidState> replay_until;
     cdc::StreamOptions so;
     so.tables = cdc::TableFilter::parse(o.db + "." + o.table);
+    // An Idle event when the stream goes quiet after other tables'
+    // transactions: the loop below then commits a batch it held back while
+    // their bytes were pending (else it would wait for this table's next
+    // transaction, however long that takes).
+    so.idle_events = true;
     so.until_end = o.until_end;
     if (auto state = sink.load()) {
         if (state->settings != settings)
@@ -161,7 +166,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
             stats.rejected += outcome.rejected;
             snapshot_rows.clear();
             snapshot_arena.clear();
-        }
+        }  // (cdc::Idle: nothing to apply; the position moved past other tables' transactions)
         committer.moved();
         if (!stream.resumable()) continue;
         if (replay_until && !reached(stream.position(), *replay_until)) continue;

@@ -318,6 +318,63 @@ TEST(PipelineFailures, ACommitOvertakenByAnotherWriterIsRetriedNotADuplicateKeyF
 // Not a failure, but the other side of OpenSinkRows' trust: rows in NAME
 // that no state row explains are merged into by upserts, not COPYed over
 // (a COPY would fail on the primary key).
+// The stream's bytes of other tables' transactions make input_pending()
+// true; the pipeline then holds its batch for more input, and the stream
+// consumed them and blocked: this table's last rows waited for its next
+// transaction, however long that took (seen as a stall of the overtaken
+// test above while other tests wrote to the server). With Idle events the
+// batch is committed once the stream goes quiet.
+TEST(PipelineFailures, AQuietTablesLastRowsReachTheSinkWhileOtherTablesAreBusy) {
+    auto my = mariadb::Connection::connect(mariadb_url());
+    my.execute("CREATE DATABASE IF NOT EXISTS pipeline_test");
+    my.execute("DROP TABLE IF EXISTS pipeline_test.quiet");
+    my.execute("DROP TABLE IF EXISTS pipeline_test.busy");
+    my.execute("CREATE TABLE pipeline_test.quiet (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    my.execute("CREATE TABLE pipeline_test.busy (id INT PRIMARY KEY AUTO_INCREMENT, x INT)");
+    const std::string start = scalar(my, "SELECT @@global.gtid_binlog_pos");
+    auto pg = postgres::Connection::open(pg_url());
+    pg.set_notice_handler({});
+    drop_sink(pg, "quiet");
+    auto sink_seq = [&]() -> std::uint64_t {
+        auto r = pg.query("select gtid from sluice_pipeline_state where name = 'quiet'");
+        return r.empty() ? 0 : domain0_seq(r.row(0).get<std::string>(0));
+    };
+    auto last_seq = [&] { return domain0_seq(scalar(my, "SELECT @@session.last_gtid")); };
+    auto reaches = [&](std::uint64_t seq, Child& a) {
+        for (int i = 0; i < 600 && sink_seq() < seq && a.running(); ++i) std::this_thread::sleep_for(100ms);
+        return sink_seq() >= seq;
+    };
+    commit(my, workload_tx("quiet", 0));
+    const std::string log = log_path("quiet");
+    std::remove(log.c_str());
+    Child a(pipeline_args(mariadb_url(), "quiet", pg_url(), "quiet", {"--from-gtid", start}), log);
+    ASSERT_TRUE(reaches(last_seq(), a)) << read_file(log);
+
+    // While the pipeline is stopped: this table's transaction, then many of
+    // another table's, so that all their bytes are pending when it reads it.
+    a.signal(SIGSTOP);
+    commit(my, workload_tx("quiet", 1));
+    const std::uint64_t quiet_seq = last_seq();
+    for (int n = 0; n < 300; ++n) commit(my, {"INSERT INTO pipeline_test.busy (x) VALUES (" + std::to_string(n) + ")"});
+    a.signal(SIGCONT);
+    const bool caught_up = reaches(quiet_seq, a);
+    const bool still_running = a.running();
+    a.kill();
+    const std::string followed = read_file(log);
+    ASSERT_TRUE(still_running) << followed;
+    EXPECT_TRUE(caught_up) << "the sink's state stayed at sequence " << sink_seq() << ", before " << quiet_seq << ":\n"
+                           << followed;
+    Outcome whole = run_pipeline(
+        pipeline_args(mariadb_url(), "quiet", pg_url(), "quiet_whole", {"--from-gtid", start, "--until-end"}),
+        log_path("quiet-whole"));
+    ASSERT_EQ(whole.status, 0) << whole.log;
+    EXPECT_EQ(sink_dump(pg, "quiet", false), sink_dump(pg, "quiet_whole", false));
+    for (const char* name : {"quiet", "quiet_whole"}) drop_sink(pg, name);
+    my.execute("DROP TABLE pipeline_test.busy");
+    std::remove(log.c_str());
+    std::remove(log_path("quiet-whole").c_str());
+}
+
 TEST(PipelineFailures, ASinkTableWithRowsButNoStateIsMergedIntoByUpserts) {
     auto my = mariadb::Connection::connect(mariadb_url());
     my.execute("CREATE DATABASE IF NOT EXISTS pipeline_test");

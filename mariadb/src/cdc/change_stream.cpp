@@ -82,6 +82,9 @@ struct ChangeStream::State {
     // "db\0table" -> the TABLE_MAP shape its schema hint was made for.
     std::map<std::string, std::string, std::less<>> learned;
     ChangeEvent current;
+    // A group completed with nothing to deliver since the last event
+    // returned (StreamOptions::idle_events).
+    bool skipped_since_event = false;
     bool resumable = true;
     bool finished = false;
     // until_end: @@gtid_binlog_pos when the stream opened; the stream ends
@@ -241,6 +244,11 @@ struct ChangeStream::State {
             return &current;
         }
         for (;;) {
+            if (stream.idle_events && skipped_since_event && !binlog->input_pending()) {
+                skipped_since_event = false;
+                current = Idle{};
+                return &current;
+            }
             std::optional<protocol::Bytes> bytes;
             try {
                 bytes = binlog->next_event();
@@ -279,14 +287,17 @@ struct ChangeStream::State {
             }
             switch (assembler->feed(event)) {
                 case detail::TransactionAssembler::Outcome::transaction:
+                    skipped_since_event = false;
                     current = assembler->take_transaction();
                     return &current;
                 case detail::TransactionAssembler::Outcome::ddl:
+                    skipped_since_event = false;
                     learned.clear();  // re-learn every table after DDL
                     current = assembler->take_ddl();
                     return &current;
                 case detail::TransactionAssembler::Outcome::skipped:
                     if (std::holds_alternative<binlog::Query>(event.body)) learned.clear();
+                    skipped_since_event = true;
                     continue;
                 case detail::TransactionAssembler::Outcome::none: continue;
             }

@@ -219,6 +219,9 @@ void append_line_of(Buffer& out, const SnapshotDone& d) {
     out.append(s);
 }
 
+// No line: an Idle event only tells the caller the stream went quiet.
+void append_line_of(Buffer&, const Idle&) {}
+
 // The std::string overloads format into this and copy it out.
 Buffer& scratch() {
     thread_local Buffer b;

@@ -597,6 +597,75 @@ TEST_F(CdcStream, ASnapshotTakenWhileAWriterRunsAppearsOnceWithTheChangesAfterIt
 
 // --until-end stops after what the binlog held at the start even while a
 // writer keeps committing (the dump alone would keep finding more).
+// StreamOptions::idle_events: after this table's transaction come other
+// tables' (all their bytes already arrived, so input_pending() was true when
+// it was returned); next() skips them and, before it would block, returns an
+// Idle event with the position past them. Without it a caller that batched
+// while input was pending waited for this table's next transaction (the
+// pipeline's stall, PipelineFailures.AQuietTablesLastRows...). Off by
+// default: the next event is then this table's next transaction.
+TEST_F(CdcStream, IdleEventsReturnBeforeBlockingAfterOtherTablesTransactions) {
+    fresh({"quiet", "noisy"});
+    sql().execute("CREATE TABLE cdc_stream.quiet (id INT PRIMARY KEY)");
+    sql().execute("CREATE TABLE cdc_stream.noisy (id INT PRIMARY KEY)");
+    const std::string start = binlog_pos(sql());
+    sql().execute("INSERT INTO cdc_stream.quiet VALUES (1)");
+    for (int i = 1; i <= 50; ++i) sql().execute("INSERT INTO cdc_stream.noisy VALUES (" + std::to_string(i) + ")");
+    const cdc::GtidState noisy_end = cdc::GtidState::parse(scalar(sql(), "SELECT @@session.last_gtid"));
+    const auto covers_noisy = [&](const cdc::GtidState& position) {
+        for (const cdc::GtidPosition& g : noisy_end.gtids()) {
+            const auto at = position.domain(g.domain_id);
+            if (!at || at->seq_no < g.seq_no) return false;
+        }
+        return true;
+    };
+    for (const bool idle_events : {true, false}) {
+        cdc::StreamOptions o;
+        o.start = cdc::StartAt::gtid;
+        o.gtid = cdc::GtidState::parse(start);
+        o.tables = cdc::TableFilter::parse("cdc_stream.quiet");
+        o.idle_events = idle_events;
+        cdc::ChangeStream s = cdc::ChangeStream::open(admin_options(), o);
+        const cdc::ChangeEvent* first = s.next();
+        ASSERT_NE(first, nullptr);
+        ASSERT_TRUE(std::holds_alternative<cdc::Transaction>(*first));
+        // The next events, read on another thread until the position is past
+        // the other table's transactions: Idle events (one whenever the bytes
+        // that arrived are used up), each returned without waiting for this
+        // table's next transaction, which comes only if the reader is not
+        // done after 3 s.
+        std::atomic<bool> done{false};
+        std::size_t idles = 0;
+        bool other_event = false;
+        std::thread reader([&] {
+            while (!covers_noisy(s.position())) {
+                const cdc::ChangeEvent* e = s.next();
+                if (e != nullptr && std::holds_alternative<cdc::Idle>(*e)) {
+                    ++idles;
+                    continue;
+                }
+                other_event = true;
+                break;
+            }
+            done = true;
+        });
+        for (int i = 0; i < 30 && !done; ++i) std::this_thread::sleep_for(100ms);
+        const bool done_early = done;
+        if (!done_early) sql().execute("INSERT INTO cdc_stream.quiet VALUES (" + std::to_string(idle_events ? 2 : 3) + ")");
+        reader.join();
+        if (idle_events) {
+            EXPECT_TRUE(done_early) << "next() blocked after the other table's transactions";
+            EXPECT_FALSE(other_event);
+            EXPECT_GE(idles, 1U);
+            EXPECT_TRUE(covers_noisy(s.position())) << s.position().to_string();
+        } else {
+            EXPECT_FALSE(done_early);  // it waited for quiet's next row
+            EXPECT_TRUE(other_event);
+            EXPECT_EQ(idles, 0U);
+        }
+    }
+}
+
 TEST_F(CdcStream, UntilEndStopsWhileAWriterKeepsCommitting) {
     fresh({"busy"});
     sql().execute("CREATE TABLE cdc_stream.busy (id INT PRIMARY KEY)");

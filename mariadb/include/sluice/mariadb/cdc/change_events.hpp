@@ -109,6 +109,13 @@ struct SnapshotDone {
     GtidState at;
 };
 
-using ChangeEvent = std::variant<Transaction, Ddl, SnapshotChunk, SnapshotDone>;
+// Only with StreamOptions::idle_events: the stream read past transactions
+// of tables it does not deliver (its position() moved) and has no more
+// input, so next() would now wait for the server. A caller that held work
+// back because input_pending() was true (the bytes pending were those
+// transactions) acts now; there is nothing else in it.
+struct Idle {};
+
+using ChangeEvent = std::variant<Transaction, Ddl, SnapshotChunk, SnapshotDone, Idle>;
 
 }  // namespace sluice::mariadb::cdc

@@ -63,6 +63,12 @@ struct StreamOptions {
     std::chrono::milliseconds reconnect_for{60000};
     // Snapshot rows per chunk (SELECT ... LIMIT).
     std::size_t snapshot_chunk_rows = 1000;
+    // next() returns an Idle event before it would block after skipping
+    // transactions of other tables (change_events.hpp). For callers that
+    // batch while input_pending(): without it, the bytes of other tables'
+    // transactions make input_pending() true, next() consumes them and then
+    // blocks, and the batch waits for this table's next transaction.
+    bool idle_events = false;
 };
 
 class ChangeStream {
