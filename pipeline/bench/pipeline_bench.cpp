@@ -13,8 +13,7 @@
 // Usage: pipeline_bench --env ENV --pipeline CLI --tideweave CLI [--rows N]
 //        [--runs K] [--rate R] [--lag-seconds S] --out capture.json
 #include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/utsname.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,33 +24,25 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <mutex>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_lag.hpp"
+#include "bench_process.hpp"
+#include "bench_report.hpp"
+#include "bench_sql.hpp"
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/mariadb.hpp"
 #include "sluice/postgres/connection.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using sluice::EnvFile;
 namespace my = sluice::mariadb;
 namespace pg = sluice::postgres;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::string scalar(my::Connection& c, const std::string& q) {
-    my::ResultSet rs = c.query(q);
-    const my::Row* r = rs.next();
-    std::string v = r ? r->get<std::optional<std::string>>(0).value_or("") : "";
-    while (rs.next()) {
-    }
-    return v;
-}
+using namespace sluice::pipeline_bench;
 
 struct Timing {
     double wall = 0, cpu = 0;
@@ -59,27 +50,19 @@ struct Timing {
 
 // Runs argv with stdin/stdout redirected (empty = inherit), waits; wall and child CPU seconds.
 Timing run(const std::vector<std::string>& argv, const std::string& in, const std::string& out) {
-    rusage before{}, after{};
-    getrusage(RUSAGE_CHILDREN, &before);
+    const double cpu0 = children_cpu_seconds();
     const auto t0 = Clock::now();
     pid_t pid = fork();
     if (pid == 0) {
         if (!in.empty()) dup2(open(in.c_str(), O_RDONLY), 0);
         if (!out.empty()) dup2(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
-        std::vector<char*> a;
-        std::vector<std::string> copy = argv;
-        for (auto& s : copy) a.push_back(s.data());
-        a.push_back(nullptr);
-        execv(a[0], a.data());
-        _exit(127);
+        exec_child(argv);
     }
     int st = 0;
     waitpid(pid, &st, 0);
     Timing t;
     t.wall = seconds_since(t0);
-    getrusage(RUSAGE_CHILDREN, &after);
-    auto secs = [](const timeval& v) { return static_cast<double>(v.tv_sec) + static_cast<double>(v.tv_usec) / 1e6; };
-    t.cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
+    t.cpu = children_cpu_seconds() - cpu0;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
     return t;
 }
@@ -89,29 +72,8 @@ Timing run(const std::vector<std::string>& argv, const std::string& in, const st
 double server_cpu(const std::string& servers_dir, const char* name) {
     long pid = 0;
     std::ifstream(servers_dir + "/" + name + ".pid") >> pid;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    if (pid <= 0 || close == std::string::npos) return 0;
-    std::istringstream fields(line.substr(close + 2));
-    std::vector<std::string> f;
-    for (std::string x; fields >> x;) f.push_back(x);
-    if (f.size() < 15) return 0;
-    // After the name: state is field 3; utime, stime, cutime, cstime are 14-17.
-    double ticks = 0;
-    for (int i = 11; i <= 14; ++i) ticks += std::stod(f[static_cast<std::size_t>(i)]);
-    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    if (v.empty()) return 0;
-    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+    const ProcessCpu cpu = process_cpu(static_cast<pid_t>(pid));
+    return cpu.own + cpu.reaped_children;
 }
 
 // The workload: per transaction 900 inserts (ids n+1..n+900, key id % 1000,
@@ -164,19 +126,6 @@ struct Generator {
     }
 };
 
-void commit_tx(my::Connection& c, const std::vector<std::string>& sql) {
-    c.execute("START TRANSACTION");
-    for (const auto& s : sql) c.execute(s);
-    c.execute("COMMIT");
-}
-
-void drop_sink(pg::Connection& p, const std::string& name) {
-    p.run_script("drop table if exists " + name + ", " + name + "_late, " + name + "_rejected");
-    p.run_script("create table if not exists sluice_pipeline_state (name text primary key, gtid text not null, "
-                 "checkpoint bytea, settings text not null)");
-    p.query("delete from sluice_pipeline_state where name = $1", {name});
-}
-
 std::uint64_t seq_of(const std::string& gtid_state) {  // domain 0's sequence
     auto last = gtid_state.rfind('-');
     return last == std::string::npos ? 0 : std::stoull(gtid_state.substr(last + 1));
@@ -218,7 +167,7 @@ int main(int argc, char** argv) {
         std::int64_t changes = 0;
         while (changes < rows) {
             auto [sql, lines] = g.next("bench.catchup", 900, 100);
-            commit_tx(m, sql);
+            commit_transaction(m, sql);
             nd << lines;
             changes += 900 + (g.prev_first && changes ? 100 : 0);
         }
@@ -233,8 +182,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::seconds(2));
     const std::string servers_dir = env.require("SLUICE_SERVERS_DIR");
     std::vector<double> pipe_wall, pipe_cpu, tw_wall, tw_cpu, pg_cpu, my_cpu;
-    double load_before[3] = {0, 0, 0};
-    getloadavg(load_before, 3);
+    const LoadAverage load_before = LoadAverage::now();
     for (int r = 0; r < runs; ++r) {
         drop_sink(p, "bench_catchup");
         std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the drop's work done
@@ -275,26 +223,17 @@ int main(int argc, char** argv) {
     // 2a. The pipeline: the writer commits in MariaDB at the rate.
     const int per_tx = 100;
     const auto period = std::chrono::microseconds(1000000LL * per_tx / rate);
-    std::vector<std::pair<std::uint64_t, Clock::time_point>> committed;  // seq, commit returned
-    std::vector<std::pair<std::uint64_t, Clock::time_point>> seen;       // seq first seen in the sink
+    Positions committed;  // seq, commit returned
+    SinkSightings sightings;
     std::atomic<bool> done{false};
-    std::mutex seen_mu;
     std::thread poller([&] {
         pg::Connection q = pg::Connection::open(pg_url);
         pg::Statement s = q.prepare("select gtid from sluice_pipeline_state where name = 'bench_steady'");
-        std::uint64_t last = 0;
         while (!done) {
             // 0.5 ms apart: polling flat out would take a core from the servers on a small machine.
             std::this_thread::sleep_for(std::chrono::microseconds(500));
             pg::Result r = q.execute(s, {}, pg::Format::text);
-            if (!r.empty()) {
-                std::uint64_t sq = seq_of(r.row(0).get<std::string>(0));
-                if (sq != last) {
-                    std::lock_guard lock(seen_mu);
-                    seen.push_back({sq, Clock::now()});
-                    last = sq;
-                }
-            }
+            if (!r.empty()) sightings.saw(seq_of(r.row(0).get<std::string>(0)));
         }
     });
     std::vector<std::string> tx_lines;  // for 2b, the same transactions
@@ -304,20 +243,15 @@ int main(int argc, char** argv) {
         // (the follower has connected, made its tables and committed once).
         {
             auto [sql, lines] = g.next("bench.steady", 90, 0);
-            commit_tx(m, sql);
+            commit_transaction(m, sql);
             tx_lines.push_back(lines);
-            const std::uint64_t first = seq_of(scalar(m, "SELECT @@last_gtid"));
-            for (int i = 0; i < 600; ++i) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-                std::lock_guard lock(seen_mu);
-                if (!seen.empty() && seen.back().first >= first) break;
-            }
+            sightings.wait_for(seq_of(scalar(m, "SELECT @@last_gtid")));
         }
         auto next = Clock::now();
         const auto end = next + std::chrono::seconds(lag_seconds);
         while (Clock::now() < end) {
             auto [sql, lines] = g.next("bench.steady", 90, 10);
-            commit_tx(m, sql);
+            commit_transaction(m, sql);
             const auto t = Clock::now();
             committed.push_back({seq_of(scalar(m, "SELECT @@last_gtid")), t});
             tx_lines.push_back(lines);
@@ -373,44 +307,22 @@ int main(int argc, char** argv) {
     reader.join();
     waitpid(tw, nullptr, 0);
 
-    std::vector<double> lag_pipe, lag_tw;
-    std::size_t j = 0;
-    for (const auto& [sq, t] : committed) {
-        while (j < seen.size() && seen[j].first < sq) ++j;
-        if (j == seen.size()) break;
-        lag_pipe.push_back(std::chrono::duration<double, std::milli>(seen[j].second - t).count());
-    }
+    const std::vector<double> lag_pipe = lag_ms(committed, sightings.taken());
+    std::vector<double> lag_tw;
     for (std::size_t i = 0; i < std::min(tw_written.size(), tw_out.size()); ++i)
         lag_tw.push_back(std::chrono::duration<double, std::milli>(tw_out[i] - tw_written[i]).count());
 
-    utsname u{};
-    uname(&u);
-    double load[3] = {0, 0, 0};
-    getloadavg(load, 3);
-    std::string cpu_model;
-    {
-        std::ifstream ci("/proc/cpuinfo");
-        for (std::string line; std::getline(ci, line);)
-            if (line.rfind("model name", 0) == 0) {
-                cpu_model = line.substr(line.find(':') + 2);
-                break;
-            }
-    }
-    auto arr = [](const std::vector<double>& v) {
-        std::string s = "[";
-        for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-        return s + "]";
-    };
+    const LoadAverage load_at_end = LoadAverage::now();
     const double pm = median(pipe_wall), tm = median(tw_wall);
     std::ofstream out(out_path);
-    out << "{\n  \"machine\": {\"host\": \"" << u.nodename << "\", \"cpu\": \"" << cpu_model << "\", \"cores\": "
-        << std::thread::hardware_concurrency() << ", \"load_average_at_end\": [" << load[0] << "," << load[1] << ","
-        << load[2] << "], \"load_average_before_catchup\": [" << load_before[0] << "," << load_before[1] << ","
-        << load_before[2] << "]},\n"
+    out << "{\n  \"machine\": "
+        << machine_json(Machine::this_one(),
+                        {{"load_average_at_end", load_at_end}, {"load_average_before_catchup", load_before}})
+        << ",\n"
         << "  \"catchup\": {\"row_changes\": " << rows << ", \"runs\": " << runs << ", \"sink_rows\": " << sink_rows
-        << ",\n    \"pipeline_wall_s\": " << arr(pipe_wall) << ", \"pipeline_cpu_s\": " << arr(pipe_cpu)
-        << ",\n    \"postgres_cpu_s\": " << arr(pg_cpu) << ", \"mariadb_cpu_s\": " << arr(my_cpu)
-        << ",\n    \"tideweave_wall_s\": " << arr(tw_wall) << ", \"tideweave_cpu_s\": " << arr(tw_cpu)
+        << ",\n    \"pipeline_wall_s\": " << json_array(pipe_wall) << ", \"pipeline_cpu_s\": " << json_array(pipe_cpu)
+        << ",\n    \"postgres_cpu_s\": " << json_array(pg_cpu) << ", \"mariadb_cpu_s\": " << json_array(my_cpu)
+        << ",\n    \"tideweave_wall_s\": " << json_array(tw_wall) << ", \"tideweave_cpu_s\": " << json_array(tw_cpu)
         << ",\n    \"pipeline_rows_per_s\": " << static_cast<double>(rows) / pm
         << ", \"tideweave_rows_per_s\": " << static_cast<double>(rows) / tm << ", \"pipeline_over_tideweave_time\": "
         << pm / tm << "},\n"

@@ -18,8 +18,6 @@
 // Usage: scaleout_bench --env ENV --pipeline CLI --mariadb-cli CLI [--rows N]
 //        [--runs K] [--rate R] [--lag-seconds S] --out capture.json
 #include <signal.h>
-#include <sys/resource.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,12 +29,14 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_lag.hpp"
+#include "bench_process.hpp"
+#include "bench_report.hpp"
+#include "bench_sql.hpp"
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
 #include "sluice/mariadb/mariadb.hpp"
@@ -44,33 +44,17 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using sluice::EnvFile;
 namespace my = sluice::mariadb;
 namespace pg = sluice::postgres;
 namespace js = sluice::mariadb::jetstream;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::string scalar(my::Connection& c, const std::string& q) {
-    my::ResultSet rs = c.query(q);
-    const my::Row* r = rs.next();
-    std::string v = r ? r->get<std::optional<std::string>>(0).value_or("") : "";
-    while (rs.next()) {
-    }
-    return v;
-}
+using namespace sluice::pipeline_bench;
 
 pid_t spawn(const std::vector<std::string>& argv) {
     pid_t pid = fork();
     if (pid == 0) {
         std::freopen("/dev/null", "w", stdout);
-        std::vector<char*> a;
-        std::vector<std::string> copy = argv;
-        for (auto& s : copy) a.push_back(s.data());
-        a.push_back(nullptr);
-        execv(a[0], a.data());
-        _exit(127);
+        exec_child(argv);
     }
     return pid;
 }
@@ -79,43 +63,6 @@ int wait_for(pid_t pid) {
     int st = 0;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-double children_cpu() {
-    rusage u{};
-    getrusage(RUSAGE_CHILDREN, &u);
-    auto secs = [](const timeval& v) { return static_cast<double>(v.tv_sec) + static_cast<double>(v.tv_usec) / 1e6; };
-    return secs(u.ru_utime) + secs(u.ru_stime);
-}
-
-// CPU seconds (user + system) of a process that is not our child.
-double process_cpu(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string s;
-    std::getline(in, s);
-    const auto close = s.rfind(')');
-    if (close == std::string::npos) return 0;
-    std::istringstream rest(s.substr(close + 2));
-    std::string field;
-    double utime = 0, stime = 0;
-    for (int i = 3; rest >> field; ++i) {
-        if (i == 14) utime = std::stod(field);
-        if (i == 15) {
-            stime = std::stod(field);
-            break;
-        }
-    }
-    return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    if (v.empty()) return 0;
-    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
 // Per transaction `inserts` inserts (key id % 1000, ts id / 80, value
@@ -144,12 +91,6 @@ struct Generator {
     }
 };
 
-void commit_tx(my::Connection& c, const std::vector<std::string>& sql) {
-    c.execute("START TRANSACTION");
-    for (const auto& s : sql) c.execute(s);
-    c.execute("COMMIT");
-}
-
 std::uint64_t seq_after_last_dash(const std::string& s) {
     auto last = s.rfind(s.find("jetstream:") == 0 ? ':' : '-');
     return last == std::string::npos ? 0 : std::stoull(s.substr(last + 1));
@@ -160,12 +101,6 @@ struct Bench {
     std::string my_url, pg_url, nats_urls, pipeline_cli, mariadb_cli;
     std::vector<pid_t> nats_pids;
 
-    void drop_sink(pg::Connection& p, const std::string& name) {
-        p.run_script("drop table if exists " + name + ", " + name + "_late, " + name + "_rejected");
-        p.run_script("create table if not exists sluice_pipeline_state (name text primary key, gtid text not null, "
-                     "checkpoint bytea, settings text not null)");
-        p.query("delete from sluice_pipeline_state where name = $1 or name like $2", {name, name + "#%"});
-    }
     std::vector<std::string> run_args(const std::string& source, const std::string& table, const std::string& sink) {
         return {pipeline_cli, "run",  "--source", source, "--table", table,  "--id",        "id",    "--key",
                 "k",          "--ts", "t",        "--value", "v",    "--sink", pg_url, "--sink-table", sink, "--quiet"};
@@ -176,7 +111,7 @@ struct Bench {
     }
     double nats_cpu() {
         double s = 0;
-        for (pid_t p : nats_pids) s += process_cpu(p);
+        for (pid_t p : nats_pids) s += process_cpu(p).own;
         return s;
     }
     // The smallest position over the layout's state rows (GTID sequence for
@@ -239,7 +174,7 @@ int main(int argc, char** argv) {
         Generator g;
         std::int64_t changes = 0;
         while (changes < rows) {
-            commit_tx(m, g.next("bench.scale_catchup", 900, 100));
+            commit_transaction(m, g.next("bench.scale_catchup", 900, 100));
             changes += 900 + (changes ? 100 : 0);
         }
         rows = changes;
@@ -256,9 +191,9 @@ int main(int argc, char** argv) {
     for (int r = 0; r < runs; ++r) {
         for (const auto& [name, workers] : layouts) {
             const std::string sink = "scale_cu_" + name;
-            b.drop_sink(p, sink);
+            drop_sink(p, sink);
             CatchupRun run;
-            const double cpu0 = children_cpu(), nats0 = b.nats_cpu();
+            const double cpu0 = children_cpu_seconds(), nats0 = b.nats_cpu();
             const auto t0 = Clock::now();
             if (workers == 0) {
                 std::vector<std::string> a = b.run_args(b.my_url, "bench.scale_catchup", sink);
@@ -288,7 +223,7 @@ int main(int argc, char** argv) {
                 }
             }
             if (workers == 0) run.wall = seconds_since(t0);
-            run.cpu = children_cpu() - cpu0;
+            run.cpu = children_cpu_seconds() - cpu0;
             run.nats_cpu = b.nats_cpu() - nats0;
             catchup[name].push_back(run);
             if (workers > 0) {
@@ -316,7 +251,7 @@ int main(int argc, char** argv) {
         m.execute("DROP TABLE IF EXISTS " + table);
         m.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
         const std::string start2 = scalar(m, "SELECT @@global.gtid_binlog_pos");
-        b.drop_sink(p, sink);
+        drop_sink(p, sink);
         std::vector<pid_t> procs;
         if (workers == 0) {
             std::vector<std::string> a = b.run_args(b.my_url, table, sink);
@@ -332,20 +267,14 @@ int main(int argc, char** argv) {
                 procs.push_back(spawn(a));
             }
         }
-        std::vector<std::pair<std::uint64_t, Clock::time_point>> committed, seen;
+        Positions committed;
+        SinkSightings sightings;
         std::atomic<bool> done{false};
-        std::mutex seen_mu;
         std::thread poller([&] {
             pg::Connection q = pg::Connection::open(b.pg_url);
-            std::uint64_t last = 0;
             while (!done) {
                 std::this_thread::sleep_for(std::chrono::microseconds(500));
-                const std::uint64_t s = b.sink_position(q, sink, workers);
-                if (s != last) {
-                    std::lock_guard lock(seen_mu);
-                    seen.push_back({s, Clock::now()});
-                    last = s;
-                }
+                sightings.saw(b.sink_position(q, sink, workers));
             }
         });
         Generator g;
@@ -355,18 +284,13 @@ int main(int argc, char** argv) {
             return workers == 0 ? seq_after_last_dash(scalar(m, "SELECT @@last_gtid")) : stream_index;
         };
         {
-            commit_tx(m, g.next(table, 90, 0));  // warm-up, not measured
-            const std::uint64_t first = position_of_last();
-            for (int i = 0; i < 600; ++i) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-                std::lock_guard lock(seen_mu);
-                if (!seen.empty() && seen.back().first >= first) break;
-            }
+            commit_transaction(m, g.next(table, 90, 0));  // warm-up, not measured
+            sightings.wait_for(position_of_last());
         }
         auto next = Clock::now();
         const auto end = next + std::chrono::seconds(lag_seconds);
         while (Clock::now() < end) {
-            commit_tx(m, g.next(table, 90, 10));
+            commit_transaction(m, g.next(table, 90, 10));
             const auto t = Clock::now();
             committed.push_back({position_of_last(), t});
             next += period;
@@ -382,38 +306,14 @@ int main(int argc, char** argv) {
         if (workers) nats.delete_stream(stream);
         Lag& l = lags[name];
         l.transactions = committed.size();
-        std::size_t j = 0;
-        for (const auto& [sq, t] : committed) {
-            while (j < seen.size() && seen[j].first < sq) ++j;
-            if (j == seen.size()) break;
-            l.ms.push_back(std::chrono::duration<double, std::milli>(seen[j].second - t).count());
-        }
+        l.ms = lag_ms(committed, sightings.taken());
         std::cerr << "steady " << name << ": " << l.ms.size() << "/" << l.transactions << " measured, p50 "
                   << percentile(l.ms, 0.5) << " ms, p99 " << percentile(l.ms, 0.99) << " ms\n";
     }
 
-    utsname u{};
-    uname(&u);
-    double load[3] = {0, 0, 0};
-    getloadavg(load, 3);
-    std::string cpu_model;
-    {
-        std::ifstream ci("/proc/cpuinfo");
-        for (std::string line; std::getline(ci, line);)
-            if (line.rfind("model name", 0) == 0) {
-                cpu_model = line.substr(line.find(':') + 2);
-                break;
-            }
-    }
-    auto arr = [](const std::vector<double>& v) {
-        std::string s = "[";
-        for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-        return s + "]";
-    };
     std::ofstream out(out_path);
-    out << "{\n  \"machine\": {\"host\": \"" << u.nodename << "\", \"cpu\": \"" << cpu_model << "\", \"cores\": "
-        << std::thread::hardware_concurrency() << ", \"load_average_at_end\": [" << load[0] << "," << load[1] << ","
-        << load[2] << "]},\n  \"row_changes\": " << rows << ", \"runs\": " << runs << ", \"rate_row_changes_per_s\": " << rate
+    out << "{\n  \"machine\": " << machine_json(Machine::this_one(), {{"load_average_at_end", LoadAverage::now()}})
+        << ",\n  \"row_changes\": " << rows << ", \"runs\": " << runs << ", \"rate_row_changes_per_s\": " << rate
         << ", \"lag_seconds\": " << lag_seconds << ",\n  \"layouts\": {";
     const double single_wall = median([&] {
         std::vector<double> v;
@@ -429,8 +329,8 @@ int main(int argc, char** argv) {
             ncpu.push_back(r.nats_cpu);
         }
         const Lag& l = lags[name];
-        out << (first ? "" : ",") << "\n    \"" << name << "\": {\"workers\": " << workers << ", \"catchup_wall_s\": " << arr(wall)
-            << ", \"catchup_cpu_s\": " << arr(cpu) << ", \"nats_cpu_s\": " << arr(ncpu)
+        out << (first ? "" : ",") << "\n    \"" << name << "\": {\"workers\": " << workers << ", \"catchup_wall_s\": " << json_array(wall)
+            << ", \"catchup_cpu_s\": " << json_array(cpu) << ", \"nats_cpu_s\": " << json_array(ncpu)
             << ", \"rows_per_s\": " << static_cast<double>(rows) / median(wall)
             << ", \"time_over_single\": " << median(wall) / single_wall;
         if (workers) out << ", \"sink_equals_single\": " << (sink_equal[name] ? "true" : "false");

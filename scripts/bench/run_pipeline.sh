@@ -7,6 +7,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$here/build/release}
 shift || true
+# Warnings as errors in what the bench builds: GCC -O2 warns of paths the dev
+# build never shows (docs/release-warnings.md).
+cmake "$build" -DSLUICE_WERROR=ON >/dev/null
 cmake --build "$build" -j2 --target sluice_pipeline_cli tideweave pipeline_bench
 servers="$build/servers-own/pipeline-bench"
 source "$here/scripts/bench/lib/private_servers.sh"
