@@ -13,11 +13,17 @@ work=build/demo-pipeline
 mkdir -p "$work"
 servers="$work/servers"
 log_dir=$(mktemp -d /tmp/sluice-demo-pipeline.XXXXXX)
+# Where `keal deploy` puts the function's library: the PostgreSQL server runs
+# as another user and loads it from there, so this directory must let others
+# in (mktemp -d makes 0700, which the server cannot enter: the demo failed
+# there).
+lib_dir=$(mktemp -d /tmp/sluice-demo-keal-lib.XXXXXX)
+chmod 0755 "$lib_dir"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null || true; done
   scripts/servers/stop --dir "$servers" > /dev/null 2>&1 || true
-  rm -rf "$log_dir"
+  rm -rf "$log_dir" "$lib_dir"
 }
 trap cleanup EXIT
 
@@ -125,7 +131,7 @@ export fn session_line(sensor: text, first: int, stop: int, n: int, total: float
     return sensor + " [" + text(first) + ", " + text(stop) + "): " + text(n) + " readings, mean " + text(total / float(n)) + " (" + state + ")"
 }
 KEAL
-quietly "$keal" deploy "$log_dir/summary.keal" --db "$SLUICE_PG_URL" --lib-dir "$log_dir/keal-lib"
+quietly "$keal" deploy "$log_dir/summary.keal" --db "$SLUICE_PG_URL" --lib-dir "$lib_dir"
 
 cat <<SUMMARY
 
