@@ -7,6 +7,7 @@
 
 #include "emit/c_names.hpp"
 #include "emit/native_sql.hpp"
+#include "emit/pg_sql.hpp"
 
 namespace keal::emit {
 
@@ -90,8 +91,9 @@ class Emitter {
     record_typedefs();
     for (const ir::Function& f : m_.functions) out_ += signature(f) + ";\n";
     if (pg) {
-      for (std::size_t i = 0; i < m_.sql_sites.size(); ++i) sql_site(i);
-      for (std::size_t i = 0; i < m_.query_sites.size(); ++i) query_site(i);
+      for (std::size_t i = 0; i < m_.sql_sites.size(); ++i) out_ += pg_sql_site(m_.sql_sites[i], i);
+      for (std::size_t i = 0; i < m_.query_sites.size(); ++i)
+        out_ += pg_query_site(m_.query_sites[i], i, comment_safe(m_.source_name));
     } else if (flavour_ == Flavour::Native) {
       for (std::size_t i = 0; i < m_.query_sites.size(); ++i)
         out_ += native_query_site(m_.query_sites[i], i, comment_safe(m_.source_name));
@@ -100,7 +102,7 @@ class Emitter {
     switch (flavour_) {
       case Flavour::Pg:
         for (const ir::Function& f : m_.functions) {
-          if (f.exported) pg_entry(f);
+          if (f.exported) out_ += pg_entry_point(f);
         }
         break;
       case Flavour::Native: native_main(); break;
@@ -111,15 +113,6 @@ class Emitter {
   }
 
  private:
-  static std::string comment_safe(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-      if (c == '*' || c == '/' || static_cast<unsigned char>(c) < 0x20) out += '_';
-      else out += c;
-    }
-    return out;
-  }
-
   std::string fn_name(const ir::Function& f) const { return "kf_" + f.name; }
 
   // One struct per distinct record type of the module's locals.
@@ -153,246 +146,6 @@ class Emitter {
       s += (i ? ", " : "") + c_type(l.type) + " " + l.c_name;
     }
     return s + ")";
-  }
-
-  // sql.name(...) call site i: a static cache and a typed wrapper.
-  void sql_site(std::size_t i) {
-    const ir::SqlSite& s = m_.sql_sites[i];
-    std::string n = std::to_string(i);
-    static const char* kinds[] = {"", "KEAL_SQL_INT", "KEAL_SQL_FLOAT", "KEAL_SQL_BOOL", "KEAL_SQL_TEXT", "KEAL_SQL_CHAR", "KEAL_SQL_BYTES", ""};
-    out_ += "\n/* sql." + s.name + ": " + comment_safe(s.signature) + ", resolved once per backend */\n";
-    out_ += "static keal_sql_fn keal_sql_fn_" + n + ";\n";
-    out_ += "static " + c_type(s.result) + " keal_sql_" + n + "(";
-    for (std::size_t a = 0; a < s.arg_types.size(); ++a) out_ += c_type(s.arg_types[a]) + " a" + std::to_string(a) + ", ";
-    out_ += "int line) {\n";
-    out_ += "  if (!keal_sql_fn_" + n + ".resolved)\n";
-    out_ += "    keal_sql_resolve(&keal_sql_fn_" + n + ", " + c_string(s.signature) + ", " +
-            kinds[static_cast<int>(s.result.base)] + ", " + c_string(ir::to_string(s.result)) + ", line);\n";
-    out_ += "  Datum args[" + std::to_string(s.arg_types.empty() ? 1 : s.arg_types.size()) + "];\n";
-    for (std::size_t a = 0; a < s.arg_types.size(); ++a) {
-      std::string v = "a" + std::to_string(a);
-      std::string d;
-      switch (s.arg_types[a].base) {
-        case Base::Int: d = "keal_sql_int_arg(&keal_sql_fn_" + n + ", " + v + ", line)"; break;
-        case Base::Float: d = "Float8GetDatum(" + v + ")"; break;
-        case Base::Bool: d = "BoolGetDatum(" + v + ")"; break;
-        case Base::Char: d = "keal_sql_char_arg(" + v + ")"; break;
-        default: d = "keal_sql_text_arg(" + v + ")"; break;
-      }
-      out_ += "  args[" + std::to_string(a) + "] = " + d + ";\n";
-    }
-    if (s.arg_types.empty()) out_ += "  args[0] = (Datum)0;\n";
-    out_ += "  bool isnull;\n";
-    out_ += "  Datum r = keal_sql_invoke(&keal_sql_fn_" + n + ", " + std::to_string(s.arg_types.size()) + ", args, &isnull);\n";
-    std::string value;
-    switch (s.result.base) {
-      case Base::Int: value = "keal_sql_int_result(&keal_sql_fn_" + n + ", r)"; break;
-      case Base::Float: value = "keal_sql_float_result(&keal_sql_fn_" + n + ", r)"; break;
-      case Base::Bool: value = "DatumGetBool(r)"; break;
-      case Base::Char: value = "keal_sql_char_result(r, line)"; break;
-      default: value = "keal_sql_text_result(r)"; break;
-    }
-    if (s.result.nullable) {
-      out_ += "  if (isnull) return (" + c_type(s.result) + "){.is_null = true};\n";
-      out_ += "  return (" + c_type(s.result) + "){false, " + value + "};\n";
-    } else {
-      out_ += "  if (isnull) keal_sql_null(line, " + c_string(s.name) + ");\n";
-      out_ += "  return " + value + ";\n";
-    }
-    out_ += "}\n";
-  }
-
-  static const char* sql_kind(Base b) {
-    switch (b) {
-      case Base::Int: return "KEAL_SQL_INT";
-      case Base::Float: return "KEAL_SQL_FLOAT";
-      case Base::Bool: return "KEAL_SQL_BOOL";
-      case Base::Char: return "KEAL_SQL_CHAR";
-      case Base::Bytes: return "KEAL_SQL_BYTES";
-      default: return "KEAL_SQL_TEXT";
-    }
-  }
-
-  static const char* param_oid(Base b) {
-    switch (b) {
-      case Base::Int: return "INT8OID";
-      case Base::Float: return "FLOAT8OID";
-      case Base::Bool: return "BOOLOID";
-      case Base::Bytes: return "BYTEAOID";
-      default: return "TEXTOID";
-    }
-  }
-
-  static std::string param_datum(Base b, const std::string& v) {
-    switch (b) {
-      case Base::Int: return "Int64GetDatum(" + v + ")";
-      case Base::Float: return "Float8GetDatum(" + v + ")";
-      case Base::Bool: return "BoolGetDatum(" + v + ")";
-      case Base::Char: return "keal_sql_char_arg(" + v + ")";
-      default: return "keal_sql_text_arg(" + v + ")";
-    }
-  }
-
-  static std::string column_read(const Type& t, const std::string& target, const std::string& col, const std::string& name,
-                                 const std::string& line) {
-    std::string read = std::string("keal_spi_") + (t.base == Base::Int     ? "int"
-                                                   : t.base == Base::Float ? "float"
-                                                   : t.base == Base::Bool  ? "bool"
-                                                   : t.base == Base::Char  ? "char"
-                                                                           : "text") +
-                       "(d, TupleDescAttr(td, " + col + ")->atttypid, " + line + ")";
-    std::string out = "  d = SPI_getbinval(tup, td, " + std::to_string(std::stoi(col) + 1) + ", &isnull);\n";
-    if (t.nullable) {
-      out += "  " + target + ".is_null = isnull;\n";
-      out += "  if (!isnull) " + target + ".v = " + read + ";\n";
-    } else {
-      out += "  if (isnull) keal_spi_null(" + line + ", " + c_string(name) + ", " + c_string(ir::to_string(t)) + ");\n";
-      out += "  " + target + " = " + read + ";\n";
-    }
-    return out;
-  }
-
-  // A column of a streamed row, read from the executor's slot by the loop's
-  // receive function (keal_pg_query_loop.h). A value that cannot become the
-  // declared type is only marked in `bad` (the first such column: 2c+1 NULL,
-  // 2c+2 not one char), raised when the loop reaches the row.
-  static std::string slot_column_read(const Type& t, const std::string& target, std::size_t col, const std::string& line) {
-    const std::string c = std::to_string(col);
-    const std::string datum = "slot->tts_values[" + c + "]";
-    const std::string type = "TupleDescAttr(td, " + c + ")->atttypid";
-    const std::string value = t.nullable ? target + ".v" : target;
-    std::string read;
-    if (t.base == Base::Char) {
-      read = "if (!keal_spi_char_ok(" + datum + ", " + type + ", &" + value + ") && bad == 0) bad = " +
-             std::to_string(2 * col + 2) + ";";
-    } else {
-      read = value + " = keal_spi_" +
-             (t.base == Base::Int ? "int" : t.base == Base::Float ? "float" : t.base == Base::Bool ? "bool" : "text") + "(" +
-             datum + ", " + type + ", " + line + ");";
-    }
-    if (t.nullable) {
-      return "  " + target + ".is_null = slot->tts_isnull[" + c + "];\n  if (!slot->tts_isnull[" + c + "]) { " + read + " }\n";
-    }
-    return "  if (slot->tts_isnull[" + c + "]) {\n    if (bad == 0) bad = " + std::to_string(2 * col + 1) + ";\n  } else {\n    " +
-           read + "\n  }\n";
-  }
-
-  static bool can_be_bad(const ir::QuerySite& q) {
-    return std::any_of(q.columns.begin(), q.columns.end(),
-                       [](const ir::Field& c) { return !c.type.nullable || c.type.base == Base::Char; });
-  }
-
-  static bool reads_text(const ir::QuerySite& q) {
-    return std::any_of(q.columns.begin(), q.columns.end(), [](const ir::Field& c) {
-      return c.type.base == Base::Text || c.type.base == Base::Bytes || c.type.base == Base::Char;
-    });
-  }
-
-  // A query loop's statement: the DestReceiver function that reads each row
-  // the executor produces into the loop's batch, and the error a marked row
-  // raises when the loop reaches it.
-  void streamed_rows(const ir::QuerySite& q, const std::string& n, const std::string& value_type, const std::string& line) {
-    const bool bad = can_be_bad(q);
-    if (bad) {
-      out_ += "static __attribute__((cold, noinline, noreturn)) void keal_q_bad_" + n + "(int32 bad) {\n  switch (bad) {\n";
-      for (std::size_t c = 0; c < q.columns.size(); ++c) {
-        const Type& t = q.columns[c].type;
-        const std::string name = q.single_value ? std::string("value") : q.columns[c].name;
-        if (!t.nullable) {
-          out_ += "    case " + std::to_string(2 * c + 1) + ": keal_spi_null(" + line + ", " + c_string(name) + ", " +
-                  c_string(ir::to_string(t)) + ");\n";
-        }
-        if (t.base == Base::Char) out_ += "    case " + std::to_string(2 * c + 2) + ": keal_spi_bad_char(" + line + ");\n";
-      }
-      out_ += "  }\n  elog(ERROR, \"%s:%d: unknown row mark %d\", KEAL_SOURCE_FILE, " + line + ", (int)bad);\n  pg_unreachable();\n}\n";
-    }
-    out_ += "static bool keal_q_receive_" + n + "(TupleTableSlot *slot, DestReceiver *self) {\n";
-    out_ += "  keal_spi_batch *b = (keal_spi_batch *)self;\n  TupleDesc td = slot->tts_tupleDescriptor;\n";
-    out_ += "  if (__builtin_expect(!b->checked, 0)) {\n    keal_q_check_" + n + "(td);\n    b->checked = true;\n  }\n";
-    out_ += "  slot_getsomeattrs(slot, " + std::to_string(q.columns.size()) + ");\n";
-    out_ += "  " + value_type + " *r = (" + value_type + " *)b->rows + b->n;\n";
-    if (bad) out_ += "  int32 bad = 0;\n";
-    const bool texts = reads_text(q);
-    if (texts) out_ += "  MemoryContext caller = MemoryContextSwitchTo(b->texts);\n";
-    for (std::size_t c = 0; c < q.columns.size(); ++c) {
-      out_ += slot_column_read(q.columns[c].type, q.single_value ? std::string("(*r)") : "r->f" + std::to_string(c), c, line);
-    }
-    if (texts) out_ += "  MemoryContextSwitchTo(caller);\n";
-    if (bad) out_ += "  b->bad[b->n] = bad;\n";
-    out_ += "  b->n++;\n  return true;\n}\n";
-  }
-
-  // Embedded SQL statement i: its saved plan, and typed C functions that
-  // bind the parameters, run it, and read its rows straight from Datums.
-  void query_site(std::size_t i) {
-    const ir::QuerySite& q = m_.query_sites[i];
-    const std::string n = std::to_string(i);
-    const std::string line = std::to_string(q.line);
-    const std::size_t k = q.params.size();
-    const std::string arrays = std::to_string(k == 0 ? 1 : k);
-    out_ += "\n/* " + comment_safe(m_.source_name) + ":" + line + " */\n";
-    out_ += "static SPIPlanPtr keal_q_plan_" + n + ";\n";
-    out_ += "static SPIPlanPtr keal_q_prepare_" + n + "(void) {\n";
-    out_ += "  if (keal_q_plan_" + n + " == NULL) {\n";
-    out_ += "    Oid types[" + arrays + "] = {";
-    for (std::size_t p = 0; p < k; ++p) out_ += std::string(p ? ", " : "") + param_oid(q.params[p].base);
-    if (k == 0) out_ += "InvalidOid";
-    out_ += "};\n";
-    out_ += "    keal_q_plan_" + n + " = keal_spi_prepare(" + c_string(q.sql) + ", " + std::to_string(k) + ", types, " + line + ");\n";
-    out_ += "  }\n  return keal_q_plan_" + n + ";\n}\n";
-    // The parameters: one C argument per $n, bound as Datums (NULL as 'n').
-    std::string params;
-    std::string bind = "  Datum values[" + arrays + "];\n  char nulls[" + arrays + "];\n";
-    for (std::size_t p = 0; p < k; ++p) {
-      const std::string v = "p" + std::to_string(p);
-      const std::string at = "[" + std::to_string(p) + "]";
-      params += (p ? ", " : "") + c_type(q.params[p]) + " " + v;
-      if (q.params[p].nullable) {
-        bind += "  nulls" + at + " = " + v + ".is_null ? 'n' : ' ';\n";
-        bind += "  values" + at + " = " + v + ".is_null ? (Datum)0 : " + param_datum(q.params[p].base, v + ".v") + ";\n";
-      } else {
-        bind += "  nulls" + at + " = ' ';\n";
-        bind += "  values" + at + " = " + param_datum(q.params[p].base, v) + ";\n";
-      }
-    }
-    if (k == 0) bind += "  values[0] = (Datum)0;\n  nulls[0] = ' ';\n";
-    if (params.empty()) params = "void";
-    if (q.form == ir::QuerySite::Form::Exec) {
-      out_ += "static void keal_q_exec_" + n + "(" + params + ") {\n" + bind;
-      out_ += "  keal_spi_exec(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n}\n";
-      return;
-    }
-    // The declared columns, checked against each result's descriptor.
-    const std::string value_type = q.single_value ? c_type(q.columns[0].type) : record_c_name(ir::Record{q.columns});
-    out_ += "static const int keal_q_kinds_" + n + "[] = {";
-    for (std::size_t c = 0; c < q.columns.size(); ++c) out_ += std::string(c ? ", " : "") + sql_kind(q.columns[c].type.base);
-    out_ += "};\n";
-    out_ += "static const char *const keal_q_names_" + n + "[] = {";
-    for (std::size_t c = 0; c < q.columns.size(); ++c)
-      out_ += (c ? ", " : "") + c_string(q.single_value ? std::string("value") : q.columns[c].name);
-    out_ += "};\n";
-    out_ += "static void keal_q_check_" + n + "(TupleDesc td) {\n";
-    out_ += "  keal_spi_check_columns(td, " + std::to_string(q.columns.size()) + ", keal_q_kinds_" + n + ", keal_q_names_" + n +
-            ", " + line + ");\n}\n";
-    if (q.form == ir::QuerySite::Form::One) {
-      out_ += "static " + value_type + " keal_q_row_" + n + "(HeapTuple tup, TupleDesc td) {\n";
-      out_ += "  " + value_type + " r;\n  bool isnull;\n  Datum d;\n";
-      for (std::size_t c = 0; c < q.columns.size(); ++c) {
-        const std::string target = q.single_value ? "r" : "r.f" + std::to_string(c);
-        out_ += column_read(q.columns[c].type, target, std::to_string(c),
-                            q.single_value ? std::string("value") : q.columns[c].name, line);
-      }
-      out_ += "  return r;\n}\n";
-      out_ += "static " + value_type + " keal_q_one_" + n + "(" + params + ") {\n" + bind;
-      out_ += "  SPITupleTable *tt = keal_spi_one(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n";
-      out_ += "  keal_q_check_" + n + "(tt->tupdesc);\n";
-      out_ += "  " + value_type + " v = keal_q_row_" + n + "(tt->vals[0], tt->tupdesc);\n";
-      out_ += "  SPI_freetuptable(tt);\n  return v;\n}\n";
-    } else {
-      streamed_rows(q, n, value_type, line);
-      out_ += "static Portal keal_q_open_" + n + "(" + params + ") {\n" + bind;
-      out_ += "  return keal_spi_open(keal_q_prepare_" + n + "(), values, nulls, " + line + ");\n}\n";
-    }
   }
 
   void function(const ir::Function& f) {
@@ -963,69 +716,6 @@ class Emitter {
       case ir::Conv::TextToBytes: return "keal_text_to_bytes(" + a + ")";
     }
     return a;
-  }
-
-  // PostgreSQL fmgr V1 entry point for an exported function.
-  void pg_entry(const ir::Function& f) {
-    std::string sym = entry_symbol(f);
-    bool strict = true;
-    for (int p : f.params) strict = strict && !f.locals[static_cast<std::size_t>(p)].type.nullable;
-    out_ += "\nPG_FUNCTION_INFO_V1(" + sym + ");\n";
-    out_ += "Datum " + sym + "(PG_FUNCTION_ARGS) {\n";
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < f.params.size(); ++i) {
-      const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
-      std::string idx = std::to_string(i);
-      std::string name = "a" + idx;
-      names.push_back(name);
-      std::string read;
-      switch (p.type.base) {
-        case Base::Int: read = "PG_GETARG_INT64(" + idx + ")"; break;
-        case Base::Float: read = "PG_GETARG_FLOAT8(" + idx + ")"; break;
-        case Base::Bool: read = "PG_GETARG_BOOL(" + idx + ")"; break;
-        case Base::Text: read = "keal_pg_text_in(PG_GETARG_TEXT_PP(" + idx + "))"; break;
-        case Base::Char: read = "keal_pg_char_in(PG_GETARG_TEXT_PP(" + idx + "), " + std::to_string(f.line) + ")"; break;
-        case Base::Bytes: read = "keal_pg_text_in(PG_GETARG_BYTEA_PP(" + idx + "))"; break;
-        default: read = "0"; break;
-      }
-      if (p.type.nullable) {
-        std::string t = c_type(p.type);
-        out_ += "  " + t + " " + name + " = PG_ARGISNULL(" + idx + ") ? (" + t + "){.is_null = true} : (" + t + "){false, " + read + "};\n";
-      } else {
-        // In a non-STRICT function (some other parameter is nullable), NULL
-        // for a non-nullable parameter gives NULL, as STRICT would.
-        if (!strict) out_ += "  if (PG_ARGISNULL(" + idx + ")) PG_RETURN_NULL();\n";
-        out_ += "  " + c_type(p.type) + " " + name + " = " + read + ";\n";
-      }
-    }
-    std::string call = fn_name(f) + "(";
-    for (std::size_t i = 0; i < names.size(); ++i) call += (i ? ", " : "") + names[i];
-    call += ")";
-    // Embedded SQL runs inside one SPI connection per call; Keal's own
-    // values stay in the caller's memory context (SPI_connect would switch
-    // to a context SPI_finish deletes), and row values are copied into it.
-    const std::string spi_finish = f.uses_spi ? "  SPI_finish();\n" : "";
-    if (f.uses_spi) out_ += "  keal_spi_connect();\n";
-    if (f.ret.base == Base::Void) {
-      out_ += "  " + call + ";\n" + spi_finish + "  PG_RETURN_VOID();\n}\n";
-      return;
-    }
-    out_ += "  " + c_type(f.ret) + " r = " + call + ";\n" + spi_finish;
-    std::string v = "r";
-    if (f.ret.nullable) {
-      out_ += "  if (r.is_null) PG_RETURN_NULL();\n";
-      v = "r.v";
-    }
-    switch (f.ret.base) {
-      case Base::Int: out_ += "  PG_RETURN_INT64(" + v + ");\n"; break;
-      case Base::Float: out_ += "  PG_RETURN_FLOAT8(" + v + ");\n"; break;
-      case Base::Bool: out_ += "  PG_RETURN_BOOL(" + v + ");\n"; break;
-      case Base::Text: out_ += "  PG_RETURN_TEXT_P(keal_pg_text_out(" + v + "));\n"; break;
-      case Base::Char: out_ += "  PG_RETURN_TEXT_P(keal_pg_char_out(" + v + "));\n"; break;
-      case Base::Bytes: out_ += "  PG_RETURN_BYTEA_P(keal_pg_text_out(" + v + "));\n"; break;
-      default: break;
-    }
-    out_ += "}\n";
   }
 
   void native_main() {

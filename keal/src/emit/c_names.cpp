@@ -76,4 +76,13 @@ std::string c_string(const std::string& bytes) {
   return out + "\"";
 }
 
+std::string comment_safe(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '*' || c == '/' || static_cast<unsigned char>(c) < 0x20) out += '_';
+    else out += c;
+  }
+  return out;
+}
+
 }  // namespace keal::emit

@@ -1,6 +1,6 @@
 #pragma once
 // How Keal types and literals are spelled in the generated C, shared by the
-// emitter's parts (c_emitter.cpp, native_sql.cpp).
+// emitter's parts (c_emitter.cpp, native_sql.cpp, pg_spi.cpp, pg_entry.cpp).
 
 #include <string>
 
@@ -21,5 +21,8 @@ std::string record_c_name(const ir::Record& r);
 // A C string literal holding exactly these bytes: printable ASCII as is,
 // everything else (and '?', against trigraphs) as three-digit octal escapes.
 std::string c_string(const std::string& bytes);
+
+// Text safe inside a C comment: '*', '/' and control characters as '_'.
+std::string comment_safe(const std::string& s);
 
 }  // namespace keal::emit
