@@ -21,6 +21,7 @@
 #include "sluice/mariadb/cdc/ndjson_file.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/jetstream/cdc_publisher.hpp"
+#include "sluice/nats/error.hpp"
 #include "url_errors.hpp"
 
 namespace sluice::mariadb::tools {
@@ -212,6 +213,8 @@ int run_cdc_command(int argc, char** argv) {
         return 0;
     } catch (const Error& e) {
         return fail(describe(e));
+    } catch (const nats::Error& e) {
+        return fail(e.describe());
     } catch (const std::exception& e) {
         return fail(e.what());
     }

@@ -38,8 +38,8 @@
 #include "bench_report.hpp"
 #include "bench_sql.hpp"
 #include "sluice/common/env_file.hpp"
-#include "sluice/mariadb/jetstream/client.hpp"
 #include "sluice/mariadb/mariadb.hpp"
+#include "sluice/nats/client.hpp"
 #include "sluice/postgres/connection.hpp"
 
 namespace {
@@ -47,7 +47,7 @@ namespace {
 using sluice::EnvFile;
 namespace my = sluice::mariadb;
 namespace pg = sluice::postgres;
-namespace js = sluice::mariadb::jetstream;
+namespace js = sluice::nats;
 using namespace sluice::pipeline_bench;
 
 pid_t spawn(const std::vector<std::string>& argv) {

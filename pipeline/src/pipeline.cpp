@@ -19,6 +19,7 @@
 #include "sluice/mariadb/cdc/change_stream.hpp"
 #include "sluice/mariadb/connection.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/nats/error.hpp"
 #include "sluice/pipeline/binlog_adapter.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/progress_line.hpp"
@@ -231,6 +232,8 @@ std::string describe(const std::exception& e) {
             s += " (" + std::string(mariadb::to_string(m->kind())) + ")";
         return s;
     }
+    // (A NATS usage error, the only kind a stream worker lets through.)
+    if (const auto* n = dynamic_cast<const nats::Error*>(&e)) return std::string("source: ") + n->describe();
     if (const auto* p = dynamic_cast<const postgres::Error*>(&e)) return std::string("sink: ") + p->what();
     if (const auto* q = dynamic_cast<const Error*>(&e)) return std::string(to_string(q->kind())) + ": " + q->what();
     return e.what();

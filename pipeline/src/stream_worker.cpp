@@ -24,9 +24,8 @@
 #include <iostream>
 
 #include "batch_committer.hpp"
-#include "sluice/mariadb/error.hpp"
-#include "sluice/mariadb/jetstream/client.hpp"
-#include "sluice/mariadb/jetstream/stream_reader.hpp"
+#include "sluice/nats/client.hpp"
+#include "sluice/nats/stream_reader.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/ndjson_transaction.hpp"
 #include "sluice/pipeline/partition_applier.hpp"
@@ -38,7 +37,7 @@
 
 namespace sluice::pipeline {
 
-namespace js = sluice::mariadb::jetstream;
+namespace js = sluice::nats;
 namespace tw = sluice::tideweave;
 
 bool is_stream_source(const std::string& url) { return url.rfind("nats://", 0) == 0; }
@@ -111,14 +110,13 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log);
 void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
     try {
         run_worker(o, stats, log);
-    } catch (const mariadb::Error& e) {
-        // NATS failures come as mariadb::Error (the jetstream layer's type).
+    } catch (const nats::Error& e) {
         // Everything but a usage error is retried from the sink's state like
         // a lost binlog (for up to --retry-for without progress): besides a
         // lost cluster or a leader election, a node that was just restarted
         // answers "stream not found" or refuses the consumer for a while.
         // The stream's existence and subjects were checked at the start.
-        if (e.kind() != mariadb::ErrorKind::usage) throw Error(ErrorKind::source_ended, std::string("NATS: ") + e.what());
+        if (e.kind() != nats::ErrorKind::usage) throw Error(ErrorKind::source_ended, std::string("NATS: ") + e.what());
         throw;
     }
 }

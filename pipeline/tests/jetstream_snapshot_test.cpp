@@ -16,11 +16,11 @@
 #include <set>
 #include <thread>
 
-#include "../../mariadb/tests/cdc/jetstream_reads.hpp"
-#include "../../mariadb/tests/cdc/nats_cluster.hpp"
+#include "../../nats/tests/jetstream_reads.hpp"
+#include "../../nats/tests/nats_cluster.hpp"
 #include "jetstream_workers.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
-#include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/nats/client.hpp"
 #include "sluice/pipeline/key_partition.hpp"
 
 namespace sluice::pipeline::test {
@@ -42,9 +42,9 @@ protected:
         my_->execute("CREATE DATABASE IF NOT EXISTS pipeline_test");
         pg_.emplace(postgres::Connection::open(pg_url()));
         pg_->set_notice_handler({});
-        js::ClientOptions quick;
+        nats::ClientOptions quick;
         quick.api_wait_ms = 1000;  // polled while publishers run: fail fast, ask again
-        client_.emplace(js::JetStreamClient::connect(cluster_->urls(), quick));
+        client_.emplace(nats::JetStreamClient::connect(cluster_->urls(), quick));
         last_seq("NOT_A_STREAM");  // the cluster has elected its meta leader
     }
     std::string log_path(const std::string& name) const { return own_log_path("pipeline-js-snap-" + name); }
@@ -60,7 +60,7 @@ protected:
     std::string last_part(const std::string& stream) {
         const std::uint64_t last = last_seq(stream);
         if (last == 0) return "";
-        const js::StoredMessage m = client_->message(stream, last);
+        const nats::StoredMessage m = client_->message(stream, last);
         if (!m.headers.count(js::snapshot_header)) return "";
         auto end = m.headers.find(js::snapshot_end_header);
         return end == m.headers.end() ? "chunk" : end->second;
@@ -69,7 +69,7 @@ protected:
     static sluice::test::NatsCluster* cluster_;
     std::optional<mariadb::Connection> my_;
     std::optional<postgres::Connection> pg_;
-    std::optional<js::JetStreamClient> client_;
+    std::optional<nats::JetStreamClient> client_;
 };
 sluice::test::NatsCluster* PipelineJetStreamSnapshot::cluster_ = nullptr;
 
@@ -228,7 +228,7 @@ TEST_F(PipelineJetStreamSnapshot, TwoWorkersOnASnapshotStartedStreamEqualOneProc
     // The stream: aborted snapshots, then one done, never a second one.
     int aborted = 0, done = 0;
     for (std::uint64_t s = 1; s <= last_seq(stream); ++s) {
-        const js::StoredMessage m = client_->message(stream, s);
+        const nats::StoredMessage m = client_->message(stream, s);
         auto end = m.headers.find(js::snapshot_end_header);
         if (end == m.headers.end()) continue;
         if (end->second == "aborted") ++aborted;

@@ -14,10 +14,10 @@
 #include <random>
 #include <thread>
 
-#include "../../mariadb/tests/cdc/nats_cluster.hpp"
+#include "../../nats/tests/nats_cluster.hpp"
 #include "jetstream_workers.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
-#include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/nats/client.hpp"
 #include "sluice/pipeline/key_partition.hpp"
 
 namespace sluice::pipeline::test {
@@ -180,12 +180,12 @@ TEST_F(PipelineJetStream, TwoWorkersThroughKillsOfEveryProcessAndANodeEqualOnePr
     expect_equal_sinks(have, want);
 
     // The stream: every transaction once, in commit order.
-    js::JetStreamClient c = js::JetStreamClient::connect(cluster_->urls());
+    nats::JetStreamClient c = nats::JetStreamClient::connect(cluster_->urls());
     auto state = c.stream_state(stream);
     ASSERT_TRUE(state);
     std::vector<std::string> seen;
     for (std::uint64_t s = state->first_seq; s <= state->last_seq; ++s) {
-        js::StoredMessage m = c.message(stream, s);
+        nats::StoredMessage m = c.message(stream, s);
         if (m.data.find("\"ddl\":") != std::string::npos) continue;
         seen.push_back(m.header(js::gtid_header, stream));
     }

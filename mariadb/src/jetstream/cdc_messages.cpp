@@ -220,13 +220,23 @@ std::size_t parse_count(std::string_view text, const std::string& what) {
     return v;
 }
 
+// The header of a message the publisher wrote: Error{protocol} when it is
+// missing (the message came from another program).
+const std::string& header_of(const StoredMessage& m, const std::string& name, const std::string& stream) {
+    auto it = m.headers.find(name);
+    if (it == m.headers.end())
+        throw Error(ErrorKind::protocol, "message " + std::to_string(m.seq) + " of stream \"" + stream + "\" has no " +
+                                             name + " header (was it written by sluice-mariadb cdc?)");
+    return it->second;
+}
+
 }  // namespace
 
 ResumePoint resume_point(const StoredMessage& last, const std::string& stream) {
     const std::string where = "message " + std::to_string(last.seq) + " of stream \"" + stream + "\"";
     auto parse_state = [&](const char* header) {
         try {
-            return cdc::GtidState::parse(last.header(header, stream));
+            return cdc::GtidState::parse(header_of(last, header, stream));
         } catch (const Error& e) {
             if (e.kind() != ErrorKind::usage) throw;
             throw Error(ErrorKind::protocol, where + ", header " + header + ": " + e.what());
@@ -263,7 +273,7 @@ ResumePoint resume_point(const StoredMessage& last, const std::string& stream) {
     }
     r.from = parse_state(state_before_header);
     try {
-        r.skip_gtid = cdc::parse_gtid(last.header(gtid_header, stream));
+        r.skip_gtid = cdc::parse_gtid(header_of(last, gtid_header, stream));
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::usage) throw;
         throw Error(ErrorKind::protocol, where + ", header " + std::string(gtid_header) + ": " + e.what());

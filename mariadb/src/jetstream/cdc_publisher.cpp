@@ -16,6 +16,7 @@
 
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/jetstream/snapshot_messages.hpp"
+#include "sluice/nats/client.hpp"
 
 namespace sluice::mariadb::jetstream {
 
@@ -75,6 +76,17 @@ void on_ack(jsCtx*, natsMsg* m, jsPubAck* pa, jsPubAckErr* pae, void* closure) {
     natsMsg_Destroy(m);
 }
 
+// Worth resynchronising: a NATS failure its client calls transient (a lost
+// connection, a timeout, a leader election), or a lost binlog connection.
+bool retryable(const std::exception& e) {
+    if (const auto* n = dynamic_cast<const nats::Error*>(&e)) return n->transient();
+    if (const auto* m = dynamic_cast<const Error*>(&e)) {
+        const ErrorKind k = m->kind();
+        return k == ErrorKind::io || k == ErrorKind::timeout || k == ErrorKind::closed || k == ErrorKind::broken;
+    }
+    return false;
+}
+
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
@@ -98,7 +110,7 @@ public:
                 if (attempt()) break;  // the binlog ended and everything is acknowledged
                 settle();
                 why = acks_.take_error();
-            } catch (const Error& e) {
+            } catch (const std::exception& e) {
                 if (!retryable(e)) throw;
                 why = e.what();
                 if (client_) settle();
@@ -127,18 +139,18 @@ public:
 
 private:
     void connect() {
-        ClientOptions co;
+        nats::ClientOptions co;
         co.max_pending = o_.window;
         co.ack_handler = &on_ack;
         co.ack_closure = &acks_;
-        client_.emplace(JetStreamClient::connect(o_.urls, co));
+        client_.emplace(nats::JetStreamClient::connect(o_.urls, co));
         max_payload_ = client_->max_payload();
     }
 
     // The stream's state, creating the stream when it is missing. (Right
     // after a node restarts, a stream just created can be reported missing
     // once more: creating it again is then a no-op or creates it for real.)
-    StreamState ensure_stream() {
+    nats::StreamState ensure_stream() {
         if (auto state = client_->stream_state(o_.stream)) return *state;
         const std::int64_t replicas = o_.replicas.value_or(client_->known_servers() >= 3 ? 3 : 1);
         client_->add_stream({o_.stream, {prefix_, prefix_ + ".>"}, replicas});
@@ -168,7 +180,7 @@ private:
     bool attempt() {
         settle();
         if (acks_.failed) return false;
-        const std::optional<StreamState> state = ensure_stream();
+        const std::optional<nats::StreamState> state = ensure_stream();
         cdc::StreamOptions so = start_;
         ResumePoint resume;
         std::uint64_t expected = state->last_seq;  // the sequence of the last stored message
@@ -251,7 +263,7 @@ private:
                                               "debezium: one message per row change; for a snapshot chunk, a smaller "
                                               "--snapshot-chunk-rows)");
         natsMsg* msg = nullptr;
-        check_nats(natsMsg_Create(&msg, m.subject.c_str(), nullptr, m.data.data(), static_cast<int>(m.data.size())), 0,
+        nats::check_nats(natsMsg_Create(&msg, m.subject.c_str(), nullptr, m.data.data(), static_cast<int>(m.data.size())), 0,
                    "message for " + m.subject);
         for (const auto& [k, v] : m.headers) natsMsgHeader_Set(msg, k.c_str(), v.c_str());
         jsPubOptions po;
@@ -274,7 +286,7 @@ private:
     std::ostream& log_;
     std::string prefix_;
     AckState acks_;
-    std::optional<JetStreamClient> client_;
+    std::optional<nats::JetStreamClient> client_;
     PublishStats stats_;
     std::int64_t max_payload_ = 1 << 20;
 };

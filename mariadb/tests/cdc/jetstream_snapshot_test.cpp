@@ -14,13 +14,13 @@
 #include <set>
 #include <thread>
 
+#include "../../../nats/tests/jetstream_reads.hpp"
+#include "../../../nats/tests/nats_cluster.hpp"
 #include "cdc_support.hpp"
 #include "cli_child.hpp"
-#include "jetstream_reads.hpp"
 #include "json_scan.hpp"
-#include "nats_cluster.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
-#include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/nats/client.hpp"
 
 namespace sluice::mariadb::test {
 namespace {
@@ -28,7 +28,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace js = sluice::mariadb::jetstream;
 
-bool has(const js::StoredMessage& m, const char* header) { return m.headers.count(header) > 0; }
+bool has(const nats::StoredMessage& m, const char* header) { return m.headers.count(header) > 0; }
 
 class CdcJetStreamSnapshot : public ::testing::Test {
 protected:
@@ -44,9 +44,9 @@ protected:
     void SetUp() override {
         ASSERT_TRUE(cluster_->started()) << cluster_->log();
         conn_.emplace(Connection::connect(admin_options()));
-        js::ClientOptions quick;
+        nats::ClientOptions quick;
         quick.api_wait_ms = 1000;  // polled while publishers run: fail fast, ask again
-        client_.emplace(js::JetStreamClient::connect(cluster_->urls(), quick));
+        client_.emplace(nats::JetStreamClient::connect(cluster_->urls(), quick));
         // A cluster just started answers the JetStream API only once it has
         // elected its meta leader: wait for that before timing any kill.
         last_seq("NOT_A_STREAM");
@@ -69,7 +69,7 @@ protected:
     // (Right after the cluster starts, or while a publisher creates the
     // stream, the JetStream API may time out for a moment: asked again.)
     std::uint64_t last_seq(const std::string& stream) { return sluice::test::last_seq(*client_, stream); }
-    std::vector<js::StoredMessage> messages(const std::string& stream) {
+    std::vector<nats::StoredMessage> messages(const std::string& stream) {
         return sluice::test::stored_messages(*client_, stream);
     }
     // Starts the publisher, lets it store `at_least` more messages, SIGKILLs
@@ -83,7 +83,7 @@ protected:
         EXPECT_EQ(wait_exit(pid), -1) << "the publisher exited by itself:\n" << read_file(log);
         const std::uint64_t last = last_seq(stream);
         if (last == 0) return false;
-        const js::StoredMessage m = client_->message(stream, last);
+        const nats::StoredMessage m = client_->message(stream, last);
         return has(m, js::snapshot_header) && !has(m, js::snapshot_end_header);
     }
     // Inserts row `id` (the database moves on between snapshots).
@@ -93,7 +93,7 @@ protected:
 
     static sluice::test::NatsCluster* cluster_;
     std::optional<Connection> conn_;
-    std::optional<js::JetStreamClient> client_;
+    std::optional<nats::JetStreamClient> client_;
     std::string start_;
 };
 sluice::test::NatsCluster* CdcJetStreamSnapshot::cluster_ = nullptr;
@@ -150,7 +150,7 @@ TEST_F(CdcJetStreamSnapshot, AKilledSnapshotIsAbortedAndTakenAgainAndTheComplete
     std::vector<int> current_rows;
     std::string done_state;
     std::vector<std::string> tail_gtids;
-    for (const js::StoredMessage& m : messages(stream)) {
+    for (const nats::StoredMessage& m : messages(stream)) {
         EXPECT_TRUE(ids.insert(m.header(js::msg_id_header, stream)).second) << "repeated id at " << m.seq;
         EXPECT_EQ(m.subject, stream);
         if (!has(m, js::snapshot_header)) {
@@ -230,9 +230,9 @@ TEST_F(CdcJetStreamSnapshot, RestartedWithoutSnapshotItAbortsAndStartsAsForAnEmp
     for (const char* a : {"--from-gtid", start_.c_str(), "--until-end"}) from_gtid.push_back(a);
     ASSERT_EQ(wait_exit(spawn_cli(from_gtid, log)), 0) << read_file(log);
 
-    const std::vector<js::StoredMessage> stored = messages(stream);
+    const std::vector<nats::StoredMessage> stored = messages(stream);
     ASSERT_GT(stored.size(), cut_at);
-    const js::StoredMessage& abort = stored[cut_at];  // the message right after the cut
+    const nats::StoredMessage& abort = stored[cut_at];  // the message right after the cut
     EXPECT_EQ(abort.header(js::snapshot_end_header, stream), "aborted");
     EXPECT_EQ(abort.header(js::snapshot_header, stream), stored[cut_at - 1].header(js::snapshot_header, stream));
     std::vector<std::string> tail;
@@ -283,10 +283,10 @@ TEST_F(CdcJetStreamSnapshot, DebeziumReadRowsEveryRowAtLeastOnceTheLastSnapshotE
     std::map<int, int> seen;  // row id -> r messages
     std::vector<std::pair<std::string, std::vector<int>>> snapshots;  // id, its rows in order
     std::vector<std::string> lasts;  // ids of rows saying "last"
-    std::vector<const js::StoredMessage*> changes;
+    std::vector<const nats::StoredMessage*> changes;
     std::set<std::string> msg_ids;
-    const std::vector<js::StoredMessage> stored = messages(stream);
-    for (const js::StoredMessage& m : stored) {
+    const std::vector<nats::StoredMessage> stored = messages(stream);
+    for (const nats::StoredMessage& m : stored) {
         EXPECT_TRUE(msg_ids.insert(m.header(js::msg_id_header, stream)).second) << "repeated id at " << m.seq;
         EXPECT_EQ(m.subject, "shop.cdc_jetstream.snap");
         if (!has(m, js::snapshot_header)) {

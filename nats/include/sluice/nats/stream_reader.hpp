@@ -14,11 +14,11 @@
 #include <string>
 #include <string_view>
 
-#include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/nats/client.hpp"
 
 struct __natsSubscription;
 
-namespace sluice::mariadb::jetstream {
+namespace sluice::nats {
 
 struct DeliveredMessage {
     std::uint64_t seq = 0;
@@ -46,4 +46,4 @@ private:
     std::unique_ptr<Handles> h_;
 };
 
-}  // namespace sluice::mariadb::jetstream
+}  // namespace sluice::nats

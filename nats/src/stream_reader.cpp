@@ -1,10 +1,10 @@
-#include "sluice/mariadb/jetstream/stream_reader.hpp"
+#include "sluice/nats/stream_reader.hpp"
 
 #include <nats/nats.h>
 
-#include "sluice/mariadb/error.hpp"
+#include "sluice/nats/error.hpp"
 
-namespace sluice::mariadb::jetstream {
+namespace sluice::nats {
 
 struct StreamReader::Handles {
     JetStreamClient* client = nullptr;
@@ -71,4 +71,4 @@ bool StreamReader::pending() const {
     return msgs > 0;
 }
 
-}  // namespace sluice::mariadb::jetstream
+}  // namespace sluice::nats

@@ -7,10 +7,11 @@
 //   JetStreamClient c = JetStreamClient::connect("nats://127.0.0.1:4222,nats://127.0.0.1:4223");
 //   if (auto s = c.stream_state("ORDERS")) { StoredMessage m = c.message("ORDERS", s->last_seq); ... }
 //
-// Errors are sluice::mariadb::Error: io (no server reachable, connection
-// lost), timeout (no answer in time: a leader election, a node down), server
-// (a JetStream API error: server_code() is its err_code, e.g. 10059 stream
-// not found), usage (a bad URL or name). io and timeout are worth retrying.
+// Errors are sluice::nats::Error (error.hpp): io (no server reachable),
+// closed (connection lost), timeout (no answer in time: a leader election,
+// a node down), server (a JetStream API error: api_code() is its err_code,
+// e.g. 10059 stream not found), usage (a bad URL or name); transient() says
+// which are worth retrying.
 //
 // LIFETIME: the client owns the connection and the JetStream context; the
 // raw handles are valid while it lives. StoredMessage owns its bytes.
@@ -24,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/nats/error.hpp"
+
 // libnats's handle types (nats/nats.h), declared here so that users of this
 // header need not include the C client.
 struct __natsConnection;
@@ -33,7 +36,7 @@ struct __natsMsg;
 struct jsPubAck;
 struct jsPubAckErr;
 
-namespace sluice::mariadb::jetstream {
+namespace sluice::nats {
 
 struct StreamState {
     std::uint64_t messages = 0;
@@ -119,8 +122,5 @@ private:
 inline void check_nats(int status, int js_code, const std::string& what) {
     if (status != 0) throw_nats(status, js_code, what);
 }
-// Whether an Error from this client is worth retrying (io, timeout, closed,
-// and the JetStream API's "no leader"/"temporarily unavailable" answers).
-bool retryable(const std::exception& e);
 
-}  // namespace sluice::mariadb::jetstream
+}  // namespace sluice::nats

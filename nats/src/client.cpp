@@ -1,4 +1,4 @@
-#include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/nats/client.hpp"
 
 #include <nats/nats.h>
 
@@ -6,9 +6,9 @@
 #include <sstream>
 #include <utility>
 
-#include "sluice/mariadb/error.hpp"
+#include "sluice/nats/error.hpp"
 
-namespace sluice::mariadb::jetstream {
+namespace sluice::nats {
 
 namespace {
 
@@ -51,30 +51,15 @@ std::vector<std::string> split_urls(const std::string& urls) {
         case NATS_INVALID_SUBJECT: throw Error(ErrorKind::usage, message);
         default: break;
     }
-    if (js_code) throw Error(static_cast<std::uint16_t>(js_code), "", message);
+    if (js_code) throw Error(js_code, message);
     throw Error(ErrorKind::protocol, message);
-}
-
-bool retryable(const std::exception& e) {
-    const auto* m = dynamic_cast<const Error*>(&e);
-    if (!m) return false;
-    switch (m->kind()) {
-        case ErrorKind::io:
-        case ErrorKind::timeout:
-        case ErrorKind::closed:
-        case ErrorKind::broken: return true;
-        case ErrorKind::server:
-            return m->server_code() == JSClusterNotAvailErr || m->server_code() == JSClusterNotLeaderErr ||
-                   m->server_code() == JSClusterNoPeersErr || m->server_code() == JSInsufficientResourcesErr;
-        default: return false;
-    }
 }
 
 const std::string& StoredMessage::header(const std::string& name, std::string_view stream) const {
     auto it = headers.find(name);
     if (it == headers.end())
         throw Error(ErrorKind::protocol, "message " + std::to_string(seq) + " of stream \"" + std::string(stream) +
-                                             "\" has no " + name + " header (was it written by sluice-mariadb cdc?)");
+                                             "\" has no " + name + " header");
     return it->second;
 }
 
@@ -230,4 +215,4 @@ std::size_t JetStreamClient::known_servers() {
     return static_cast<std::size_t>(count);
 }
 
-}  // namespace sluice::mariadb::jetstream
+}  // namespace sluice::nats

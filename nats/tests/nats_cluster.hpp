@@ -8,7 +8,7 @@
 #include <chrono>
 #include <string>
 
-#include "../../../tests/support/own_servers.hpp"
+#include "../../tests/support/own_servers.hpp"
 
 namespace sluice::test {
 
