@@ -8,7 +8,10 @@
 # The commands name /tmp/sl, /tmp/keal-lib, ...: they run in a private mount
 # namespace with a /tmp of its own (tmpfs), so that nothing they make or
 # start collides with a user's /tmp/sl or with another run of this test.
-# Servers a failed block left running there are stopped at the end.
+# Servers a failed block left running there are stopped at the end. A
+# checkout (or WORK_DIR) under /tmp stays where it is: it is bound into the
+# private /tmp at its own path before that replaces /tmp (a plain tmpfs over
+# /tmp hid the checkout and the script, issue 32).
 #
 #   run_readme.sh WORK_DIR     (WORK_DIR: where the extracted script goes)
 set -euo pipefail
@@ -32,6 +35,25 @@ script=$work/readme_commands.sh
 } >"$script"
 
 echo "readme: running $(grep -c '^# README.md line' "$script") blocks of $root/README.md ($script)"
+# The private /tmp is made at a mount point under WORK_DIR (which is
+# reachable), the paths under /tmp that must stay reachable are bound into
+# it, and then it is moved onto /tmp.
+stage=$work/private-tmp
+mkdir -p "$stage"
+keep=()
+for path in "$root" "$work"; do
+  physical=$(cd "$path" && pwd -P)
+  case "$physical" in /tmp/*) keep+=("$physical") ;; esac
+done
 # TMPDIR unset: the commands as a reader runs them, all under the private /tmp.
-exec unshare --mount --propagation private -- \
-  env -u TMPDIR bash -c 'mount -t tmpfs -o mode=1777 sluice-readme /tmp && exec bash -euo pipefail "$0"' "$script"
+exec unshare --mount --propagation private -- env -u TMPDIR bash -c '
+  set -eu
+  script=$1 stage=$2
+  shift 2
+  mount -t tmpfs -o mode=1777 sluice-readme "$stage"
+  for path in "$@"; do
+    mkdir -p "$stage/${path#/tmp/}"
+    mount --bind "$path" "$stage/${path#/tmp/}"
+  done
+  mount --move "$stage" /tmp
+  exec bash -euo pipefail "$script"' bash "$script" "$stage" "${keep[@]}"

@@ -19,11 +19,13 @@ SLUICE_SERVERS_KNOWN=(kdc mariadb postgres nats)
 say() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*"; }
 warn() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*" >&2; }
 
-# parse_common_args "$@": sets SERVERS_DIR, ONLY (array) and PAM_CLEARTEXT.
+# parse_common_args "$@": sets SERVERS_DIR, ONLY (array), PAM_CLEARTEXT and
+# RESTART.
 parse_common_args() {
   SERVERS_DIR=""
   ONLY=("${SLUICE_SERVERS_ALL[@]}")
   PAM_CLEARTEXT=0
+  RESTART=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --dir) SERVERS_DIR=${2:?--dir needs a directory}; shift 2 ;;
@@ -31,6 +33,7 @@ parse_common_args() {
       --only) parse_only "${2:?--only needs a list such as mariadb,postgres,kdc}"; shift 2 ;;
       --only=*) parse_only "${1#--only=}"; shift ;;
       --pam-cleartext) PAM_CLEARTEXT=1; shift ;;
+      --restart) RESTART=1; shift ;;
       -h|--help) usage; exit 0 ;;
       *) warn "unknown argument '$1'"; usage >&2; exit 2 ;;
     esac
@@ -100,6 +103,22 @@ pid_alive() {
   [[ "$stat" == "$pid ($comm"* ]] || return 1
   local state=${stat##*) }
   [ "${state%% *}" != "Z" ]
+}
+
+# The program each PID file's process runs (pid_alive's COMM).
+declare -A SERVER_COMM=([kdc]=krb5kdc [mariadb]=mariadbd [postgres]=postgres
+                        [nats-1]=nats-server [nats-2]=nats-server [nats-3]=nats-server)
+
+# running_servers: prints "NAME (pid PID), ..." for every server of
+# SERVERS_DIR whose PID file names a live process of that server; nothing
+# when none runs (a dead start's leftovers).
+running_servers() {
+  local name pid listed=""
+  for name in kdc mariadb postgres nats-1 nats-2 nats-3; do
+    pid=$(cat "$SERVERS_DIR/$name.pid" 2>/dev/null) || continue
+    if pid_alive "$pid" "${SERVER_COMM[$name]}"; then listed+="${listed:+, }$name (pid $pid)"; fi
+  done
+  printf '%s' "$listed"
 }
 
 # group_alive PGID COMM: some process of the group is still running COMM.
