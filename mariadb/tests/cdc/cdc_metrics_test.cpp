@@ -294,6 +294,29 @@ TEST_F(CdcMetricsShared, IntoJetStreamTheCountersAreWhatTheStreamAcknowledged) {
     EXPECT_EQ(test_support::read_text(log).find(secret), std::string::npos);
 }
 
+TEST_F(CdcMetricsShared, ASecondSignalExitsAtOnce) {
+    sql().execute("CREATE TABLE IF NOT EXISTS cdc_metrics.quiet (id INT PRIMARY KEY)");
+    const std::string log = scratch_path("cdc-metrics-twice.log");
+    const std::string out = scratch_path("cdc-metrics-twice.ndjson");
+    // Following a quiet table: the loop is blocked on the server, so the
+    // first signal waits out its grace and the second one ends the process.
+    const pid_t pid = spawn_cli({"cdc", url_of(admin_options()), "--from-now", "--tables", "cdc_metrics.quiet", "--out",
+                                 out, "--metrics", "127.0.0.1:0"},
+                                log);
+    ASSERT_GT(test_support::metrics_port(log), 0) << test_support::read_text(log);
+    // Two different signals: two of the same kind may merge into one
+    // pending signal before the signal thread takes the first.
+    ::kill(pid, SIGTERM);
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << test_support::read_text(log);
+    EXPECT_TRUE(WEXITSTATUS(status) == 128 + SIGINT || WEXITSTATUS(status) == 128 + SIGTERM)
+        << WEXITSTATUS(status) << "\n" << test_support::read_text(log);
+    EXPECT_EQ(test_support::read_text(log).find("stopped (signal"), std::string::npos)
+        << "the graceful path ran: " << test_support::read_text(log);
+}
+
 TEST(CdcMetrics, BadMetricsAddressesAndLogFormatsAreUsageErrors) {
     auto r = run_cli("cdc mariadb://u:pw@127.0.0.1:1/ --metrics 127.0.0.1", true);
     EXPECT_EQ(r.status, 2) << r.out;
