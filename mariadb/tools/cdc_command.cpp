@@ -4,6 +4,7 @@
 //                        [--to nats://HOST:PORT --stream NAME [--subject PREFIX]
 //                         [--replicas N] [--format sluice|debezium]
 //                         [--debezium-decimal precise|string|double] [--window N]]
+//                        [--metrics HOST:PORT] [--log-format text|json]
 // One NDJSON line per committed transaction, DDL statement and snapshot
 // chunk (docs/mariadb-cdc.md).
 #include "cdc_command.hpp"
@@ -12,9 +13,14 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "sluice/mariadb/cdc/change_stream.hpp"
 #include "sluice/mariadb/cdc/ndjson.hpp"
@@ -22,6 +28,9 @@
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/jetstream/cdc_publisher.hpp"
 #include "sluice/nats/error.hpp"
+#include "sluice/service/log_output.hpp"
+#include "sluice/service/stop_signals.hpp"
+#include "cdc_metrics.hpp"
 #include "url_errors.hpp"
 
 namespace sluice::mariadb::tools {
@@ -47,10 +56,14 @@ std::string describe(const Error& e) {
 
 // Lines go out in whole-line batches: written as soon as the stream has no
 // more input waiting (low latency when following), in bulk while catching up.
+// `mutex` is held while a line is added and while the buffer is written: a
+// graceful stop that finds the loop blocked on the server writes out the
+// buffer from the signal thread (stop_blocked_loop).
 class Output {
 public:
     explicit Output(std::optional<NdjsonFile> file) : file_(std::move(file)) {}
     mariadb::ndjson::Buffer& buffer() { return buffer_; }
+    std::mutex mutex;
     void flush() {
         if (buffer_.empty()) return;
         if (file_) file_->append(buffer_.view());
@@ -127,6 +140,13 @@ int run_cdc_command(int argc, char** argv) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}))
         ->capture_default_str();
     auto* o_progress = app.add_flag("--progress", progress, "with --to: a progress line on stderr at most once a second");
+    std::string metrics_address, log_format = "text";
+    app.add_option("--metrics", metrics_address,
+                   "serve /metrics (Prometheus), /healthz, /status and a status page on HOST:PORT (port 0: any free "
+                   "port; the URL is printed on stderr). Off by default");
+    app.add_option("--log-format", log_format, "stderr lines as text, or as one JSON object per line")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
     o_to->excludes("--out");
     o_to->needs(o_stream);
     // The publisher's options mean nothing without --to: refused rather than
@@ -141,6 +161,15 @@ int run_cdc_command(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
+    }
+    // Every later line on stderr is masked, and JSON when asked.
+    service::install_log_lines(service::parse_log_format(log_format), "sluice-mariadb cdc");
+    if (!metrics_address.empty()) {
+        try {
+            service::parse_listen_address(metrics_address);
+        } catch (const std::invalid_argument& e) {
+            return fail(e.what(), 2);
+        }
     }
 
     // An empty value (an unset shell variable) is a mistake, not "print instead".
@@ -177,6 +206,19 @@ int run_cdc_command(int argc, char** argv) {
                                             : StartAt::now;
         stream.gtid = from;
 
+        // Before any thread starts (they inherit the blocked signals).
+        // `stop_blocked_loop` runs when the loop did not stop by itself
+        // within the grace: it is blocked waiting for the server.
+        std::function<void()> stop_blocked_loop;
+        service::install_stop_signals([&stop_blocked_loop] { if (stop_blocked_loop) stop_blocked_loop(); },
+                                      std::chrono::milliseconds(1200));
+        std::unique_ptr<CdcMetrics> metrics;
+        if (!metrics_address.empty()) {
+            const std::string sink = !to.empty() ? to + " stream " + stream_name : !out.empty() ? "file " + out : "stdout";
+            metrics = std::make_unique<CdcMetrics>(metrics_address, url, sink);
+            stream.observer = metrics.get();
+        }
+
         if (!to.empty()) {
             jetstream::PublisherOptions po;
             po.urls = to;
@@ -189,7 +231,20 @@ int run_cdc_command(int argc, char** argv) {
                                                                         : jetstream::debezium::DecimalHandling::precise;
             po.window = window;
             po.progress = progress;
+            po.observer = metrics.get();
+            po.stop_requested = &service::stop_requested;
+            // Blocked on the binlog: what was published is in the stream once
+            // acknowledged (and a restart resumes from the stream's last
+            // message in any case); wait a little for the acknowledgments.
+            stop_blocked_loop = [&metrics] {
+                for (int i = 0; i < 40 && metrics && !metrics->all_delivered(); ++i)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
+                std::_Exit(0);
+            };
             jetstream::publish_changes(options, stream, po, std::cerr);
+            if (service::stop_requested())
+                std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
             return 0;
         }
         std::optional<NdjsonFile> file;
@@ -205,11 +260,37 @@ int run_cdc_command(int argc, char** argv) {
         // quiet after other tables' transactions, not with this table's next.
         stream.idle_events = true;
         ChangeStream cdc = ChangeStream::open(options, stream);
+        // Blocked waiting for the server: everything applied is in the
+        // buffer or written; write it out and stop here.
+        stop_blocked_loop = [&output] {
+            std::lock_guard lock(output.mutex);
+            output.finish();
+            std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
+            std::_Exit(0);
+        };
         while (const ChangeEvent* e = cdc.next()) {
+            std::lock_guard lock(output.mutex);
+            const std::size_t before = output.buffer().size();
             cdc::ndjson::append_line(output.buffer(), *e);
-            if (!cdc.input_pending() || output.buffer().size() >= (1U << 20)) output.flush();
+            if (metrics) {
+                if (const auto* t = std::get_if<Transaction>(e)) {
+                    const std::string_view line(output.buffer().view().substr(before));
+                    metrics->written(t->timestamp, cdc::ndjson::count_row_changes(line), line.size());
+                }
+            }
+            const bool stopping = service::stop_requested();
+            if (!cdc.input_pending() || output.buffer().size() >= (1U << 20) || stopping) {
+                output.flush();
+                if (metrics) metrics->flushed(cdc.position());
+            }
+            if (stopping) break;
         }
-        output.finish();
+        {
+            std::lock_guard lock(output.mutex);
+            output.finish();
+        }
+        if (service::stop_requested())
+            std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
         return 0;
     } catch (const Error& e) {
         return fail(describe(e));

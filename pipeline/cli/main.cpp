@@ -2,13 +2,16 @@
 //                     --sink POSTGRES_URL --sink-table NAME
 //                     [--gap N] [--lateness N] [--watermark-lag N]
 //                     [--from-start | --from-gtid GTIDS | --from-now | --snapshot] [--until-end]
+//                     [--metrics HOST:PORT] [--log-format text|json]
 // (issue 15; docs/pipeline.md). Exit 0 when --until-end finished, 1 for a
 // failure the pipeline cannot retry (message on stderr), 2 for bad usage.
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "sluice/mariadb/cdc/gtid_state.hpp"
 #include "sluice/mariadb/error.hpp"
@@ -16,6 +19,10 @@
 #include "sluice/pipeline/pipeline.hpp"
 #include "sluice/pipeline/sink.hpp"
 #include "sluice/pipeline/stream_source.hpp"
+#include "sluice/service/http_server.hpp"
+#include "sluice/service/log_output.hpp"
+#include "sluice/service/stop_signals.hpp"
+#include "pipeline_metrics.hpp"
 
 namespace {
 
@@ -85,12 +92,28 @@ int run_command(int argc, char** argv) {
                     "I/N: with a nats:// source, apply only the keys of partition I of N (0 <= I < N; FNV-1a 64 of "
                     "the key modulo N, docs/pipeline.md); N workers together fill NAME as one process does");
     run->add_flag("--quiet", quiet, "no progress lines on stderr (default: one at most every second)");
+    std::string metrics_address, log_format = "text";
+    run->add_option("--metrics", metrics_address,
+                    "serve /metrics (Prometheus), /healthz, /status and a status page on HOST:PORT (port 0: any free "
+                    "port; the URL is printed on stderr). Off by default");
+    run->add_option("--log-format", log_format, "stderr lines as text, or as one JSON object per line")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     o.progress = !quiet;
+    // Every later line on stderr is masked, and JSON when asked.
+    sluice::service::install_log_lines(sluice::service::parse_log_format(log_format), "sluice-pipeline");
+    if (!metrics_address.empty()) {
+        try {
+            sluice::service::parse_listen_address(metrics_address);
+        } catch (const std::invalid_argument& e) {
+            return usage_error(e.what());
+        }
+    }
 
     const auto dot = table.find('.');
     if (dot == std::string::npos || dot == 0 || dot + 1 == table.size() || table.find('.', dot + 1) != std::string::npos)
@@ -136,7 +159,28 @@ int run_command(int argc, char** argv) {
     } catch (const std::exception& e) {
         return usage_error(e.what());
     }
-    return run_with_retries(o, std::cerr);
+    // Graceful stop: the run loop commits what it applied and returns. Blocked
+    // waiting for the source (nothing in hand: every batch is cut when the
+    // source has nothing pending), it cannot look: after the grace, this
+    // waits for the writer's last commit and exits 0 (a SIGKILL would be
+    // exact too; this only makes the stop quick and clean). Before any
+    // thread starts.
+    static cli::PipelineMetrics observer;
+    sluice::service::install_stop_signals(
+        [] {
+            for (int i = 0; i < 60 && !observer.all_committed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            std::cerr << "sluice-pipeline: stopped (signal " << sluice::service::stop_signal() << ")"
+                      << (observer.all_committed() ? "" : "; the last batch was not committed: a restart reads it again")
+                      << "\n" << std::flush;
+            std::_Exit(0);
+        },
+        std::chrono::milliseconds(1200));
+    o.observer = &observer;
+    if (!metrics_address.empty()) observer.serve(metrics_address, o.source_url, o.sink_url);
+    const int status = run_with_retries(o, std::cerr);
+    if (status == 0 && sluice::service::stop_requested())
+        std::cerr << "sluice-pipeline: stopped (signal " << sluice::service::stop_signal() << ")\n" << std::flush;
+    return status;
 }
 
 }  // namespace

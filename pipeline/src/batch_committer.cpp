@@ -21,15 +21,16 @@ BatchLimits batch_limits(const Options& o, bool catch_up) {
 BatchCommitter::BatchCommitter(Sink& sink, std::string settings, tideweave::Engine& engine,
                                const WatermarkRule& rule, BatchLimits limits,
                                std::size_t checkpoint_every, std::optional<std::string> committed,
-                               bool replaying, RunStats& stats)
+                               bool replaying, RunStats& stats, RunObserver* observer)
     : engine_(engine),
       rule_(rule),
       policy_(limits, checkpoint_every, replaying, Clock::now()),
       committed_(std::move(committed)),
       stats_(stats),
+      observer_(observer),
       commits_before_(stats.sink_commits),
       sink_seconds_before_(stats.sink_seconds),
-      writer_(sink, std::move(settings)) {}
+      writer_(sink, std::move(settings), observer) {}
 
 SinkBatch& BatchCommitter::open_batch() {
     if (batch_.empty()) policy_.batch_opened(Clock::now());
@@ -66,6 +67,7 @@ void BatchCommitter::commit(const std::string& position) {
     job_.previous_gtid = committed_;
     job_.gtid = position;
     job_.replay = policy_.replaying();
+    if (observer_) observer_->batch_cut(position, engine_.active_events(), engine_.row_count());
     writer_.submit(job_);
     committed_ = position;
     batch_.clear();

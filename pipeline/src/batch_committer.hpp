@@ -18,6 +18,7 @@
 #include "sink_writer.hpp"
 #include "sluice/pipeline/commit_policy.hpp"
 #include "sluice/pipeline/pipeline.hpp"
+#include "sluice/pipeline/run_observer.hpp"
 #include "sluice/pipeline/sink_batch.hpp"
 #include "sluice/pipeline/watermark_rule.hpp"
 #include "sluice/tideweave/engine.hpp"
@@ -34,7 +35,8 @@ class BatchCommitter {
     // `replaying`: the engine was restored from a checkpoint older than it.
     BatchCommitter(Sink& sink, std::string settings, tideweave::Engine& engine,
                    const WatermarkRule& rule, BatchLimits limits, std::size_t checkpoint_every,
-                   std::optional<std::string> committed, bool replaying, RunStats& stats);
+                   std::optional<std::string> committed, bool replaying, RunStats& stats,
+                   RunObserver* observer = nullptr);
     BatchCommitter(const BatchCommitter&) = delete;
     BatchCommitter& operator=(const BatchCommitter&) = delete;
 
@@ -78,6 +80,7 @@ class BatchCommitter {
     SinkBatch batch_;
     SinkJob job_;  // reused: its buffers keep their capacity
     RunStats& stats_;
+    RunObserver* observer_;  // may be null
     const std::uint64_t commits_before_;  // of earlier attempts (run_with_retries)
     const double sink_seconds_before_;
     SinkWriter writer_;  // last: its thread stops before the rest goes

@@ -23,6 +23,7 @@
 #include "sluice/pipeline/binlog_adapter.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/progress_line.hpp"
+#include "sluice/pipeline/run_observer.hpp"
 #include "sluice/pipeline/session_applier.hpp"
 #include "sluice/pipeline/sink.hpp"
 #include "sluice/pipeline/source_position.hpp"
@@ -84,6 +85,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     // transaction, however long that takes).
     so.idle_events = true;
     so.until_end = o.until_end;
+    so.observer = o.observer;
     if (auto state = sink.load()) {
         if (state->settings != settings)
             throw Error(ErrorKind::sink_state, "\"" + o.sink_table + "\" was written with " + state->settings +
@@ -132,7 +134,9 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     // batches, as each cut costs PostgreSQL an upsert of every session open
     // at the cut; following: short ones, for the lag.
     BatchCommitter committer(sink, settings, *engine, *rule, batch_limits(o, /*catch_up=*/true), o.checkpoint_every,
-                             committed_gtid, replaying, stats);
+                             committed_gtid, replaying, stats, o.observer);
+    RunObserver& watch = observer_or_none(o.observer);
+    watch.running();
     auto progress_line = [&](bool last_line) {
         if (progress.due(std::chrono::steady_clock::now(), last_line))
             progress.write("", stats, committer.last_commit_time(), /*sink_time=*/true, wall_seconds_now());
@@ -149,6 +153,8 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
             stats.late += outcome.late;
             stats.rejected += outcome.rejected;
             committer.source_commit_time(t->timestamp);
+            watch.source_transaction(mapper.changes(), outcome.late, outcome.rejected, t->timestamp,
+                                     replay_until && reached(*replay_until, stream.position()));
         } else if (const auto* chunk = std::get_if<cdc::SnapshotChunk>(event)) {
             for (std::size_t r = 0; r < chunk->size(); ++r) {
                 SourceChange c;
@@ -165,6 +171,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
             stats.row_changes += mapper.changes();
             stats.late += outcome.late;
             stats.rejected += outcome.rejected;
+            watch.snapshot_applied(mapper.changes(), outcome.late, outcome.rejected);
             snapshot_rows.clear();
             snapshot_arena.clear();
         }  // (cdc::Idle: nothing to apply; the position moved past other tables' transactions)
@@ -177,6 +184,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         // not come.
         if (committer.due(stream.input_pending(), /*source_quiet=*/true)) committer.commit(stream.position().to_string());
         progress_line(false);
+        if (watch.stop_requested()) break;  // graceful stop: commit below what is applied
     }
     // --until-end: everything the binlog held at the start is applied.
     // (Groups of other tables move the position without an event.)
@@ -192,7 +200,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     // Without --until-end the stream only ends when the server went away
     // (ChangeStream hands out nullptr when the server shuts the dump down):
     // a lost source, retried from the sink's state.
-    if (!o.until_end)
+    if (!o.until_end && !watch.stop_requested())
         throw Error(ErrorKind::source_ended, "the binlog stream ended (the source server shut down?)");
 }
 
@@ -241,6 +249,17 @@ std::string describe(const std::exception& e) {
 
 }  // namespace
 
+namespace {
+
+// For the health check: which side a retried failure is on.
+const char* failing_part(const std::exception& e) {
+    if (dynamic_cast<const postgres::Error*>(&e)) return "sink";
+    if (const auto* q = dynamic_cast<const Error*>(&e); q && q->kind() == ErrorKind::sink_moved) return "sink";
+    return "source";
+}
+
+}  // namespace
+
 int run_with_retries(const Options& o, std::ostream& log) {
     RunStats stats;
     auto backoff = std::chrono::milliseconds(100);
@@ -266,6 +285,8 @@ int run_with_retries(const Options& o, std::ostream& log) {
                 return 1;
             }
             log << "sluice-pipeline: " << describe(e) << "; retrying in " << backoff.count() << " ms\n";
+            observer_or_none(o.observer).retry(failing_part(e), describe(e));
+            if (observer_or_none(o.observer).stop_requested()) return 0;  // stopped while retrying: nothing to commit
             std::this_thread::sleep_for(backoff);
             backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
         }

@@ -4,8 +4,8 @@
 
 namespace sluice::pipeline {
 
-SinkWriter::SinkWriter(Sink& sink, std::string settings)
-    : sink_(sink), settings_(std::move(settings)), thread_([this] { loop(); }) {}
+SinkWriter::SinkWriter(Sink& sink, std::string settings, RunObserver* observer)
+    : sink_(sink), settings_(std::move(settings)), observer_(observer), thread_([this] { loop(); }) {}
 
 SinkWriter::~SinkWriter() {
     {
@@ -68,6 +68,7 @@ void SinkWriter::loop() {
             failure = std::current_exception();
         }
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!failure && observer_) observer_->sink_commit(took);
         lock.lock();
         busy_ = false;
         if (failure) failure_ = failure;

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "sluice/pipeline/run_observer.hpp"
 #include "sluice/pipeline/sink.hpp"
 #include "sluice/pipeline/sink_batch.hpp"
 
@@ -28,7 +29,8 @@ struct SinkJob {
 
 class SinkWriter {
 public:
-    SinkWriter(Sink& sink, std::string settings);
+    // `observer` (may be null) is told of each commit, from the writer's thread.
+    SinkWriter(Sink& sink, std::string settings, RunObserver* observer = nullptr);
     ~SinkWriter();
     SinkWriter(const SinkWriter&) = delete;
     SinkWriter& operator=(const SinkWriter&) = delete;
@@ -49,6 +51,7 @@ private:
 
     Sink& sink_;
     std::string settings_;
+    RunObserver* observer_;
     mutable std::mutex mu_;
     std::condition_variable cv_;
     std::optional<SinkJob> job_;

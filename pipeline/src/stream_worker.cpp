@@ -30,6 +30,7 @@
 #include "sluice/pipeline/ndjson_transaction.hpp"
 #include "sluice/pipeline/partition_applier.hpp"
 #include "sluice/pipeline/progress_line.hpp"
+#include "sluice/pipeline/run_observer.hpp"
 #include "sluice/pipeline/sink.hpp"
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/postgres/error.hpp"
@@ -190,7 +191,9 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     const bool replaying = replay_until != 0;
     // One batch age: the worker has no catch-up mode (pipeline.cpp has).
     BatchCommitter committer(sink, settings, *engine, *rule, batch_limits(o, /*catch_up=*/false), o.checkpoint_every,
-                             committed, replaying, stats);
+                             committed, replaying, stats, o.observer);
+    RunObserver& watch = observer_or_none(o.observer);
+    watch.running();
     ProgressLine progress(o.progress, log);
     // Every message applied so far, except an open snapshot's chunks.
     auto stable_position = [&] { return position_text(source.stream, snapshot ? before_snapshot : position); };
@@ -204,6 +207,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
 
     for (;;) {
         if (o.until_end && position >= end) break;
+        if (watch.stop_requested()) break;  // graceful stop: commit below what is applied
         const bool waiting = !reader.pending();
         // With something to commit, look for input briefly; else block longer.
         auto m = reader.next(waiting && !committer.holds_nothing() ? std::chrono::milliseconds(20)
@@ -242,6 +246,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
                 stats.row_changes += mapper.changes();
                 stats.late += outcome.late;
                 stats.rejected += outcome.rejected;
+                watch.snapshot_applied(mapper.changes(), outcome.late, outcome.rejected);
                 snapshot.reset();
                 snapshot_rows.clear();
                 snapshot_arena.clear();
@@ -258,6 +263,8 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
                 stats.late += outcome.late;
                 stats.rejected += outcome.rejected;
                 committer.source_commit_time(line.timestamp);
+                watch.source_transaction(mapper.changes(), outcome.late, outcome.rejected, line.timestamp,
+                                         replay_until != 0 && m->seq <= replay_until);
             }
             position = m->seq;
             committer.moved();

@@ -27,15 +27,22 @@ public:
 
     // Stops the server (fast shutdown: every client connection is cut) and
     // starts it again on the same port; true once it takes connections.
-    bool restart() {
+    bool restart() { return stop() && start_again(); }
+    // The two halves of restart(), for tests that look at a client while
+    // the server is down.
+    bool stop() {
         using namespace std::chrono_literals;
         const pid_t old = servers_.pid("postgres");
-        const std::vector<std::string> args = test_support::process_arguments(old);
-        if (old <= 0 || args.empty()) return false;
-        std::vector<std::string> argv = {"setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"};
-        argv.insert(argv.end(), args.begin(), args.end());
+        args_ = test_support::process_arguments(old);
+        if (old <= 0 || args_.empty()) return false;
         ::kill(old, SIGINT);
-        if (!test_support::wait_gone(old, 30s)) return false;
+        return test_support::wait_gone(old, 30s);
+    }
+    bool start_again() {
+        using namespace std::chrono_literals;
+        if (args_.empty()) return false;
+        std::vector<std::string> argv = {"setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"};
+        argv.insert(argv.end(), args_.begin(), args_.end());
         if (!servers_.spawn("postgres", argv)) return false;
         return test_support::wait_until(
             [&] {
@@ -51,6 +58,7 @@ public:
 
 private:
     test_support::OwnServers servers_;
+    std::vector<std::string> args_;  // the stopped postmaster's command line
 };
 
 }  // namespace sluice::pipeline::test

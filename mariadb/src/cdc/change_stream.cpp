@@ -204,6 +204,7 @@ struct ChangeStream::State {
     // retrying until reconnect_for has passed.
     void reconnect(const Error& first) {
         binlog.reset();
+        if (stream.observer) stream.observer->connection_lost(first.what());
         const auto give_up = Clock::now() + stream.reconnect_for;
         auto pause = std::chrono::milliseconds(100);
         std::string last = first.what();
@@ -217,10 +218,12 @@ struct ChangeStream::State {
             pause = std::min(pause * 2, std::chrono::milliseconds(2000));
             try {
                 start_dump();
+                if (stream.observer) stream.observer->connection_regained();
                 return;
             } catch (const Error& e) {
                 if (!is_retryable(e)) throw;
                 last = e.what();
+                if (stream.observer) stream.observer->connection_lost(last);
             }
         }
     }

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/jetstream/snapshot_messages.hpp"
 #include "sluice/nats/client.hpp"
 
@@ -31,6 +32,7 @@ struct AckState {
     std::atomic<std::uint64_t> last_seq{0};
     std::mutex mutex;
     std::string first_error;
+    PublishObserver* observer = nullptr;
 
     void fail(std::string why) {
         std::lock_guard lock(mutex);
@@ -71,6 +73,7 @@ void on_ack(jsCtx*, natsMsg* m, jsPubAck* pa, jsPubAckErr* pae, void* closure) {
         } else {
             s->last_seq = pa->Sequence;
             ++s->acked;
+            if (s->observer) s->observer->acknowledged(pa->Sequence);
         }
     }
     natsMsg_Destroy(m);
@@ -97,6 +100,7 @@ public:
     Publisher(const ConnectOptions& source, const cdc::StreamOptions& start, const PublisherOptions& o, std::ostream& log)
         : source_(source), start_(start), o_(o), log_(log) {
         prefix_ = o.subject_prefix.empty() ? o.stream : o.subject_prefix;
+        acks_.observer = o.observer;
     }
 
     PublishStats run() {
@@ -117,6 +121,8 @@ public:
                 acks_.take_error();
             }
             ++stats_.resyncs;
+            if (o_.observer) o_.observer->resynchronising(source_failed_ ? "source" : "sink", why);
+            source_failed_ = false;
             if (acks_.acked != acked_seen) {
                 acked_seen = acks_.acked;
                 failing_since = Clock::now();
@@ -210,7 +216,15 @@ private:
             }
         }
         const std::int64_t opened_ms = std::max(now_ms(), not_before_ms);
-        cdc::ChangeStream cs = cdc::ChangeStream::open(source_, so);
+        std::optional<cdc::ChangeStream> opened;
+        try {
+            opened.emplace(cdc::ChangeStream::open(source_, so));
+        } catch (const Error&) {
+            source_failed_ = true;  // for the observer: the binlog, not NATS
+            throw;
+        }
+        cdc::ChangeStream& cs = *opened;
+        if (o_.observer) o_.observer->running();
         cdc::GtidState before = so.start == cdc::StartAt::gtid ? so.gtid : cdc::GtidState{};
         std::vector<OutMessage> batch;
         std::optional<SnapshotMessages> snapshot;
@@ -237,7 +251,10 @@ private:
                 resume.skip_gtid.reset();
             }
             for (std::size_t i = first; i < batch.size(); ++i) publish(batch[i], expected++);
-            if (std::holds_alternative<cdc::Transaction>(*e)) ++stats_.transactions;
+            if (const auto* t = std::get_if<cdc::Transaction>(e)) {
+                ++stats_.transactions;
+                if (o_.observer) observe(*t, batch, first, expected, cs.position());
+            }
             before = cs.position();
             if (o_.progress && Clock::now() - last_progress >= std::chrono::seconds(1)) {
                 last_progress = Clock::now();
@@ -245,9 +262,23 @@ private:
                      << " messages acknowledged, stream at " << acks_.last_seq << "\n"
                      << std::flush;
             }
+            if (o_.stop_requested && o_.stop_requested()) break;
         }
         settle();
         return !acks_.failed;
+    }
+
+    // The observer's view of a transaction just published: its row changes
+    // (one message each in the debezium envelope; the changes of the one
+    // NDJSON line in the sluice envelope) and bytes.
+    void observe(const cdc::Transaction& t, const std::vector<OutMessage>& batch, std::size_t first,
+                 std::uint64_t next_expected, const cdc::GtidState& position) {
+        std::uint64_t rows = 0, bytes = 0;
+        for (std::size_t i = first; i < batch.size(); ++i) {
+            bytes += batch[i].data.size();
+            rows += o_.envelope == Envelope::debezium ? 1 : cdc::ndjson::count_row_changes(batch[i].data);
+        }
+        o_.observer->published(t.timestamp, rows, bytes, next_expected, position);
     }
 
     void publish(const OutMessage& m, std::uint64_t expected_last) {
@@ -289,6 +320,7 @@ private:
     std::optional<nats::JetStreamClient> client_;
     PublishStats stats_;
     std::int64_t max_payload_ = 1 << 20;
+    bool source_failed_ = false;  // the last failure was opening the binlog
 };
 
 }  // namespace

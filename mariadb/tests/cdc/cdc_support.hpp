@@ -81,16 +81,23 @@ public:
     pid_t pid() const { return servers_.pid("mariadb"); }
     // Stops mariadbd with SIGTERM (clean shutdown) and starts it again on
     // the same port with the same data, as the start script did.
-    bool restart() {
+    bool restart() { return stop() && start_again(); }
+    // The two halves of restart(), for tests that look at a client while
+    // the server is down.
+    bool stop() {
         using namespace std::chrono_literals;
-        std::string cnf;
+        cnf_.clear();
         for (const std::string& arg : test_support::process_arguments(pid()))
-            if (arg.rfind("--defaults-file=", 0) == 0) cnf = arg.substr(16);
-        if (cnf.empty()) return false;
+            if (arg.rfind("--defaults-file=", 0) == 0) cnf_ = arg.substr(16);
+        if (cnf_.empty()) return false;
         const pid_t old = pid();
         ::kill(old, SIGTERM);
-        if (!test_support::wait_gone(old, 30s)) return false;
-        if (!servers_.spawn("mariadb", {"/usr/sbin/mariadbd", "--defaults-file=" + cnf})) return false;
+        return test_support::wait_gone(old, 30s);
+    }
+    bool start_again() {
+        using namespace std::chrono_literals;
+        if (cnf_.empty()) return false;
+        if (!servers_.spawn("mariadb", {"/usr/sbin/mariadbd", "--defaults-file=" + cnf_})) return false;
         return test_support::wait_until(
             [&] {
                 try {
@@ -105,6 +112,7 @@ public:
 
 private:
     test_support::OwnServers servers_;
+    std::string cnf_;  // the stopped server's --defaults-file
 };
 
 }  // namespace sluice::mariadb::test

@@ -22,6 +22,8 @@
 
 namespace sluice::pipeline {
 
+class RunObserver;  // run_observer.hpp
+
 enum class StartMode { from_start, from_gtid, from_now, snapshot };
 
 struct Options {
@@ -60,6 +62,9 @@ struct Options {
     bool progress = true;  // a line on stderr at most once a second
     // --partition I/N (a nats:// source only): apply the keys of partition I.
     Partition partition;
+    // --metrics and graceful stop (run_observer.hpp); null: none. Not a
+    // setting of the sink's tables.
+    RunObserver* observer = nullptr;
 };
 
 // The arguments that shape the sink's tables, stored with the state: a

@@ -44,6 +44,17 @@ enum class StartAt {
     snapshot,  // a consistent snapshot of the selected tables, then after its position
 };
 
+// Told when the binlog connection is lost and when it is back (health
+// checks, retry counts: `sluice-mariadb cdc --metrics`). Called on the
+// thread calling next(), during it.
+class ConnectionObserver {
+public:
+    virtual ~ConnectionObserver() = default;
+    // Lost, and each failed attempt to connect again after that.
+    virtual void connection_lost(const std::string& why) = 0;
+    virtual void connection_regained() = 0;
+};
+
 struct StreamOptions {
     StartAt start = StartAt::now;
     GtidState gtid;  // StartAt::gtid
@@ -69,6 +80,8 @@ struct StreamOptions {
     // transactions make input_pending() true, next() consumes them and then
     // blocks, and the batch waits for this table's next transaction.
     bool idle_events = false;
+    // Told about reconnects; may be null. Must outlive the stream.
+    ConnectionObserver* observer = nullptr;
 };
 
 class ChangeStream {

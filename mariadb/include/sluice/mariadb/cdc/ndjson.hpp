@@ -18,7 +18,9 @@
 // The Buffer overloads write into the formatter's own buffer (no zeroing,
 // no per-cell std::string): the CLI formats its whole output that way. The
 // std::string overloads give the same bytes.
+#include <cstring>
 #include <string>
+#include <string_view>
 
 #include "sluice/mariadb/binlog/rows.hpp"
 #include "sluice/mariadb/cdc/change_events.hpp"
@@ -38,5 +40,20 @@ void append_line(std::string& out, const ChangeEvent& event);
 void append_value(mariadb::ndjson::Buffer& out, const binlog::Value& value, const binlog::ColumnInfo& column);
 void append_image(mariadb::ndjson::Buffer& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table);
 void append_line(mariadb::ndjson::Buffer& out, const ChangeEvent& event);
+
+// The row changes in transaction lines (0 for the other kinds): each change
+// opens with {"op":" and a value cannot hold that unescaped, so counting it
+// (memmem) is exact without parsing.
+inline std::uint64_t count_row_changes(std::string_view lines) {
+    static constexpr std::string_view mark = "{\"op\":\"";
+    std::uint64_t n = 0;
+    const char* p = lines.data();
+    const char* end = p + lines.size();
+    while (const void* hit = memmem(p, static_cast<std::size_t>(end - p), mark.data(), mark.size())) {
+        ++n;
+        p = static_cast<const char*>(hit) + mark.size();
+    }
+    return n;
+}
 
 }  // namespace sluice::mariadb::cdc::ndjson

@@ -39,6 +39,24 @@
 
 namespace sluice::mariadb::jetstream {
 
+// Told what the publisher does, for `sluice-mariadb cdc --metrics`
+// (counters, lag, health). acknowledged() is called on libnats's thread,
+// the rest on the publishing thread.
+class PublishObserver {
+public:
+    virtual ~PublishObserver() = default;
+    // A source transaction went out: its messages end at stream sequence
+    // `last_seq`; `position` is the binlog position after it.
+    virtual void published(std::uint32_t commit_time, std::uint64_t row_changes, std::uint64_t bytes,
+                           std::uint64_t last_seq, const cdc::GtidState& position) = 0;
+    virtual void acknowledged(std::uint64_t seq) = 0;
+    // A failure: `part` is "source" (the binlog could not be opened) or
+    // "sink" (NATS); the publisher resynchronises from the stream.
+    virtual void resynchronising(const std::string& part, const std::string& why) = 0;
+    // The stream answered and the binlog is open: both parts work again.
+    virtual void running() = 0;
+};
+
 struct PublisherOptions {
     std::string urls;            // nats://HOST:PORT[,nats://...]
     std::string stream;          // the stream's name
@@ -54,6 +72,11 @@ struct PublisherOptions {
     // the last progress.
     std::chrono::milliseconds retry_for{std::chrono::minutes(5)};
     bool progress = false;  // a line on the log at most once a second
+    // May be null; must outlive publish_changes().
+    PublishObserver* observer = nullptr;
+    // Polled after each event: true stops publishing (graceful stop), once
+    // what was published is acknowledged. May be null.
+    bool (*stop_requested)() = nullptr;
 };
 
 struct PublishStats {

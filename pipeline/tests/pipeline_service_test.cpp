@@ -1,0 +1,297 @@
+// `sluice-pipeline run --metrics` against real servers (issue 27): scraped
+// during a run, the counters never go down and end equal to the row
+// changes written; the lag returns to 0 when the source is quiet; /healthz
+// turns 503 while the private MariaDB, then the private PostgreSQL, is
+// stopped and 200 once it is back, and the sink then equals an
+// uninterrupted run; SIGTERM during a catch-up exits 0 and a restart is
+// exact; no password shows anywhere.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "../../mariadb/tests/cdc/cdc_support.hpp"
+#include "../../tests/support/metrics_scrape.hpp"
+#include "pipeline_support.hpp"
+#include "private_postgres.hpp"
+
+namespace sluice::pipeline::test {
+namespace {
+
+using namespace std::chrono_literals;
+using test_support::http_get;
+using test_support::metric_value;
+using test_support::wait_until;
+
+constexpr const char* my_secret = "Pipe-Watch-Pw-0815";
+constexpr const char* pg_secret = "Pg-Sink-Pw-4242";
+
+std::vector<std::string> args_for(const std::string& source, const std::string& table, const std::string& sink,
+                                  const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> a = {"run", "--source", source, "--table", "pipeline_service." + table, "--id", "id",
+                                  "--key", "k", "--ts", "t", "--value", "v", "--sink", sink, "--sink-table", name};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+std::string scratch(const std::string& name) {
+    const std::string p = "/tmp/pipeline-service-" + name + "-" + std::to_string(::getpid()) + ".log";
+    std::remove(p.c_str());
+    return p;
+}
+
+// A user with a password for the source: "no password anywhere" is checked
+// against one that exists.
+std::string watcher_url(mariadb::Connection& admin, const mariadb::ConnectOptions& server) {
+    admin.execute(std::string("CREATE USER IF NOT EXISTS 'pipewatch'@'%' IDENTIFIED BY '") + my_secret + "'");
+    admin.execute("GRANT REPLICATION SLAVE, REPLICATION CLIENT, BINLOG MONITOR, SELECT ON *.* TO 'pipewatch'@'%'");
+    return "mariadb://pipewatch:" + std::string(my_secret) + "@" + server.host + ":" + std::to_string(server.port) + "/";
+}
+
+// The sink's URL with a password in it (the private servers trust local
+// connections, so it is never asked for, but it is in every URL shown).
+std::string with_password(const std::string& pg) {
+    const auto at = pg.find('@');
+    return pg.substr(0, at) + ":" + pg_secret + pg.substr(at);
+}
+
+// Transaction n: 1 + n % 3 inserts in time order; every 4th also a row far
+// behind the watermark (late) and every 7th one with a NULL ts (rejected).
+struct Workload {
+    std::string table;
+    std::uint64_t rows = 0, transactions = 0;
+    void write(mariadb::Connection& c, int first, int count) {
+        for (int n = first; n < first + count; ++n) {
+            c.execute("START TRANSACTION");
+            std::string q = "INSERT INTO " + table + " VALUES ";
+            const int k = 1 + n % 3;
+            for (int i = 0; i < k; ++i)
+                q += (i ? "," : "") + ("(" + std::to_string(n * 10 + i) + ",'k" + std::to_string(n % 5) + "'," +
+                                       std::to_string(n * 4 + i) + "," + std::to_string(i + 1) + ")");
+            c.execute(q);
+            rows += static_cast<std::uint64_t>(k);
+            if (n % 4 == 3) {
+                c.execute("INSERT INTO " + table + " VALUES (" + std::to_string(n * 10 + 7) + ",'k1'," +
+                          std::to_string(n * 4 - 500) + ",1)");
+                ++rows;
+            }
+            if (n % 7 == 6) {
+                c.execute("INSERT INTO " + table + " VALUES (" + std::to_string(n * 10 + 8) + ",'k2',NULL,1)");
+                ++rows;
+            }
+            c.execute("COMMIT");
+            ++transactions;
+        }
+    }
+};
+
+double scrape(int port, const std::string& series) {
+    auto r = http_get(port, "/metrics");
+    if (!r || r->status != 200) return -1;
+    return metric_value(r->body, series).value_or(-1);
+}
+
+// Scrapes every 100 ms while alive; records a counter that went down.
+class Scraper {
+public:
+    Scraper(int port, std::vector<std::string> counters) : port_(port), counters_(std::move(counters)) {
+        thread_ = std::thread([this] {
+            std::vector<double> last(counters_.size(), 0);
+            while (!stop_) {
+                if (auto r = http_get(port_, "/metrics"); r && r->status == 200) {
+                    ++scrapes_;
+                    for (std::size_t i = 0; i < counters_.size(); ++i) {
+                        const double v = metric_value(r->body, counters_[i]).value_or(-1);
+                        if (v < last[i]) went_down_ = counters_[i] + " went from " + std::to_string(last[i]) + " to " + std::to_string(v);
+                        last[i] = v;
+                    }
+                }
+                std::this_thread::sleep_for(100ms);
+            }
+        });
+    }
+    ~Scraper() { stop(); }
+    void stop() {
+        stop_ = true;
+        if (thread_.joinable()) thread_.join();
+    }
+    std::string went_down() const { return went_down_; }
+    int scrapes() const { return scrapes_; }
+
+private:
+    int port_;
+    std::vector<std::string> counters_;
+    std::atomic<bool> stop_{false};
+    std::atomic<int> scrapes_{0};
+    std::string went_down_;
+    std::thread thread_;
+};
+
+std::string every_endpoint(int port) {
+    std::string all;
+    for (const char* path : {"/metrics", "/healthz", "/status", "/"})
+        if (auto r = http_get(port, path)) all += r->body;
+    return all;
+}
+
+// NAME's three tables as text, in order.
+std::string sink_text(postgres::Connection& pg, const std::string& name) {
+    std::string out;
+    for (const std::string& q :
+         {"select key, start, \"end\", count, sum, min, max, final from \"" + name + "\" order by key, start",
+          "select id, key, ts, gtid, seq, op, value from \"" + name + "_late\" order by gtid, seq",
+          "select gtid, seq, id, key, ts, value, reason from \"" + name + "_rejected\" order by gtid, seq"}) {
+        for (postgres::Row r : pg.query(q)) {
+            for (int c = 0; c < r.size(); ++c) out += r.get<std::optional<std::string>>(c).value_or("NULL") + "|";
+            out += "\n";
+        }
+        out += "--\n";
+    }
+    return out;
+}
+
+std::uint64_t count_rows(postgres::Connection& pg, const std::string& table) {
+    return std::stoull(pg.query("select count(*) from \"" + table + "\"").row(0).get<std::string>(0));
+}
+
+std::pair<int, double> terminate(Child& child) {
+    const auto t0 = std::chrono::steady_clock::now();
+    child.signal(SIGTERM);
+    const int status = child.wait();
+    return {status, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
+TEST(PipelineService, ScrapedRunCountsWhatTheSinkCommittedFollowsBothServersHealthAndStopsOnSigterm) {
+    mariadb::test::PrivateServer source("pipeline-metrics-my");
+    ASSERT_TRUE(source.started()) << source.log();
+    PrivatePostgres sink("pipeline-metrics-pg");
+    ASSERT_TRUE(sink.started()) << sink.log();
+    auto my = mariadb::Connection::connect(source.options());
+    const std::string source_url = watcher_url(my, source.options());
+    const std::string sink_url = with_password(sink.url());
+    my.execute("CREATE DATABASE pipeline_service");
+    my.execute("CREATE TABLE pipeline_service.svc (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start = mariadb::test::binlog_pos(my);
+    const std::string log = scratch("follow");
+    Child follower(args_for(source_url, "svc", sink_url, "svc", {"--from-gtid", start, "--metrics", "127.0.0.1:0"}), log);
+    const int port = test_support::metrics_port(log);
+    ASSERT_GT(port, 0) << read_file(log);
+    Scraper scraper(port, {"sluice_pipeline_source_transactions_total", "sluice_pipeline_source_row_changes_total",
+                           "sluice_pipeline_sink_commits_total", "sluice_pipeline_late_total",
+                           "sluice_pipeline_rejected_total"});
+    Workload w{"pipeline_service.svc"};
+    auto caught_up = [&] {
+        return scrape(port, "sluice_pipeline_source_row_changes_total") == static_cast<double>(w.rows) &&
+               scrape(port, "sluice_pipeline_source_transactions_total") == static_cast<double>(w.transactions) &&
+               scrape(port, "sluice_pipeline_lag_seconds") == 0;
+    };
+    auto healthz = [&] { return http_get(port, "/healthz").value_or(test_support::HttpReply{}); };
+    w.write(my, 0, 30);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+    EXPECT_EQ(healthz().status, 200);
+    EXPECT_EQ(healthz().body, "ok\n");
+    {
+        auto pg = postgres::Connection::open(sink.url());
+        const std::string m = http_get(port, "/metrics")->body;
+        EXPECT_EQ(metric_value(m, "sluice_pipeline_late_total"), static_cast<double>(count_rows(pg, "svc_late")));
+        EXPECT_EQ(metric_value(m, "sluice_pipeline_rejected_total"), static_cast<double>(count_rows(pg, "svc_rejected")));
+        EXPECT_GT(metric_value(m, "sluice_pipeline_late_total").value_or(0), 0);
+        EXPECT_GT(metric_value(m, "sluice_pipeline_rejected_total").value_or(0), 0);
+        EXPECT_GT(metric_value(m, "sluice_pipeline_sink_commit_seconds_count").value_or(0), 0);
+        EXPECT_EQ(metric_value(m, "sluice_pipeline_sink_commit_seconds_count"),
+                  metric_value(m, "sluice_pipeline_sink_commits_total"));
+        EXPECT_GT(metric_value(m, "sluice_pipeline_engine_sessions").value_or(0), 0);
+        EXPECT_NE(m.find("sluice_pipeline_position_info{gtid=\"" + mariadb::test::binlog_pos(my) + "\"} 1"),
+                  std::string::npos)
+            << m;
+    }
+
+    // The source goes away, then comes back.
+    ASSERT_TRUE(source.stop());
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(log);
+    EXPECT_EQ(healthz().body.rfind("source: ", 0), 0U) << healthz().body;
+    EXPECT_GT(scrape(port, "sluice_pipeline_retries_total{what=\"source\"}"), 0);
+    ASSERT_TRUE(source.start_again()) << source.log();
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 60s)) << healthz().body << read_file(log);
+    my = mariadb::Connection::connect(source.options());
+    w.write(my, 30, 20);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+
+    // The sink goes away while the source writes, then comes back.
+    ASSERT_TRUE(sink.stop());
+    w.write(my, 50, 10);
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(log);
+    EXPECT_EQ(healthz().body.rfind("sink: ", 0), 0U) << healthz().body;
+    ASSERT_TRUE(sink.start_again()) << sink.log();
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 120s)) << healthz().body << read_file(log);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+    EXPECT_GT(scrape(port, "sluice_pipeline_retries_total{what=\"sink\"}"), 0);
+
+    const std::string endpoints = every_endpoint(port);
+    scraper.stop();
+    EXPECT_EQ(scraper.went_down(), "");
+    EXPECT_GT(scraper.scrapes(), 0);
+    const auto [status, seconds] = terminate(follower);
+    EXPECT_EQ(status, 0) << read_file(log);
+    std::cout << "SIGTERM while following: exit " << status << " after " << seconds << " s\n";
+
+    // Nothing lost: the sink equals an uninterrupted run of the same binlog.
+    const std::string whole_log = scratch("whole");
+    Outcome whole = run_pipeline(args_for(source_url, "svc", sink_url, "whole", {"--from-gtid", start, "--until-end"}),
+                                 whole_log);
+    ASSERT_EQ(whole.status, 0) << whole.log;
+    auto pg = postgres::Connection::open(sink.url());
+    pg.set_notice_handler({});
+    EXPECT_EQ(sink_text(pg, "svc"), sink_text(pg, "whole"));
+
+    const std::string stderr_text = read_file(log);
+    EXPECT_NE(stderr_text.find("stopped (signal 15)"), std::string::npos) << stderr_text;
+    for (const char* secret : {my_secret, pg_secret}) {
+        EXPECT_EQ(stderr_text.find(secret), std::string::npos) << stderr_text;
+        EXPECT_EQ(endpoints.find(secret), std::string::npos);
+    }
+    EXPECT_NE(endpoints.find("pipewatch:***@"), std::string::npos);
+    EXPECT_NE(endpoints.find("postgres:***@"), std::string::npos);
+}
+
+TEST(PipelineService, SigtermDuringACatchUpExitsZeroAndARestartIsExact) {
+    auto my = mariadb::Connection::connect(mariadb_url());
+    my.execute("CREATE DATABASE IF NOT EXISTS pipeline_service");
+    my.execute("DROP TABLE IF EXISTS pipeline_service.catchup");
+    my.execute("CREATE TABLE pipeline_service.catchup (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    auto pg = postgres::Connection::open(pg_url());
+    pg.set_notice_handler({});
+    for (const char* name : {"svc_stopped", "svc_whole"}) drop_sink(pg, name);
+    const std::string start = mariadb::test::binlog_pos(my);
+    Workload w{"pipeline_service.catchup"};
+    w.write(my, 0, 3000);
+    const std::string log = scratch("catchup");
+    auto args = [&](const std::string& name, std::vector<std::string> extra) {
+        extra.insert(extra.begin(), {"--from-gtid", start, "--checkpoint-every", "4"});
+        return args_for(mariadb_url(), "catchup", pg_url(), name, extra);
+    };
+    {
+        Child first(args("svc_stopped", {"--metrics", "127.0.0.1:0", "--log-format", "json"}), log);
+        const int port = test_support::metrics_port(log);
+        ASSERT_GT(port, 0) << read_file(log);
+        // Stop once the first batch is committed (the catch-up goes on after it).
+        ASSERT_TRUE(wait_until([&] { return scrape(port, "sluice_pipeline_sink_commits_total") > 0; }, 120s));
+        const double committed = scrape(port, "sluice_pipeline_source_transactions_total");
+        const auto [status, seconds] = terminate(first);
+        EXPECT_EQ(status, 0) << read_file(log);
+        std::cout << "SIGTERM during catch-up: exit " << status << " after " << seconds << " s, with " << committed
+                  << " of " << w.transactions << " transactions committed\n";
+    }
+    for (const std::string& line : mariadb::test::lines_of(read_file(log)))
+        EXPECT_EQ(line.rfind("{\"level\":", 0), 0U) << line;
+    EXPECT_NE(read_file(log).find("\"message\":\"stopped (signal 15)\""), std::string::npos) << read_file(log);
+    Outcome rest = run_pipeline(args("svc_stopped", {"--until-end"}), scratch("rest"));
+    ASSERT_EQ(rest.status, 0) << rest.log;
+    Outcome whole = run_pipeline(args("svc_whole", {"--until-end"}), scratch("catchup-whole"));
+    ASSERT_EQ(whole.status, 0) << whole.log;
+    EXPECT_EQ(sink_text(pg, "svc_stopped"), sink_text(pg, "svc_whole"));
+}
+
+}  // namespace
+}  // namespace sluice::pipeline::test
