@@ -17,6 +17,7 @@
 #include "sluice/mariadb/mariadb.hpp"
 #include "sluice/common/cli_exit.hpp"
 #include "sluice/common/json_write.hpp"
+#include "sluice/common/version.hpp"
 #include "sluice/mariadb/ndjson.hpp"
 
 namespace {
@@ -181,6 +182,7 @@ int main(int argc, char** argv) {
         "separated by ';' print one result after the other.\n"
         "Without ssl-mode, TCP to a host that is not loopback is verify-full (against\n"
         "ssl-ca, else the system trust store); loopback and unix sockets use prefer."};
+    app.set_version_flag("--version", sluice::version_line("sluice-mariadb"));
     std::vector<std::string> args;
     std::string url;
     std::string format = "table";

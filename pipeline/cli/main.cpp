@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "sluice/mariadb/cdc/gtid_state.hpp"
+#include "sluice/common/version.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/pipeline.hpp"
@@ -40,6 +41,7 @@ int run_command(int argc, char** argv) {
         "sluice-pipeline: a MariaDB table's row changes (binlog CDC) as Tideweave session windows in PostgreSQL,\n"
         "exactly once across crashes (docs/pipeline.md).",
         "sluice-pipeline"};
+    app.set_version_flag("--version", sluice::version_line("sluice-pipeline"));
     app.require_subcommand(1);
     CLI::App* run = app.add_subcommand(
         "run",

@@ -15,6 +15,7 @@
 
 #include "compare_naive.hpp"
 #include "sluice/common/cli_exit.hpp"
+#include "sluice/common/version.hpp"
 #include "sluice/tideweave/run.hpp"
 #include "sluice/tideweave/stream.hpp"
 
@@ -104,6 +105,7 @@ int run_stream_command(const StreamArgs& args) {
 int main(int argc, char** argv) {
     CLI::App app{"tideweave: incremental event-time session windows with retractions, exact sums, "
                  "exact finality and a before/after changelog (NDJSON in, NDJSON out)"};
+    app.set_version_flag("--version", sluice::version_line("tideweave"));
     app.require_subcommand(1);
 
     StreamArgs stream_args;

@@ -32,6 +32,7 @@
 #include "emit/entry_points.hpp"
 #include "driver/toolchain.hpp"
 #include "sluice/common/cli_exit.hpp"
+#include "sluice/common/version.hpp"
 
 namespace {
 
@@ -376,6 +377,7 @@ int cmd_run(const std::string& file, const std::string& url) {
 
 int main(int argc, char** argv) {
   CLI::App app{"keal: compile Keal programs to PostgreSQL functions or native executables (via C)"};
+  app.set_version_flag("--version", sluice::version_line("keal"));
   app.require_subcommand(1);
   const std::vector<std::string> targets = {"pg", "native", "sqlite", "mariadb"};
 

@@ -24,13 +24,25 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 }  // namespace
 
-std::string runtime_dir() { return env_or("KEAL_RUNTIME_DIR", KEAL_RUNTIME_DIR_DEFAULT); }
+// KEAL_RESOURCE_RELATIVE from the running program's folder (keal/CMakeLists.txt):
+// where the installed keal's prefix, moved or not, has them, and where the
+// build tree lays them out beside its programs.
+std::string resource_dir() {
+  std::error_code ec;
+  const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return KEAL_RESOURCE_RELATIVE;  // no /proc: relative to the working directory, the best guess left
+  return (program.parent_path() / KEAL_RESOURCE_RELATIVE).lexically_normal().string();
+}
+
+std::string runtime_dir() { return env_or("KEAL_RUNTIME_DIR", resource_dir() + "/runtime"); }
 std::string pg_include_dir() { return env_or("KEAL_PG_INCLUDEDIR", KEAL_PG_INCLUDEDIR_DEFAULT); }
 std::string pg_lib_dir() { return env_or("KEAL_PG_LIBDIR", KEAL_PG_LIBDIR_DEFAULT); }
 std::string mariadb_include_dir() { return env_or("KEAL_MARIADB_INCLUDEDIR", KEAL_MARIADB_INCLUDEDIR_DEFAULT); }
 std::string c_compiler() { return env_or("KEAL_CC", env_or("CC", "cc")); }
 std::vector<std::string> native_sql_archives() {
-  return {env_or("KEAL_NATIVE_SQL_LIB", KEAL_NATIVE_SQL_LIB_DEFAULT), env_or("KEAL_PG_LAYER_LIB", KEAL_PG_LAYER_LIB_DEFAULT)};
+  const std::string dir = resource_dir();
+  return {env_or("KEAL_NATIVE_SQL_LIB", dir + "/libkeal_native_sql.a"),
+          env_or("KEAL_PG_LAYER_LIB", dir + "/libsluice_postgres_standalone.a")};
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv) {

@@ -18,7 +18,10 @@ struct ProcessResult {
 // Runs argv[0] (looked up in PATH) with the arguments, capturing its output.
 ProcessResult run_process(const std::vector<std::string>& argv);
 
-// Where the runtime headers are: $KEAL_RUNTIME_DIR, else the source tree's.
+// The folder of keal's runtime headers (runtime/) and archives: KEAL_RESOURCE_RELATIVE
+// from the running program's own folder (installed: <bindir>/../lib/sluice/keal).
+std::string resource_dir();
+// Where the runtime headers are: $KEAL_RUNTIME_DIR, else resource_dir()/runtime.
 std::string runtime_dir();
 // PostgreSQL's server headers: $KEAL_PG_INCLUDEDIR, else pg_config's at build time.
 std::string pg_include_dir();
@@ -30,9 +33,9 @@ std::string mariadb_include_dir();
 // The C compiler: $KEAL_CC, else $CC, else "cc".
 std::string c_compiler();
 // What a native program with embedded SQL links besides -lpq and -lstdc++:
-// the runtime archive ($KEAL_NATIVE_SQL_LIB, else the build tree's
+// the runtime archive ($KEAL_NATIVE_SQL_LIB, else resource_dir()'s
 // libkeal_native_sql.a) and the libpq layer it uses ($KEAL_PG_LAYER_LIB,
-// else libsluice_postgres_standalone.a).
+// else resource_dir()'s libsluice_postgres_standalone.a).
 std::vector<std::string> native_sql_archives();
 
 // Compiles C into `output` (a .so for Pg, Sqlite and Mariadb, an executable
