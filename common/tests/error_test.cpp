@@ -30,4 +30,12 @@ TEST(CommonError, IsTransientAsksTheErrorAndRefusesOtherExceptions) {
     EXPECT_FALSE(sluice::common::is_transient(std::bad_alloc()));
 }
 
+TEST(CommonError, AsErrorFindsTheInterfaceBehindAStdException) {
+    const DiskError disk("x", true);
+    const std::exception& e = disk;
+    ASSERT_NE(sluice::common::as_error(e), nullptr);
+    EXPECT_EQ(sluice::common::as_error(e)->part(), "disk");
+    EXPECT_EQ(sluice::common::as_error(std::runtime_error("x")), nullptr);
+}
+
 }  // namespace

@@ -16,10 +16,9 @@
 #include <thread>
 #include <variant>
 
+#include "sluice/common/error.hpp"
 #include "sluice/mariadb/cdc/change_stream.hpp"
 #include "sluice/mariadb/connection.hpp"
-#include "sluice/mariadb/error.hpp"
-#include "sluice/nats/error.hpp"
 #include "sluice/pipeline/binlog_adapter.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/progress_line.hpp"
@@ -27,7 +26,6 @@
 #include "sluice/pipeline/session_applier.hpp"
 #include "sluice/pipeline/sink.hpp"
 #include "sluice/pipeline/source_position.hpp"
-#include "sluice/postgres/error.hpp"
 #include "sluice/tideweave/checkpoint.hpp"
 #include "batch_committer.hpp"
 #include "source_table.hpp"
@@ -204,47 +202,18 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
         throw Error(ErrorKind::source_ended, "the binlog stream ended (the source server shut down?)");
 }
 
-bool transient(const std::exception& e) {
-    if (const auto* q = dynamic_cast<const Error*>(&e))
-        return q->kind() == ErrorKind::source_ended || q->kind() == ErrorKind::sink_moved;
-    if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) {
-        switch (m->kind()) {
-            case mariadb::ErrorKind::io:
-            case mariadb::ErrorKind::timeout:
-            case mariadb::ErrorKind::closed:
-            case mariadb::ErrorKind::broken: return true;
-            case mariadb::ErrorKind::server:
-                // shutdown in progress, connection killed, too many connections
-                return m->server_code() == 1053 || m->server_code() == 1927 || m->server_code() == 1040;
-            default: return false;
-        }
-    }
-    if (const auto* p = dynamic_cast<const postgres::Error*>(&e)) {
-        if (p->kind() == postgres::ErrorKind::connection) return true;
-        if (p->kind() != postgres::ErrorKind::server) return false;
-        const std::string& s = p->sqlstate();
-        return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03" || s == "40001" ||
-               s == "40P01" || s == "53300";
-    }
-    return false;
-}
-
 namespace {
 
+// A failure as the log shows it: what its part says of it (describe()),
+// after the role that part plays here. MariaDB is the source ("source: ...
+// (io)"), PostgreSQL the sink ("sink: ..."); the pipeline's own errors name
+// their kind ("sink state: ..."); anything else is its what().
 std::string describe(const std::exception& e) {
-    if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) {
-        std::string s = std::string("source: ") + m->what();
-        if (m->kind() == mariadb::ErrorKind::server)
-            s += " (server error " + std::to_string(m->server_code()) + ", SQLSTATE " + m->sqlstate() + ")";
-        else
-            s += " (" + std::string(mariadb::to_string(m->kind())) + ")";
-        return s;
-    }
-    // (A NATS usage error, the only kind a stream worker lets through.)
-    if (const auto* n = dynamic_cast<const nats::Error*>(&e)) return std::string("source: ") + n->describe();
-    if (const auto* p = dynamic_cast<const postgres::Error*>(&e)) return std::string("sink: ") + p->what();
-    if (const auto* q = dynamic_cast<const Error*>(&e)) return std::string(to_string(q->kind())) + ": " + q->what();
-    return e.what();
+    const common::Error* error = common::as_error(e);
+    if (error == nullptr) return e.what();
+    const std::string_view part = error->part();
+    const char* role = (part == "mariadb" || part == "nats") ? "source: " : part == "postgres" ? "sink: " : "";
+    return role + error->describe();
 }
 
 }  // namespace
@@ -253,8 +222,10 @@ namespace {
 
 // For the health check: which side a retried failure is on.
 const char* failing_part(const std::exception& e) {
-    if (dynamic_cast<const postgres::Error*>(&e)) return "sink";
-    if (const auto* q = dynamic_cast<const Error*>(&e); q && q->kind() == ErrorKind::sink_moved) return "sink";
+    const common::Error* error = common::as_error(e);
+    if (error == nullptr) return "source";
+    if (error->part() == "postgres") return "sink";
+    if (error->part() == "pipeline" && error->kind_name() == to_string(ErrorKind::sink_moved)) return "sink";
     return "source";
 }
 
@@ -270,7 +241,10 @@ int run_with_retries(const Options& o, std::ostream& log) {
             run_once(o, stats, log);
             return 0;
         } catch (const std::exception& e) {
-            if (!transient(e)) {
+            // The one place that decides: a transient failure is retried
+            // (from the sink's state) until --retry-for passes without
+            // progress; any other ends the run.
+            if (!common::is_transient(e)) {
                 log << "sluice-pipeline: error: " << describe(e) << "\n";
                 return 1;
             }

@@ -4,7 +4,7 @@ namespace sluice::postgres {
 
 namespace {
 
-std::string describe(const ServerDiagnostics& d) {
+std::string server_text(const ServerDiagnostics& d) {
     std::string text = d.message + " [" + d.sqlstate + "]";
     std::string extra;
     if (!d.detail.empty()) extra = "DETAIL: " + d.detail;
@@ -26,6 +26,14 @@ std::string_view to_string(ErrorKind kind) noexcept {
 }
 
 Error::Error(ServerDiagnostics diagnostics)
-    : std::runtime_error(describe(diagnostics)), kind_(ErrorKind::server), server_(std::move(diagnostics)) {}
+    : common::Error(server_text(diagnostics)), kind_(ErrorKind::server), server_(std::move(diagnostics)) {}
+
+bool Error::transient() const noexcept {
+    if (kind_ == ErrorKind::connection) return true;
+    if (kind_ != ErrorKind::server) return false;
+    const std::string& s = server_.sqlstate;
+    return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03" || s == "40001" || s == "40P01" ||
+           s == "53300";
+}
 
 }  // namespace sluice::postgres

@@ -42,6 +42,9 @@ public:
     virtual std::string describe() const;
 };
 
+// `e` as a sluice error, or nullptr for any other exception.
+const Error* as_error(const std::exception& e) noexcept;
+
 // True when `e` is a sluice error whose transient() says so; any other
 // exception (std::bad_alloc, a logic error) is not transient.
 bool is_transient(const std::exception& e) noexcept;

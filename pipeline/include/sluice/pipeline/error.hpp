@@ -3,10 +3,13 @@
 // joins keep their own types (sluice::mariadb::Error, sluice::postgres::Error,
 // tideweave::Error values); this type is for what the pipeline itself
 // decides is wrong: its arguments, the source table's columns, the sink's
-// tables and stored state. Every message names what and where.
-#include <stdexcept>
+// tables and stored state. Every message names what and where. Like the
+// others it is a sluice::common::Error (part() "pipeline"): the retry loop
+// asks transient() and describe() of whichever error it caught.
 #include <string>
 #include <string_view>
+
+#include "sluice/common/error.hpp"
 
 namespace sluice::pipeline {
 
@@ -22,10 +25,21 @@ enum class ErrorKind {
 
 std::string_view to_string(ErrorKind kind) noexcept;
 
-class Error : public std::runtime_error {
+class Error : public common::Error {
 public:
-    Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+    Error(ErrorKind kind, const std::string& message) : common::Error(message), kind_(kind) {}
     ErrorKind kind() const noexcept { return kind_; }
+
+    std::string_view part() const noexcept override { return "pipeline"; }
+    std::string_view kind_name() const noexcept override { return to_string(kind_); }
+    // A source that ended while following, a state row another writer
+    // moved: the next attempt restores from the sink and goes on.
+    bool transient() const noexcept override {
+        return kind_ == ErrorKind::source_ended || kind_ == ErrorKind::sink_moved;
+    }
+    // "kind: message" (e.g. "sink state: ..."), as the pipeline has always
+    // printed its own errors.
+    std::string describe() const override { return std::string(kind_name()) + ": " + what(); }
 
 private:
     ErrorKind kind_;

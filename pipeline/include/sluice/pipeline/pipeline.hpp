@@ -83,9 +83,6 @@ struct RunStats {
 // One attempt; throws. `stats` accumulates across attempts.
 void run_once(const Options& options, RunStats& stats, std::ostream& log);
 
-// Whether a failure is a lost connection worth retrying.
-bool transient(const std::exception& e);
-
 // Exit status: 0 done (--until-end), 1 a failure (message on `log`).
 int run_with_retries(const Options& options, std::ostream& log);
 
