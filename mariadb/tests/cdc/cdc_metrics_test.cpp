@@ -15,7 +15,7 @@
 #include "../../../tests/support/metrics_scrape.hpp"
 #include "cdc_support.hpp"
 #include "cli_child.hpp"
-#include "nats_cluster.hpp"
+#include "../../../nats/tests/nats_cluster.hpp"
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/jetstream/client.hpp"
 
