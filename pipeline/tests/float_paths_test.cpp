@@ -81,7 +81,7 @@ TEST(FloatColumns, TheBinlogAndTheLineGiveTheDoubleOfTheFloatsDecimalText) {
     EXPECT_EQ(value_of(-2.5F).binlog, -2.5);
     std::mt19937 rng(30);
     for (int i = 0; i < 2000; ++i) {
-        std::uint32_t bits = rng();
+        const auto bits = static_cast<std::uint32_t>(rng());
         float f = 0;
         std::memcpy(&f, &bits, sizeof f);
         if (!std::isfinite(f) || f == 0) continue;
