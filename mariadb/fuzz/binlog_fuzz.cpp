@@ -20,7 +20,7 @@
 #include "sluice/mariadb/binlog/binlog.hpp"
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/error.hpp"
-#include "sluice/mariadb/jetstream/debezium_values.hpp"
+#include "sluice/mariadb/cdc/debezium_values.hpp"
 #include "sluice/mariadb/ndjson.hpp"
 
 using namespace sluice::mariadb;
@@ -101,7 +101,7 @@ void read_rows(const Rows& rows) {
             line.clear();
             sluice::mariadb::cdc::ndjson::append_image(line, image, *rows.table);
             if (line.view() != reference_image(image, *rows.table)) std::abort();
-            namespace dbz = sluice::mariadb::jetstream::debezium;
+            namespace dbz = sluice::mariadb::cdc::debezium;
             for (auto mode :
                  {dbz::DecimalHandling::precise, dbz::DecimalHandling::string, dbz::DecimalHandling::double_}) {
                 line.clear();

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sluice/mariadb/binlog/value.hpp"
+#include "sluice/mariadb/cdc/ndjson_reader.hpp"
 #include "sluice/pipeline/error.hpp"
 
 namespace sluice::pipeline {
@@ -26,7 +27,9 @@ const std::string& name_of(const ColumnNames& n, int role) {
 SourceValue from_value(const binlog::Value& v, const binlog::ColumnInfo& column, StringArena& scratch) {
     if (const auto* i = std::get_if<std::int64_t>(&v)) return SourceValue::of_signed(*i);
     if (const auto* u = std::get_if<std::uint64_t>(&v)) return SourceValue::of_unsigned(*u);
-    if (const auto* f = std::get_if<float>(&v)) return SourceValue::of_double(static_cast<double>(*f));
+    // FLOAT as the CDC line writes and reads it (its shortest decimal text):
+    // the same double on the binlog, the stream and in a snapshot.
+    if (const auto* f = std::get_if<float>(&v)) return SourceValue::of_double(mariadb::cdc::ndjson::float_value_as_read(*f));
     if (const auto* d = std::get_if<double>(&v)) return SourceValue::of_double(*d);
     if (const auto* t = std::get_if<binlog::Text>(&v)) return SourceValue::of_text(t->value);
     if (const auto* y = std::get_if<binlog::Year>(&v)) return SourceValue::of_signed(y->value);
@@ -122,7 +125,9 @@ RowImage BinlogAdapter::snapshot_row(const mariadb::cdc::SnapshotChunk& chunk, s
                 img[role] = cols[c].is_unsigned() ? SourceValue::of_unsigned(f.get<std::uint64_t>())
                                                   : SourceValue::of_signed(f.get<std::int64_t>());
                 break;
-            case ColumnType::float_:
+            case ColumnType::float_:  // as from the binlog (from_value)
+                img[role] = SourceValue::of_double(mariadb::cdc::ndjson::float_value_as_read(f.get<float>()));
+                break;
             case ColumnType::double_: img[role] = SourceValue::of_double(f.get<double>()); break;
             default: img[role] = SourceValue::of_text(arena.store(f.to_string())); break;
         }

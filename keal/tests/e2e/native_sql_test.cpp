@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <sstream>
@@ -291,18 +292,42 @@ TEST_F(NativeSql, SigintCancelsTheRunningStatementOnTheServer) {
     const std::string running =
         "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%keal-sigint-test%' AND pid <> pg_backend_pid()"
         " AND wait_event = 'PgSleep'";
-    // Wait (without a time limit that could fail the test) until the server runs it.
-    while (db().scalar(running) != "1") usleep(20000);
+    // Wait (without a time limit that could fail the test) until the server
+    // runs it; a program that exits first fails the test instead of hanging it.
+    while (db().scalar(running) != "1") {
+        siginfo_t info{};
+        ASSERT_EQ(waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT), 0);
+        ASSERT_EQ(info.si_pid, 0) << "the program exited before its statement ran on the server";
+        usleep(20000);
+    }
+    // The backend running it, and when the statement started (server clock).
+    const std::string backend = db().scalar(
+        "SELECT pid FROM pg_stat_activity WHERE query LIKE '%keal-sigint-test%' AND pid <> pg_backend_pid()"
+        " AND wait_event = 'PgSleep'").value();
+    const std::string started = "(SELECT extract(epoch FROM query_start) FROM pg_stat_activity WHERE pid = " + backend + ")";
+    const double started_at = std::stod(db().scalar("SELECT " + started).value());
     ASSERT_EQ(kill(pid, SIGINT), 0);
     const ProgramRun r = p.wait();
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_EQ(r.out, "sleeping\n");
     EXPECT_EQ(r.err, "sleepy.keal:3: error: canceling statement due to user request [57014]\n");
-    // The statement did not outlive the program on the server.
-    const std::string any = "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%keal-sigint-test%'"
-                            " AND pid <> pg_backend_pid() AND state = 'active'";
-    while (db().scalar(any) != "0") usleep(20000);
-    SUCCEED();
+    // The statement did not outlive the program on the server: its backend
+    // stops running it. Left running, pg_sleep(600) would end by itself
+    // after ten minutes; the loop fails the test before that instead of
+    // passing then.
+    const std::string still_running = "SELECT count(*) FROM pg_stat_activity WHERE pid = " + backend +
+                                      " AND state = 'active' AND query LIKE '%keal-sigint-test%'";
+    auto seconds_since_start = [&] {
+        return std::stod(db().scalar("SELECT extract(epoch FROM clock_timestamp())").value()) - started_at;
+    };
+    while (db().scalar(still_running) != "0") {
+        ASSERT_LT(seconds_since_start(), 590.0) << "the statement is still running on the server: not canceled";
+        usleep(20000);
+    }
+    EXPECT_LT(seconds_since_start(), 590.0) << "the statement ran to its end instead of being canceled";
+    EXPECT_EQ(db().scalar("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%keal-sigint-test%'"
+                          " AND pid <> pg_backend_pid() AND state = 'active'"),
+              "0");
 }
 
 TEST_F(NativeSql, DbAndSchemaChecksCoverNativeClients) {

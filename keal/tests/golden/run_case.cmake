@@ -2,6 +2,8 @@
 # on the first line (`// targets: pg native`) must equal cases/NAME.TARGET.c
 # byte for byte, and must compile cleanly (-Wall -Wextra -Werror).
 # KEAL_REGENERATE=1 rewrites the expected files (review the diff!).
+include(${CMAKE_CURRENT_LIST_DIR}/../regenerate.cmake)
+keal_regenerate(regenerate)  # first: refused under CI before anything runs
 get_filename_component(dir ${CASE} DIRECTORY)
 get_filename_component(name ${CASE} NAME)
 get_filename_component(stem ${CASE} NAME_WE)
@@ -18,7 +20,7 @@ foreach(target IN LISTS targets)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "keal emit-c --target ${target} failed (${rc}):\n${err}")
   endif()
-  if(DEFINED ENV{KEAL_REGENERATE} AND NOT "$ENV{KEAL_REGENERATE}" STREQUAL "0")
+  if(regenerate)
     file(WRITE ${expected_file} "${out}")
     message(STATUS "regenerated ${expected_file}")
   else()

@@ -1,6 +1,8 @@
 # One native program: `keal run` must print exactly NAME.out on stdout
 # (and NAME.err on stderr, if present) and exit with the status given by a
 # first line `// exit: N` (default 0). KEAL_REGENERATE=1 rewrites the files.
+include(${CMAKE_CURRENT_LIST_DIR}/../regenerate.cmake)
+keal_regenerate(regenerate)  # first: refused under CI before anything runs
 get_filename_component(dir ${CASE} DIRECTORY)
 get_filename_component(name ${CASE} NAME)
 get_filename_component(stem ${CASE} NAME_WE)
@@ -12,7 +14,7 @@ endif()
 execute_process(COMMAND ${KEAL} run ${name}
                 WORKING_DIRECTORY ${dir}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(DEFINED ENV{KEAL_REGENERATE} AND NOT "$ENV{KEAL_REGENERATE}" STREQUAL "0")
+if(regenerate)
   file(WRITE ${dir}/${stem}.out "${out}")
   if(NOT want_rc EQUAL 0)
     file(WRITE ${dir}/${stem}.err "${err}")

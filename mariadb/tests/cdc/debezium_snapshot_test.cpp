@@ -9,12 +9,12 @@
 #include "cdc_support.hpp"
 #include "json_scan.hpp"
 #include "sluice/mariadb/cdc/change_stream.hpp"
-#include "sluice/mariadb/jetstream/debezium_values.hpp"
+#include "sluice/mariadb/cdc/debezium_values.hpp"
 
 namespace sluice::mariadb::test {
 namespace {
 
-namespace dbz = sluice::mariadb::jetstream::debezium;
+namespace dbz = sluice::mariadb::cdc::debezium;
 
 const char* const types_table = R"(CREATE TABLE cdc_jetstream.dbz_types (
   id INT PRIMARY KEY,

@@ -11,9 +11,12 @@
 
 #include "json_scan.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
-#include "sluice/mariadb/jetstream/debezium_values.hpp"
+#include "sluice/mariadb/cdc/debezium_values.hpp"
 
-namespace sluice::mariadb::jetstream::debezium {
+namespace sluice::mariadb::cdc::debezium {
+
+// The schema change message and its resume point are the JetStream envelope's.
+using namespace jetstream;
 namespace {
 
 using binlog::ColumnInfo;
@@ -280,4 +283,4 @@ TEST(DebeziumDdl, IsASchemaChangeEventResumedAfter) {
 }
 
 }  // namespace
-}  // namespace sluice::mariadb::jetstream::debezium
+}  // namespace sluice::mariadb::cdc::debezium

@@ -3,7 +3,9 @@
 // and what `--to nats://` publishes) -> the changes of DB.TABLE in it, as the
 // SourceChanges that BinlogAdapter makes from the binlog itself, so that a
 // worker on the stream maps every row exactly as the single process does.
-// Sans-I/O.
+// Sans-I/O. The line is read by the CDC's own reader
+// (sluice/mariadb/cdc/ndjson_reader.hpp, next to the writer); this is its
+// adapter to the four mapped columns.
 //
 //   NdjsonTransactions reader(columns, "shop", "orders");
 //   const ParsedLine& l = reader.parse(line, "stream \"SHOP\" sequence 42");
@@ -12,9 +14,9 @@
 //
 // Values: a JSON integer is an integer cell (unsigned above 2^63-1), any
 // other JSON number a double, a string its text (DECIMAL digits, dates,
-// enums: what the binlog adapter reads as text too), null NULL.
-// (FLOAT columns differ: the line holds the float's shortest decimal text,
-// the binlog its binary value; map DOUBLE columns.)
+// enums: what the binlog adapter reads as text too), null NULL. A FLOAT
+// column gives the double nearest its shortest decimal text, on the binlog
+// as on the stream (docs/mariadb-cdc.md, "FLOAT").
 //
 // Errors name the place given to parse(): malformed JSON, a transaction
 // without "gtid" or "changes", an image of DB.TABLE without a mapped column
@@ -23,11 +25,11 @@
 // LIFETIME: the ParsedLine and its changes' text view the reader's buffers;
 // valid until the next parse().
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sluice/mariadb/cdc/ndjson_reader.hpp"
 #include "sluice/pipeline/mapping.hpp"
 #include "sluice/pipeline/source_change.hpp"
 
@@ -50,20 +52,13 @@ struct ParsedLine {
 
 class NdjsonTransactions {
 public:
-    NdjsonTransactions(ColumnNames names, std::string db, std::string table);
-    ~NdjsonTransactions();
-    NdjsonTransactions(const NdjsonTransactions&) = delete;
-    NdjsonTransactions& operator=(const NdjsonTransactions&) = delete;
+    NdjsonTransactions(const ColumnNames& names, std::string db, std::string table);
 
     const ParsedLine& parse(std::string_view line, const std::string& where);
 
 private:
-    struct Parser;
-    ColumnNames names_;
-    std::string db_, table_;
-    std::unique_ptr<Parser> parser_;
+    mariadb::cdc::ndjson::LineReader reader_;
     ParsedLine line_;
-    StringArena arena_;
 };
 
 }  // namespace sluice::pipeline

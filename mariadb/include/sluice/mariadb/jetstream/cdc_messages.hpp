@@ -46,13 +46,15 @@
 
 #include "sluice/mariadb/cdc/change_events.hpp"
 #include "sluice/mariadb/cdc/gtid_state.hpp"
-#include "sluice/mariadb/jetstream/debezium_values.hpp"
+#include "sluice/mariadb/cdc/debezium_values.hpp"
 #include "sluice/nats/client.hpp"
 
 namespace sluice::mariadb::jetstream {
 
 // What the stream stores (sluice/nats/client.hpp).
 using nats::StoredMessage;
+// The Debezium envelope's value encodings (sluice/mariadb/cdc/debezium_values.hpp).
+namespace debezium = cdc::debezium;
 
 inline constexpr const char* msg_id_header = "Nats-Msg-Id";
 inline constexpr const char* gtid_header = "Sluice-Gtid";

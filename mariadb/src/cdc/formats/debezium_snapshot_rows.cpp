@@ -5,9 +5,9 @@
 // one place the encodings live.
 #include <string>
 
-#include "sluice/mariadb/jetstream/debezium_values.hpp"
+#include "sluice/mariadb/cdc/debezium_values.hpp"
 
-namespace sluice::mariadb::jetstream::debezium {
+namespace sluice::mariadb::cdc::debezium {
 
 namespace json = sluice::mariadb::ndjson;
 using json::Buffer;
@@ -102,4 +102,4 @@ void append_snapshot_row(std::string& out, const cdc::SnapshotChunk& chunk, std:
     out.append(scratch.view());
 }
 
-}  // namespace sluice::mariadb::jetstream::debezium
+}  // namespace sluice::mariadb::cdc::debezium

@@ -42,7 +42,7 @@
 #include "sluice/mariadb/cdc/change_events.hpp"
 #include "sluice/mariadb/ndjson.hpp"
 
-namespace sluice::mariadb::jetstream::debezium {
+namespace sluice::mariadb::cdc::debezium {
 
 // decimal.handling.mode
 enum class DecimalHandling : std::uint8_t { precise, string, double_ };
@@ -86,4 +86,4 @@ inline constexpr std::size_t max_unscaled_base64 = 4 * ((32 + 2) / 3) + 2;
 // big-endian form. At most 65 digits.
 char* write_unscaled_base64(char* p, std::string_view decimal_text, unsigned scale) noexcept;
 
-}  // namespace sluice::mariadb::jetstream::debezium
+}  // namespace sluice::mariadb::cdc::debezium

@@ -1,7 +1,7 @@
 // Debezium's per-type encodings of binlog values (see the header's table;
 // each rule is the one of Debezium's BinlogValueConverters /
 // JdbcValueConverters with the connector's default modes).
-#include "sluice/mariadb/jetstream/debezium_values.hpp"
+#include "sluice/mariadb/cdc/debezium_values.hpp"
 
 #include <array>
 #include <charconv>
@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <variant>
 
-namespace sluice::mariadb::jetstream::debezium {
+namespace sluice::mariadb::cdc::debezium {
 
 namespace json = sluice::mariadb::ndjson;
 using json::Buffer;
@@ -299,4 +299,4 @@ void append_image(std::string& out, std::span<const binlog::Cell> cells, const b
     out.append(scratch.view());
 }
 
-}  // namespace sluice::mariadb::jetstream::debezium
+}  // namespace sluice::mariadb::cdc::debezium

@@ -1,0 +1,103 @@
+#pragma once
+// Reading the NDJSON lines of `sluice-mariadb cdc` (ndjson.hpp writes them;
+// docs/mariadb-cdc.md): one line -> what it is (a transaction, DDL, a
+// snapshot's chunk, done or aborted line) and the row images of one table
+// in it, reduced to the columns the caller picks. Sans-I/O; the pipeline's
+// JetStream workers read their stream with it.
+//
+//   LineReader reader({{"id", "--id"}, {"v", "--value"}}, "shop", "orders");
+//   const Line& l = reader.parse(text, "stream \"SHOP\" sequence 42");
+//   for (const LineChange& c : l.changes) ... c.after[0] (id), c.after[1] (v) ...
+//
+// Values, as the writer's JSON holds them: a JSON integer is an integer
+// (unsigned above 2^63-1), any other JSON number a double, a string its
+// text (DECIMAL digits, dates and times, ENUM and SET names; BLOB, BINARY
+// and GEOMETRY as base64), true/false the integers 1/0, null NULL.
+// FLOAT is written as its shortest decimal text, so a reader gets the
+// double nearest that text, float_value_as_read() of the float: converting
+// it back to float gives the float exactly (docs/mariadb-cdc.md, "FLOAT").
+//
+// Errors are Error{protocol} naming the place given to parse(): malformed
+// JSON, a transaction without "gtid", "ts" or "changes", a change without
+// "op", "db" and "table", an image of DB.TABLE without a picked column
+// (naming the column by its label and, for a row change, the server
+// setting that logs every column).
+//
+// LIFETIME: the Line, its changes' images and their text view the reader's
+// buffers; valid until the next parse().
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice::mariadb::cdc::ndjson {
+
+// One value of an image.
+struct LineValue {
+    enum class Kind : std::uint8_t { null, signed_integer, unsigned_integer, floating, text };
+    Kind kind = Kind::null;
+    std::int64_t i = 0;
+    std::uint64_t u = 0;
+    double d = 0;
+    std::string_view text;
+};
+
+// A column to read from every image, and how the caller's user names it in
+// an error (e.g. "--id"); empty: no label.
+struct PickedColumn {
+    std::string name;
+    std::string label;
+};
+
+enum class LineKind : std::uint8_t {
+    ddl,               // {"gtid":...,"ddl":...}: no changes
+    transaction,       // {"gtid":...,"ts":...,"changes":[...]}
+    snapshot_chunk,    // {"snapshot":{"gtid":...,"db":...,"table":...},"rows":[...]}
+    snapshot_done,     // {"snapshot":{"gtid":...,"done":true}}
+    snapshot_aborted,  // {"snapshot":{"gtid":...,"aborted":true}} (JetStream: a killed publisher's snapshot)
+};
+
+enum class RowOp : std::uint8_t { insert, update, remove };
+
+// A row change of the table (a snapshot row: an insert). The images hold
+// the picked columns in order; `before` is empty for an insert, `after` for
+// a delete.
+struct LineChange {
+    RowOp op = RowOp::insert;
+    std::span<const LineValue> before;
+    std::span<const LineValue> after;
+};
+
+struct Line {
+    LineKind kind = LineKind::ddl;
+    std::string_view gtid;     // a transaction's D-S-N, a snapshot line's GTID state
+    std::uint32_t timestamp = 0;  // a transaction's "ts"
+    // The changes of DB.TABLE, in order: a transaction's row changes, a
+    // chunk's rows (other tables' are skipped).
+    std::vector<LineChange> changes;
+};
+
+class LineReader {
+public:
+    LineReader(std::vector<PickedColumn> columns, std::string db, std::string table);
+    ~LineReader();
+    LineReader(const LineReader&) = delete;
+    LineReader& operator=(const LineReader&) = delete;
+
+    const Line& parse(std::string_view line, const std::string& where);
+
+private:
+    struct Parser;
+    std::vector<PickedColumn> columns_;
+    std::string db_, table_;
+    std::unique_ptr<Parser> parser_;
+    Line line_;
+};
+
+// The double a reader of the line gets for a FLOAT value: the nearest to
+// the float's shortest decimal text (0.1f -> 0.1, not 0.100000001490116).
+double float_value_as_read(float value) noexcept;
+
+}  // namespace sluice::mariadb::cdc::ndjson
