@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -21,6 +24,7 @@
 #include "sluice/mariadb/cdc/ndjson_file.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/jetstream/cdc_publisher.hpp"
+#include "missing_tables.hpp"
 #include "url_errors.hpp"
 
 namespace sluice::mariadb::tools {
@@ -65,6 +69,27 @@ private:
     std::optional<NdjsonFile> file_;
     mariadb::ndjson::Buffer buffer_;  // formatted in place (no copy, no zeroing)
 };
+
+// ChangeStream::open, retried while the server cannot be reached and
+// `connect_timeout` has not passed since the first try (--connect-timeout:
+// a server that is still starting). 0: one try.
+ChangeStream open_patiently(const ConnectOptions& options, const StreamOptions& stream,
+                            std::chrono::milliseconds connect_timeout) {
+    const auto give_up = std::chrono::steady_clock::now() + connect_timeout;
+    auto pause = std::chrono::milliseconds(100);
+    for (;;) {
+        try {
+            return ChangeStream::open(options, stream);
+        } catch (const Error& e) {
+            const bool unreachable = e.kind() == ErrorKind::io || e.kind() == ErrorKind::timeout ||
+                                     e.kind() == ErrorKind::closed;
+            if (!unreachable || std::chrono::steady_clock::now() + pause >= give_up) throw;
+            std::cerr << "sluice-mariadb cdc: " << e.what() << "; retrying in " << pause.count() << " ms\n";
+        }
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+    }
+}
 
 }  // namespace
 
@@ -131,16 +156,18 @@ int run_cdc_command(int argc, char** argv) {
     // The publisher's options mean nothing without --to: refused rather than
     // ignored, so `--format debezium` alone does not print our lines instead.
     for (CLI::Option* o : {o_stream, o_subject, o_replicas, o_format, o_decimal, o_window, o_progress}) o->needs(o_to);
+    double connect_timeout = 0;
+    app.add_option("--connect-timeout", connect_timeout,
+                   "SECONDS: at start, keep retrying a server (MariaDB, NATS) that cannot be reached this long "
+                   "(default 0: fail at once; with --to, a connection lost after it worked is retried either way)")
+        ->check(CLI::Range(0.0, 86400.0));
     app.add_option("--server-id", server_id, "replica server id to register with (default: random)")
         ->check(CLI::Range(1U, 0xFFFFFFFFU));
     app.add_option("--heartbeat", heartbeat, "heartbeat period asked of the server, seconds (0 = none)")
         ->check(CLI::Range(0.0, 4294967.0))
         ->capture_default_str();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-mariadb cdc", argc, argv))
+        return *status;
 
     // An empty value (an unset shell variable) is a mistake, not "print instead".
     if (o_to->count() && to.empty()) return fail("--to: empty; give nats://HOST:PORT[,nats://...]", 2);
@@ -175,6 +202,13 @@ int run_cdc_command(int argc, char** argv) {
                        : snapshot           ? StartAt::snapshot
                                             : StartAt::now;
         stream.gtid = from;
+        try {
+            for (const std::string& warning : missing_tables(options, stream.tables))
+                std::cerr << "sluice-mariadb cdc: warning: " << warning << "\n";
+        } catch (const Error&) {
+            // No check without a connection: the stream's own connection
+            // says what is wrong (or, with --connect-timeout, waits).
+        }
 
         if (!to.empty()) {
             jetstream::PublisherOptions po;
@@ -188,6 +222,7 @@ int run_cdc_command(int argc, char** argv) {
                                                                         : jetstream::debezium::DecimalHandling::precise;
             po.window = window;
             po.progress = progress;
+            po.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(connect_timeout * 1000)));
             jetstream::publish_changes(options, stream, po, std::cerr);
             return 0;
         }
@@ -203,7 +238,8 @@ int run_cdc_command(int argc, char** argv) {
         // Idle events: the buffered lines are flushed when the stream goes
         // quiet after other tables' transactions, not with this table's next.
         stream.idle_events = true;
-        ChangeStream cdc = ChangeStream::open(options, stream);
+        ChangeStream cdc = open_patiently(options, stream, std::chrono::milliseconds(static_cast<std::int64_t>(
+                                                                std::llround(connect_timeout * 1000))));
         while (const ChangeEvent* e = cdc.next()) {
             cdc::ndjson::append_line(output.buffer(), *e);
             if (!cdc.input_pending() || output.buffer().size() >= (1U << 20)) output.flush();
@@ -211,7 +247,9 @@ int run_cdc_command(int argc, char** argv) {
         output.finish();
         return 0;
     } catch (const Error& e) {
-        return fail(describe(e));
+        // A usage error is the command line's (--tables, --from-gtid, an
+        // ssl-mode the URL cannot have): status 2, as docs/exit-status.md says.
+        return fail(describe(e), e.kind() == ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure);
     } catch (const std::exception& e) {
         return fail(e.what());
     }

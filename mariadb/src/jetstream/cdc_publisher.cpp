@@ -88,7 +88,8 @@ public:
     }
 
     PublishStats run() {
-        auto failing_since = Clock::now();
+        const auto started = Clock::now();
+        auto failing_since = started;
         auto backoff = std::chrono::milliseconds(100);
         std::uint64_t acked_seen = 0;
         for (;;) {
@@ -100,6 +101,10 @@ public:
                 why = acks_.take_error();
             } catch (const Error& e) {
                 if (!retryable(e)) throw;
+                // Refused or unknown host (io) before both worked: a wrong
+                // URL. A cluster that answers but is not ready is waited for.
+                if (!connected_ && e.kind() == ErrorKind::io && Clock::now() - started >= o_.connect_timeout)
+                    throw Error(e.kind(), std::string(e.what()) + start_failure_note());
                 why = e.what();
                 if (client_) settle();
                 acks_.take_error();
@@ -126,6 +131,15 @@ public:
     }
 
 private:
+    std::string start_failure_note() const {
+        if (o_.connect_timeout.count() == 0)
+            return " (at start: not retried, a connection that never worked is not an outage; pass "
+                   "--connect-timeout SECONDS to wait for a server that is still starting)";
+        return " (at start: no connection within --connect-timeout " +
+               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(o_.connect_timeout).count()) + " s)";
+    }
+    bool connected_ = false;
+
     void connect() {
         ClientOptions co;
         co.max_pending = o_.window;
@@ -199,6 +213,7 @@ private:
         }
         const std::int64_t opened_ms = std::max(now_ms(), not_before_ms);
         cdc::ChangeStream cs = cdc::ChangeStream::open(source_, so);
+        connected_ = true;  // NATS and the source both answered: from here on, failures are outages
         cdc::GtidState before = so.start == cdc::StartAt::gtid ? so.gtid : cdc::GtidState{};
         std::vector<OutMessage> batch;
         std::optional<SnapshotMessages> snapshot;
