@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -31,6 +34,7 @@
 #include "sluice/service/log_output.hpp"
 #include "sluice/service/stop_signals.hpp"
 #include "cdc_metrics.hpp"
+#include "missing_tables.hpp"
 #include "url_errors.hpp"
 
 namespace sluice::mariadb::tools {
@@ -79,6 +83,27 @@ private:
     std::optional<NdjsonFile> file_;
     mariadb::ndjson::Buffer buffer_;  // formatted in place (no copy, no zeroing)
 };
+
+// ChangeStream::open, retried while the server cannot be reached and
+// `connect_timeout` has not passed since the first try (--connect-timeout:
+// a server that is still starting). 0: one try.
+ChangeStream open_patiently(const ConnectOptions& options, const StreamOptions& stream,
+                            std::chrono::milliseconds connect_timeout) {
+    const auto give_up = std::chrono::steady_clock::now() + connect_timeout;
+    auto pause = std::chrono::milliseconds(100);
+    for (;;) {
+        try {
+            return ChangeStream::open(options, stream);
+        } catch (const Error& e) {
+            const bool unreachable = e.kind() == ErrorKind::io || e.kind() == ErrorKind::timeout ||
+                                     e.kind() == ErrorKind::closed;
+            if (!unreachable || std::chrono::steady_clock::now() + pause >= give_up) throw;
+            std::cerr << "sluice-mariadb cdc: " << e.what() << "; retrying in " << pause.count() << " ms\n";
+        }
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+    }
+}
 
 }  // namespace
 
@@ -152,16 +177,18 @@ int run_cdc_command(int argc, char** argv) {
     // The publisher's options mean nothing without --to: refused rather than
     // ignored, so `--format debezium` alone does not print our lines instead.
     for (CLI::Option* o : {o_stream, o_subject, o_replicas, o_format, o_decimal, o_window, o_progress}) o->needs(o_to);
+    double connect_timeout = 0;
+    app.add_option("--connect-timeout", connect_timeout,
+                   "SECONDS: at start, keep retrying a server (MariaDB, NATS) that cannot be reached this long "
+                   "(default 0: fail at once; with --to, a connection lost after it worked is retried either way)")
+        ->check(CLI::Range(0.0, 86400.0));
     app.add_option("--server-id", server_id, "replica server id to register with (default: random)")
         ->check(CLI::Range(1U, 0xFFFFFFFFU));
     app.add_option("--heartbeat", heartbeat, "heartbeat period asked of the server, seconds (0 = none)")
         ->check(CLI::Range(0.0, 4294967.0))
         ->capture_default_str();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-mariadb cdc", argc, argv))
+        return *status;
     // Every later line on stderr is masked, and JSON when asked.
     service::install_log_lines(service::parse_log_format(log_format), "sluice-mariadb cdc");
     if (!metrics_address.empty()) {
@@ -205,6 +232,13 @@ int run_cdc_command(int argc, char** argv) {
                        : snapshot           ? StartAt::snapshot
                                             : StartAt::now;
         stream.gtid = from;
+        try {
+            for (const std::string& warning : missing_tables(options, stream.tables))
+                std::cerr << "sluice-mariadb cdc: warning: " << warning << "\n";
+        } catch (const Error&) {
+            // No check without a connection: the stream's own connection
+            // says what is wrong (or, with --connect-timeout, waits).
+        }
 
         // Before any thread starts (they inherit the blocked signals).
         // `stop_blocked_loop` runs when the loop did not stop by itself
@@ -231,6 +265,7 @@ int run_cdc_command(int argc, char** argv) {
                                                                         : jetstream::debezium::DecimalHandling::precise;
             po.window = window;
             po.progress = progress;
+            po.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(connect_timeout * 1000)));
             po.observer = metrics.get();
             po.stop_requested = &service::stop_requested;
             // Blocked on the binlog: what was published is in the stream once
@@ -259,7 +294,8 @@ int run_cdc_command(int argc, char** argv) {
         // Idle events: the buffered lines are flushed when the stream goes
         // quiet after other tables' transactions, not with this table's next.
         stream.idle_events = true;
-        ChangeStream cdc = ChangeStream::open(options, stream);
+        ChangeStream cdc = open_patiently(options, stream, std::chrono::milliseconds(static_cast<std::int64_t>(
+                                                                std::llround(connect_timeout * 1000))));
         // Blocked waiting for the server: everything applied is in the
         // buffer or written; write it out and stop here.
         stop_blocked_loop = [&output] {
@@ -293,9 +329,11 @@ int run_cdc_command(int argc, char** argv) {
             std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
         return 0;
     } catch (const Error& e) {
-        return fail(describe(e));
+        // A usage error is the command line's (--tables, --from-gtid, an
+        // ssl-mode the URL cannot have): status 2, as docs/exit-status.md says.
+        return fail(describe(e), e.kind() == ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure);
     } catch (const nats::Error& e) {
-        return fail(e.describe());
+        return fail(e.describe(), e.kind() == nats::ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure);
     } catch (const std::exception& e) {
         return fail(e.what());
     }

@@ -266,6 +266,8 @@ int main(int argc, char** argv) {
             std::cerr << " (" << to_string(e.kind()) << ")";
         }
         std::cerr << "\n";
-        return sluice::cli::exit_failure;
+        // A usage error is the command line's (an ssl-mode the URL cannot
+        // have, ...): status 2, as docs/exit-status.md says.
+        return e.kind() == ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure;
     }
 }

@@ -7,12 +7,14 @@
 // failure the pipeline cannot retry (message on stderr), 2 for bad usage.
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <thread>
 
+#include "sluice/common/cli_exit.hpp"
 #include "sluice/mariadb/cdc/gtid_state.hpp"
 #include "sluice/common/version.hpp"
 #include "sluice/mariadb/error.hpp"
@@ -93,6 +95,12 @@ int run_command(int argc, char** argv) {
     run->add_option("--partition", partition,
                     "I/N: with a nats:// source, apply only the keys of partition I of N (0 <= I < N; FNV-1a 64 of "
                     "the key modulo N, docs/pipeline.md); N workers together fill NAME as one process does");
+    double connect_timeout = 0;
+    run->add_option("--connect-timeout", connect_timeout,
+                    "SECONDS: at start, keep retrying a source, sink or NATS that cannot be reached or refuses the "
+                    "login this long (default 0: fail at once; a connection lost after it worked is retried for "
+                    "5 minutes either way)")
+        ->check(CLI::Range(0.0, 86400.0));
     run->add_flag("--quiet", quiet, "no progress lines on stderr (default: one at most every second)");
     std::string metrics_address, log_format = "text";
     run->add_option("--metrics", metrics_address,
@@ -101,12 +109,9 @@ int run_command(int argc, char** argv) {
     run->add_option("--log-format", log_format, "stderr lines as text, or as one JSON object per line")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-pipeline", argc, argv)) return *status;
     o.progress = !quiet;
+    o.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(connect_timeout * 1000));
     // Every later line on stderr is masked, and JSON when asked.
     sluice::service::install_log_lines(sluice::service::parse_log_format(log_format), "sluice-pipeline");
     if (!metrics_address.empty()) {

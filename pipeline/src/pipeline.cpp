@@ -29,6 +29,7 @@
 #include "sluice/tideweave/checkpoint.hpp"
 #include "batch_committer.hpp"
 #include "source_table.hpp"
+#include "start_failure.hpp"
 #include "stream_worker.hpp"
 
 namespace sluice::pipeline {
@@ -118,6 +119,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
 
     cdc::ChangeStream stream = cdc::ChangeStream::open(source, so);
     sink.create_tables();
+    stats.connected = true;
     BinlogAdapter adapter(o.columns);
     TransactionMapper mapper(o.columns);
     SessionApplier applier(*engine, *rule);
@@ -166,7 +168,7 @@ void run_once(const Options& o, RunStats& stats, std::ostream& log) {
             mapper.begin();
             for (const SourceChange& c : snapshot_rows) mapper.add(c);
             auto outcome = applier.apply(mapper, "snapshot:" + done->at.to_string(), committer.open_batch());
-            stats.row_changes += mapper.changes();
+            stats.snapshot_rows += mapper.changes();
             stats.late += outcome.late;
             stats.rejected += outcome.rejected;
             watch.snapshot_applied(mapper.changes(), outcome.late, outcome.rejected);
@@ -229,12 +231,20 @@ const char* failing_part(const std::exception& e) {
     return "source";
 }
 
+// An error of the command line's making, found only when it was used.
+bool usage_error(const std::exception& e) {
+    if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) return m->kind() == mariadb::ErrorKind::usage;
+    if (const auto* q = dynamic_cast<const Error*>(&e)) return q->kind() == ErrorKind::usage;
+    return false;
+}
+
 }  // namespace
 
 int run_with_retries(const Options& o, std::ostream& log) {
     RunStats stats;
     auto backoff = std::chrono::milliseconds(100);
-    auto failing_since = Clock::now();
+    const auto started = Clock::now();
+    auto failing_since = started;
     std::uint64_t commits_seen = 0;
     for (;;) {
         try {
@@ -246,6 +256,10 @@ int run_with_retries(const Options& o, std::ostream& log) {
             // progress; any other ends the run.
             if (!common::is_transient(e)) {
                 log << "sluice-pipeline: error: " << describe(e) << "\n";
+                return usage_error(e) ? 2 : 1;
+            }
+            if (gives_up_at_start(e, stats.connected, Clock::now() - started, o.connect_timeout)) {
+                log << "sluice-pipeline: error: " << describe(e) << start_failure_note(o.connect_timeout) << "\n";
                 return 1;
             }
             if (stats.sink_commits != commits_seen) {  // progress since the last failure

@@ -14,7 +14,10 @@ bool ProgressLine::due(std::chrono::steady_clock::time_point now, bool last_line
 
 void ProgressLine::write(std::string_view where, const RunStats& s, std::uint32_t last_commit_time,
                          bool sink_time, std::int64_t wall_seconds) {
-    log_ << "sluice-pipeline: " << where << s.source_transactions << " transactions, "
+    log_ << "sluice-pipeline: " << where;
+    // A snapshot is rows as they were, not transactions or changes.
+    if (s.snapshot_rows > 0) log_ << "snapshot of " << s.snapshot_rows << (s.snapshot_rows == 1 ? " row, " : " rows, ");
+    log_ << s.source_transactions << " transactions, "
          << s.row_changes << " row changes, " << s.sink_commits << " sink commits, " << s.late
          << " late, " << s.rejected << " rejected";
     if (sink_time)

@@ -117,6 +117,12 @@ void run_stream_worker(const Options& o, RunStats& stats, std::ostream& log) {
         // lost cluster or a leader election, a node that was just restarted
         // answers "stream not found" or refuses the consumer for a while.
         // The stream's existence and subjects were checked at the start.
+        // Before the run first connected, a NATS that cannot be reached
+        // (refused, unknown host) stays what it is, so that
+        // start_failure.hpp decides: no five minutes of retries for a typo
+        // in the URL. (A cluster that answers but has no leader yet is
+        // still retried.)
+        if (!stats.connected && e.kind() == nats::ErrorKind::io) throw;
         if (e.kind() != nats::ErrorKind::usage) throw Error(ErrorKind::source_ended, std::string("NATS: ") + e.what());
         throw;
     }
@@ -177,6 +183,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
     js::StreamReader reader =
         js::StreamReader::open(client, source.stream, state_at_start->subjects.front(), position + 1);
     create_sink_tables(sink);  // the source is open: now the sink's tables
+    stats.connected = true;
     NdjsonTransactions lines(o.columns, o.db, o.table);
     // The open snapshot: its GTID state, the position before its first
     // chunk (what a commit may record while it is open), its rows so far.
@@ -243,7 +250,7 @@ void run_worker(const Options& o, RunStats& stats, std::ostream& log) {
                 mapper.begin();
                 for (const SourceChange& c : snapshot_rows) mapper.add(c);
                 auto outcome = applier.apply(mapper, "snapshot:" + line.snapshot_gtid, committer.open_batch());
-                stats.row_changes += mapper.changes();
+                stats.snapshot_rows += mapper.changes();
                 stats.late += outcome.late;
                 stats.rejected += outcome.rejected;
                 watch.snapshot_applied(mapper.changes(), outcome.late, outcome.rejected);

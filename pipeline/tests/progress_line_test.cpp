@@ -47,6 +47,25 @@ TEST(ProgressLine, AWorkersLineNamesItsPartitionAndNoLagBeforeATransaction) {
     EXPECT_NE(ahead.str().find(", lag 0 s\n"), std::string::npos) << ahead.str();
 }
 
+// Issue 32: after a snapshot of 3 rows the line read "0 transactions, 3 row
+// changes"; the snapshot is counted as what it is.
+TEST(ProgressLine, ASnapshotIsCountedAsASnapshot) {
+    std::ostringstream log;
+    ProgressLine p(true, log);
+    RunStats s;
+    s.snapshot_rows = 3;
+    s.sink_commits = 1;
+    p.write("", s, 0, false, 1007);
+    EXPECT_EQ(log.str(),
+              "sluice-pipeline: snapshot of 3 rows, 0 transactions, 0 row changes, 1 sink commits, 0 late, 0 "
+              "rejected\n");
+    std::ostringstream one;
+    ProgressLine q(true, one);
+    s.snapshot_rows = 1;
+    q.write("", s, 0, false, 1007);
+    EXPECT_EQ(one.str().rfind("sluice-pipeline: snapshot of 1 row, 0 transactions", 0), 0U) << one.str();
+}
+
 TEST(ProgressLine, AtMostOnceASecondButAlwaysTheLastLine) {
     std::ostringstream log;
     ProgressLine p(true, log);

@@ -2,6 +2,7 @@
 //   tideweave stream [FILE|-] [--gap N] [--lateness N] [--restore FILE] [--keep-going]
 //   tideweave compare-naive [options]
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -40,7 +41,19 @@ struct StreamArgs {
     std::string engine = "incremental";
 };
 
+// A directory where a file is needed is a usage error (status 2), as for
+// keal: the command line names the wrong path (issue 32; read() used to
+// report "read: Is a directory" without the path, with status 1).
+bool is_directory(const std::string& path, const char* what) {
+    struct stat st {};
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    std::cerr << "tideweave: error: " << what << " '" << path << "' is a directory; give a file\n";
+    return true;
+}
+
 int run_stream_command(const StreamArgs& args) {
+    if (is_directory(args.input, "input") || (!args.restore.empty() && is_directory(args.restore, "checkpoint")))
+        return exit_usage;
     const tw::EngineKind kind = args.engine == "naive" ? tw::EngineKind::naive : tw::EngineKind::incremental;
     std::optional<tw::Stream> stream;
     try {
@@ -84,7 +97,12 @@ int run_stream_command(const StreamArgs& args) {
     const tw::RunResult result = tw::run_stream(*stream, in_fd, STDOUT_FILENO, options);
     if (in_fd != STDIN_FILENO) ::close(in_fd);
     if (!result.io_error.empty()) {
-        std::cerr << "tideweave: " << result.io_error << "\n";
+        // Which file: "read: ..." alone did not say.
+        const std::string input = args.input == "-" ? "standard input" : args.input;
+        std::string what = result.io_error;
+        if (what.rfind("read: ", 0) == 0) what = "cannot read " + input + ": " + what.substr(6);
+        if (what.rfind("write: ", 0) == 0) what = "cannot write standard output: " + what.substr(7);
+        std::cerr << "tideweave: " << what << "\n";
         return exit_failure;
     }
     if (result.stopped) {

@@ -6,7 +6,7 @@
 //   keal build F --target native -o EXE
 //   keal build F --target sqlite -o F.so                 (a SQLite loadable extension)
 //   keal build F --target mariadb -o DIR                 (DIR/<stem>.so + DIR/install.sql: MariaDB UDFs)
-//   keal deploy F --db URL [--lib-dir DIR]               (postgresql://... or mariadb://...)
+//   keal deploy F [--db URL] [--lib-dir DIR]             (postgresql://... or mariadb://...; default $DATABASE_URL, PG*)
 //   keal run F [--db URL]
 // Exit status: 0 success, 1 diagnostics or a failed build/deploy/run, 2 usage
 // (docs/exit-status.md): also a directory given as the source file and an
@@ -104,10 +104,10 @@ bool builds_a_directory(const std::string& t) { return t == "pg" || t == "mariad
 // The embedded SQL checked against `db` or the descriptions file `schema`
 // (when either is given); prints the diagnostics. False when there were errors.
 bool sql_checks_pass(const std::string& file, const std::string& text, const ir::Module& module, const std::string& db,
-                     const std::string& schema) {
-  if (db.empty() && schema.empty()) return true;
+                     const std::string& schema, bool against_environment = false) {
+  if (db.empty() && schema.empty() && !against_environment) return true;
   driver::DatabaseCheck checked;
-  if (!db.empty()) {
+  if (!db.empty() || against_environment) {
     checked = driver::check_against_database(file, text, module, db);
   } else {
     std::string error;
@@ -283,8 +283,12 @@ int deploy_mariadb(const std::string& file, const std::string& url, const std::s
   return kOk;
 }
 
-int cmd_deploy(const std::string& file, const std::string& url, const std::string& lib_dir) {
+int cmd_deploy(const std::string& file, const std::string& db, const std::string& lib_dir) {
   if (!source_path_ok(file)) return kUsage;
+  // Without --db, the database the postgres layer and `keal run` take:
+  // $DATABASE_URL, else (an empty URL) libpq's PG* variables.
+  const char* database_url = std::getenv("DATABASE_URL");
+  const std::string url = !db.empty() ? db : database_url != nullptr ? database_url : "";
   if (driver::is_mariadb_url(url)) return deploy_mariadb(file, url, lib_dir);
   std::optional<std::string> text;
   auto c = front_end(file, check::Target::Pg, "", "", &text);
@@ -296,7 +300,7 @@ int cmd_deploy(const std::string& file, const std::string& url, const std::strin
     return kFailed;
   }
   // The embedded SQL against the database it is deployed into.
-  if (!sql_checks_pass(file, *text, c->module, url, "")) return kFailed;
+  if (!sql_checks_pass(file, *text, c->module, url, "", /*against_environment=*/url.empty())) return kFailed;
   std::string tmp = driver::make_temp_dir();
   if (tmp.empty()) {
     std::cerr << "keal: error: cannot create a temporary directory\n";
@@ -417,11 +421,11 @@ int main(int argc, char** argv) {
   deploy->add_option("file", file, "Keal source file")->required();
   deploy->add_option("--db", url,
                      "libpq connection string or URL (a superuser: LANGUAGE C), or mariadb://user:password@host:port/db "
-                     "(a user who may CREATE FUNCTION)")
-      ->required();
+                     "(a user who may CREATE FUNCTION); default $DATABASE_URL, else libpq's PG* variables");
   deploy->add_option("--lib-dir", lib_dir,
-                     "Where to put the shared object, readable by the server (PostgreSQL: default $KEAL_LIB_DIR or "
-                     "$TMPDIR/keal-lib; MariaDB: default the server's @@plugin_dir)");
+                     "Where to put the shared object, readable by the server and writable by no other user "
+                     "(PostgreSQL: default $KEAL_LIB_DIR or $TMPDIR/keal-lib-UID; MariaDB: default the server's "
+                     "@@plugin_dir)");
 
   auto* run = app.add_subcommand("run", "Build a native executable and run it");
   run->add_option("file", file, "Keal source file")->required();

@@ -1,5 +1,7 @@
 #include "driver/deploy.hpp"
 
+#include "driver/library_dir.hpp"
+
 #include "sluice/postgres/connection.hpp"
 
 #include <sys/stat.h>
@@ -47,12 +49,6 @@ std::optional<std::vector<std::vector<std::string>>> query_rows(const std::strin
   }
 }
 
-std::string default_lib_dir() {
-  if (const char* d = std::getenv("KEAL_LIB_DIR"); d != nullptr && *d != '\0') return d;
-  const char* tmp = std::getenv("TMPDIR");
-  return std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/keal-lib";
-}
-
 std::string install_library(const std::string& so_path, const std::string& lib_dir, const std::string& stem,
                             std::string& error) {
   std::ifstream in(so_path, std::ios::binary);
@@ -90,26 +86,13 @@ std::string install_library(const std::string& so_path, const std::string& lib_d
     }
     ::chmod(it->c_str(), 0755);  // ours, just made: the umask must not narrow it
   }
-  if (!fs::is_directory(dir, ec)) {
-    error = "--lib-dir " + dir.string() + " is not a directory";
-    return {};
-  }
-  fs::path target = dir / (stem + "-" + tag + ".so");
-  fs::path temp = dir / (stem + "-" + tag + ".so.tmp");
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out << content;
-    if (!out) {
-      error = "cannot write " + temp.string();
-      return {};
-    }
-  }
-  ::chmod(temp.c_str(), 0644);
-  fs::rename(temp, target, ec);
-  if (ec) {
-    error = "cannot install " + target.string() + ": " + ec.message();
-    return {};
-  }
+  // The directory is checked (owner, mode) and kept open: the file goes in
+  // through that descriptor, under a random temporary name.
+  const LibraryDir library_dir = LibraryDir::open(dir.string(), error);
+  if (!library_dir.is_open()) return {};
+  const std::string name = stem + "-" + tag + ".so";
+  if (!library_dir.install(name, LibraryDir::random_temp_name(name), content, error)) return {};
+  const fs::path target = dir / name;
   return target.string();
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/library_dir.hpp"  // default_lib_dir()
+
 namespace keal::driver {
 
 // Runs an SQL script (several statements) on the database at `url` (when
@@ -21,12 +23,10 @@ std::optional<std::vector<std::vector<std::string>>> query_rows(const std::strin
 // backend that already loaded an older build would otherwise keep using it),
 // the file readable by all (0644). Creates `lib_dir` and its missing parents
 // with mode 0755; never changes the mode of a directory that already exists
-// (see unreachable_hint in deploy_checks.hpp). Returns the installed path,
-// empty on failure.
+// (see unreachable_hint in deploy_checks.hpp). Refuses a directory another
+// user could write, and writes the file as LibraryDir::install does
+// (library_dir.hpp). Returns the installed path, empty on failure.
 std::string install_library(const std::string& so_path, const std::string& lib_dir, const std::string& stem,
                             std::string& error);
-
-// $KEAL_LIB_DIR, else $TMPDIR/keal-lib (or /tmp/keal-lib).
-std::string default_lib_dir();
 
 }  // namespace keal::driver

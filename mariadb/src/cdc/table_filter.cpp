@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "ddl_tables.hpp"
 #include "sluice/mariadb/error.hpp"
 
 namespace sluice::mariadb::cdc {
@@ -45,7 +46,17 @@ bool TableFilter::selects_database(std::string_view db) const noexcept {
     return false;
 }
 
-bool TableFilter::selects_ddl(std::string_view default_db, std::string_view sql) const noexcept {
+bool TableFilter::selects_ddl(std::string_view default_db, std::string_view sql) const {
+    if (entries_.empty()) return true;
+    // A statement whose tables can be told passes when one of them is
+    // selected, and only then (issue 32: a filter on sluice.nosuch passed
+    // every DDL of database sluice).
+    if (const auto tables = detail::ddl_tables(sql)) {
+        for (const detail::DdlTable& t : *tables)
+            if (selects(t.db.empty() ? default_db : std::string_view(t.db), t.table)) return true;
+        return false;
+    }
+    // Otherwise (CREATE DATABASE, views, routines, GRANT, ...) by database.
     if (selects_database(default_db)) return true;
     for (const Entry& e : entries_) {
         if (e.db == "*") return true;

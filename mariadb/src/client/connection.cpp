@@ -126,6 +126,8 @@ void login(detail::Session& s) {
             // No CA given: the system's trust store, as Connector/C 3.4 does.
             tls.system_trust = true;
             tls.verify_advice = default_verify_advice(o);
+            tls.default_mode_note = "; ssl-mode was not given, so verify-full applies (" +
+                                    std::string(why_default_verifies(o)) + ")";
         }
         ch.start_tls(tls, unix_socket ? std::string_view("localhost") : std::string_view(o.host));
     }

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "sluice/common/error.hpp"
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/jetstream/snapshot_messages.hpp"
@@ -81,14 +82,8 @@ void on_ack(jsCtx*, natsMsg* m, jsPubAck* pa, jsPubAckErr* pae, void* closure) {
 
 // Worth resynchronising: a NATS failure its client calls transient (a lost
 // connection, a timeout, a leader election), or a lost binlog connection.
-bool retryable(const std::exception& e) {
-    if (const auto* n = dynamic_cast<const nats::Error*>(&e)) return n->transient();
-    if (const auto* m = dynamic_cast<const Error*>(&e)) {
-        const ErrorKind k = m->kind();
-        return k == ErrorKind::io || k == ErrorKind::timeout || k == ErrorKind::closed || k == ErrorKind::broken;
-    }
-    return false;
-}
+// NATS and MariaDB failures answer for themselves (sluice::common::Error).
+bool retryable(const std::exception& e) { return common::is_transient(e); }
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -104,7 +99,8 @@ public:
     }
 
     PublishStats run() {
-        auto failing_since = Clock::now();
+        const auto started = Clock::now();
+        auto failing_since = started;
         auto backoff = std::chrono::milliseconds(100);
         std::uint64_t acked_seen = 0;
         for (;;) {
@@ -116,6 +112,12 @@ public:
                 why = acks_.take_error();
             } catch (const std::exception& e) {
                 if (!retryable(e)) throw;
+                // Refused or unknown host (io) before both worked: a wrong
+                // URL. A cluster that answers but is not ready is waited for.
+                const common::Error* failure = common::as_error(e);
+                if (!connected_ && failure != nullptr && failure->kind_name() == "io" &&
+                    Clock::now() - started >= o_.connect_timeout)
+                    throw Error(ErrorKind::io, std::string(e.what()) + start_failure_note());
                 why = e.what();
                 if (client_) settle();
                 acks_.take_error();
@@ -144,6 +146,15 @@ public:
     }
 
 private:
+    std::string start_failure_note() const {
+        if (o_.connect_timeout.count() == 0)
+            return " (at start: not retried, a connection that never worked is not an outage; pass "
+                   "--connect-timeout SECONDS to wait for a server that is still starting)";
+        return " (at start: no connection within --connect-timeout " +
+               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(o_.connect_timeout).count()) + " s)";
+    }
+    bool connected_ = false;
+
     void connect() {
         nats::ClientOptions co;
         co.max_pending = o_.window;
@@ -224,6 +235,7 @@ private:
             throw;
         }
         cdc::ChangeStream& cs = *opened;
+        connected_ = true;  // NATS and the source both answered: from here on, failures are outages
         if (o_.observer) o_.observer->running();
         cdc::GtidState before = so.start == cdc::StartAt::gtid ? so.gtid : cdc::GtidState{};
         std::vector<OutMessage> batch;

@@ -395,6 +395,52 @@ ContextCache& context_cache() {
 
 // Error{tls} unless the resumed session's certificate passed verification
 // and, under verify_full, names `host`.
+// The names a certificate is valid for, as "DNS:a, IP:b" (its subject
+// alternative names; its common name when it has none).
+std::string certificate_names(X509* cert) {
+    std::string names;
+    auto add = [&](const std::string& n) { names += (names.empty() ? "" : ", ") + n; };
+    auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+    for (int i = 0; sans != nullptr && i < sk_GENERAL_NAME_num(sans); ++i) {
+        const GENERAL_NAME* g = sk_GENERAL_NAME_value(sans, i);
+        if (g->type == GEN_DNS) {
+            const ASN1_IA5STRING* dns = g->d.dNSName;
+            add("DNS:" + std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(dns)),
+                                     static_cast<std::size_t>(ASN1_STRING_length(dns))));
+        } else if (g->type == GEN_IPADD) {
+            const ASN1_OCTET_STRING* ip = g->d.iPAddress;
+            char text[INET6_ADDRSTRLEN] = {};
+            const int len = ASN1_STRING_length(ip);
+            const int family = len == 4 ? AF_INET : len == 16 ? AF_INET6 : 0;
+            if (family != 0 && inet_ntop(family, ASN1_STRING_get0_data(ip), text, sizeof text) != nullptr)
+                add(std::string("IP:") + text);
+        }
+    }
+    GENERAL_NAMES_free(sans);
+    if (names.empty()) {
+        char cn[256] = {};
+        if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof cn) > 0)
+            add(std::string("CN:") + cn);
+    }
+    return names;
+}
+
+// After a host name mismatch: the CA was right (the chain verified up to
+// the name check), so the advice is about the name: the names the
+// certificate holds, and the mode that checks only the CA.
+std::string name_mismatch_advice(SSL* ssl, const std::string& host) {
+    // The peer certificate is not kept after a failed verification, its
+    // chain (leaf first, on the client) is.
+    STACK_OF(X509)* chain = SSL_get_peer_cert_chain(ssl);
+    X509* leaf = chain != nullptr && sk_X509_num(chain) > 0 ? sk_X509_value(chain, 0) : nullptr;
+    const std::string names = leaf != nullptr ? certificate_names(leaf) : std::string();
+    std::string advice = "; the certificate is signed by a trusted CA but ";
+    advice += names.empty() ? "names no host" : "names " + names + ", not '" + host + "'";
+    advice += ": connect by one of its names, or choose ssl-mode=verify-ca knowingly (the CA is checked, the "
+              "host name is not)";
+    return advice;
+}
+
 void check_resumed_peer(SSL* ssl, SslMode mode, const std::string& host, bool ip, const std::string& peer,
                         const std::string& advice) {
     const X509* cert = SSL_get0_peer_certificate(ssl);
@@ -569,6 +615,11 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
         const long verify_result = SSL_get_verify_result(ssl);
         if (verify && verify_result != X509_V_OK) {
             openssl_errors();  // the verification result says it better
+            if (verify_result == X509_V_ERR_HOSTNAME_MISMATCH || verify_result == X509_V_ERR_IP_ADDRESS_MISMATCH)
+                throw Error(ErrorKind::tls, "TLS certificate verification of " + peer + " failed: " +
+                                                X509_verify_cert_error_string(verify_result) + " (expected host '" +
+                                                host_text + "')" + options.default_mode_note +
+                                                name_mismatch_advice(ssl, host_text));
             throw Error(ErrorKind::tls, "TLS certificate verification of " + peer + " failed: " +
                                             X509_verify_cert_error_string(verify_result) +
                                             (options.mode == SslMode::verify_full ? " (expected host '" + host_text + "')"

@@ -113,6 +113,22 @@ TEST(Cli, CommandLineErrorsExitWith2) {
     EXPECT_EQ(run_cli("'mariadb://h/' 'SELECT 1' 'SELECT 2'").status, 2);
 }
 
+// Issue 32: option errors carry the tool's name, and a usage error found
+// only when the URL is used (verify-full without a CA) exits 2, not 1.
+TEST(Cli, OptionErrorsCarryTheToolsNameAndLateUsageErrorsExit2) {
+    Outcome unknown = run_cli("--bogus 'SELECT 1'", true);
+    EXPECT_EQ(unknown.out, "sluice-mariadb: error: unknown option '--bogus'\nRun with --help for more information.\n");
+    Outcome choice = run_cli("--format xml 'SELECT 1'", true);
+    EXPECT_EQ(choice.out.rfind("sluice-mariadb: error: --format: ", 0), 0U) << choice.out;
+    Outcome cdc_unknown = run_cli("cdc 'mariadb://h/' --bogus", true);
+    EXPECT_EQ(cdc_unknown.out, "sluice-mariadb cdc: error: unknown option '--bogus'\nRun with --help for more information.\n");
+    Outcome no_ca = run_cli("'mariadb://u@127.0.0.1:" + sluice::mariadb::test::env().require("SLUICE_MARIADB_PORT") +
+                                "/?ssl-mode=verify-full' 'SELECT 1'",
+                            true);
+    EXPECT_EQ(no_ca.status, 2) << no_ca.out;
+    EXPECT_NE(no_ca.out.find("needs a CA (ssl-ca or ssl-capath) (usage)"), std::string::npos) << no_ca.out;
+}
+
 // DECIMAL is a number to the eye: right-aligned like the integers. A tab or
 // line break inside a value would break the table, so it is escaped.
 TEST(Cli, TableRightAlignsDecimalAndEscapesTabsAndNewlines) {

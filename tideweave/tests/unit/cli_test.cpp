@@ -156,6 +156,26 @@ TEST(Cli, UsageErrorsExitWith2AndSayWhatIsWrong) {
     EXPECT_EQ(run_cli("").status, 2);  // no command at all
 }
 
+// Issue 32: a directory as the input names the path, with keal's status for
+// the same mistake (2, a usage error), not "read: Is a directory" and 1.
+TEST(Cli, ADirectoryAsTheInputIsAUsageErrorNamingIt) {
+    const std::string dir = ::testing::TempDir();
+    const Result input = run_cli("stream " + dir);
+    EXPECT_EQ(input.status, 2) << input.err;
+    EXPECT_EQ(input.err, "tideweave: error: input '" + dir + "' is a directory; give a file\n");
+    const Result checkpoint = run_cli("stream --restore " + dir);
+    EXPECT_EQ(checkpoint.status, 2) << checkpoint.err;
+    EXPECT_EQ(checkpoint.err, "tideweave: error: checkpoint '" + dir + "' is a directory; give a file\n");
+}
+
+// Option errors carry the tool's name (docs/exit-status.md).
+TEST(Cli, OptionErrorsStartWithTheToolsName) {
+    const Result unknown_option = run_cli("stream --bogus");
+    EXPECT_EQ(unknown_option.err, "tideweave: error: unknown option '--bogus'\nRun with --help for more information.\n");
+    const Result out_of_range = run_cli("stream --gap 0");
+    EXPECT_EQ(out_of_range.err.rfind("tideweave: error: --gap: Value 0 not in range", 0), 0U) << out_of_range.err;
+}
+
 TEST(Cli, HelpDescribesEachCommand) {
     const Result top = run_cli("--help");
     EXPECT_EQ(top.status, 0);

@@ -1,6 +1,6 @@
 #pragma once
 // The exit statuses the sluice command lines share (keal, tideweave,
-// sluice-mariadb; the table is in docs/exit-status.md), and a CLI11 parse
+// sluice-mariadb, sluice-pipeline; the table is in docs/exit-status.md), and a CLI11 parse
 // that maps every command-line error onto the usage status instead of
 // CLI11's own codes (105, 106, 109, ...).
 //
@@ -17,9 +17,27 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failure = 1;  // the command ran and failed (I/O, server, bad input data)
 inline constexpr int exit_usage = 2;    // the command line is wrong: nothing was done
 
+// What a failed parse says. Arguments that no option took come first:
+// CLI11 checks required options before it reports them, so `run --bogus`
+// said "--source is required" rather than naming the flag that is wrong.
+inline std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e) {
+    std::string unknown, unexpected;
+    for (const std::string& arg : app.remaining(/*recurse=*/true)) {
+        std::string& list = arg.size() > 1 && arg[0] == '-' ? unknown : unexpected;
+        list += (list.empty() ? "'" : ", '") + arg + "'";
+    }
+    if (!unknown.empty())
+        return (unknown.find(',') == std::string::npos ? "unknown option " : "unknown options ") + unknown;
+    if (!unexpected.empty())
+        return (unexpected.find(',') == std::string::npos ? "unexpected argument " : "unexpected arguments ") +
+               unexpected;
+    return e.what();
+}
+
 // Parses argv into `app` (`program` names the tool in messages). Returns nullopt when the command should run, else
 // the status to exit with: 0 after --help, exit_usage after an error (the
-// message and the "--help" hint are printed to standard error).
+// message, prefixed "PROGRAM: error: ", and the "--help" hint are printed
+// to standard error).
 //
 // A first argument that is no option and no subcommand of an app that
 // requires a subcommand is named ("unknown command 'x'"): CLI11 would only
@@ -45,7 +63,9 @@ inline std::optional<int> parse_or_exit(CLI::App& app, const std::string& progra
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // Help and version requests are ParseErrors too; CLI11 gives them 0.
-        return app.exit(e) == 0 ? exit_ok : exit_usage;
+        if (e.get_exit_code() == 0) return app.exit(e);
+        std::cerr << program << ": error: " << parse_error_message(app, e) << "\nRun with --help for more information.\n";
+        return exit_usage;
     }
     return std::nullopt;
 }

@@ -59,6 +59,10 @@ struct Options {
     std::chrono::seconds catch_up_behind{2};
     // Keep retrying lost connections this long since the last progress.
     std::chrono::milliseconds retry_for{std::chrono::minutes(5)};
+    // At start (before every connection of the run has worked once), keep
+    // retrying failed connections this long; 0: fail at the first
+    // (start_failure.hpp, issue 32).
+    std::chrono::milliseconds connect_timeout{0};
     bool progress = true;  // a line on stderr at most once a second
     // --partition I/N (a nats:// source only): apply the keys of partition I.
     Partition partition;
@@ -73,17 +77,20 @@ std::string settings_text(const Options& o);
 
 struct RunStats {
     std::uint64_t source_transactions = 0;
-    std::uint64_t row_changes = 0;
+    std::uint64_t row_changes = 0;    // of source transactions
+    std::uint64_t snapshot_rows = 0;  // of snapshots (not row changes: rows as they were, issue 32)
     std::uint64_t sink_commits = 0;
     std::uint64_t late = 0;
     std::uint64_t rejected = 0;
     double sink_seconds = 0;  // wall time inside sink commits (the rest: reading, decoding, the engine)
+    bool connected = false;   // every connection of the run (source, sink, NATS) has worked once
 };
 
 // One attempt; throws. `stats` accumulates across attempts.
 void run_once(const Options& options, RunStats& stats, std::ostream& log);
 
-// Exit status: 0 done (--until-end), 1 a failure (message on `log`).
+// Exit status: 0 done (--until-end), 1 a failure (message on `log`), 2 a
+// usage error found on the way (an option the URL cannot have, ...).
 int run_with_retries(const Options& options, std::ostream& log);
 
 }  // namespace sluice::pipeline

@@ -20,11 +20,14 @@ public:
     bool selects(std::string_view db, std::string_view table) const noexcept;
     // Whether some table of `db` may be selected.
     bool selects_database(std::string_view db) const noexcept;
-    // Whether a DDL statement may touch a selected table: its default
-    // database is selected, or its text names a selected database as a
-    // qualifier ("shop." or "`shop`."). The statement is not parsed, so a
-    // DDL of another table of a selected database is shown too.
-    bool selects_ddl(std::string_view default_db, std::string_view sql) const noexcept;
+    // Whether a DDL statement may touch a selected table. A statement about
+    // tables that can be told (CREATE/ALTER/DROP/RENAME/TRUNCATE TABLE,
+    // CREATE/DROP INDEX ... ON; src/cdc/ddl_tables.hpp) passes when one of
+    // them is selected (unqualified names are in `default_db`), and only
+    // then. Any other statement cannot be told apart by table: it passes
+    // when its default database is selected, or its text names a selected
+    // database as a qualifier ("shop." or "`shop`.").
+    bool selects_ddl(std::string_view default_db, std::string_view sql) const;
     // The patterns naming no '*' (the snapshot reads those) and the
     // databases whose tables a '*' selects.
     struct Entry {

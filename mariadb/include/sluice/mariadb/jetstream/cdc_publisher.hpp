@@ -71,6 +71,10 @@ struct PublisherOptions {
     // Keep retrying a lost cluster (no server, no leader) this long since
     // the last progress.
     std::chrono::milliseconds retry_for{std::chrono::minutes(5)};
+    // Before NATS and the source both worked once, failures are retried
+    // only this long (0: not at all): at start, an unreachable server is a
+    // mistake to report, not an outage (issue 32).
+    std::chrono::milliseconds connect_timeout{0};
     bool progress = false;  // a line on the log at most once a second
     // May be null; must outlive publish_changes().
     PublishObserver* observer = nullptr;

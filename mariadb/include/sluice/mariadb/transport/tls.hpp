@@ -49,6 +49,11 @@ struct TlsOptions {
     // caller can do about it. Connection says how to choose a mode when the
     // mode was its default rather than the caller's.
     std::string verify_advice{};
+    // When the mode is the default: why it verifies ("; ssl-mode was not
+    // given, so verify-full applies (...)"). A host name mismatch says this
+    // and which names the certificate holds, instead of verify_advice's CA
+    // advice: the CA was right, the name was not (issue 32).
+    std::string default_mode_note{};
     // Offer a session kept from an earlier connection (TLS session
     // resumption: the server skips its certificate, the handshake its
     // signature), and keep the ones this connection receives. A session is
