@@ -105,12 +105,12 @@ grep -q 'keal deploy' <<<"$(MANWIDTH=200 man -l "$prefix/share/man/man1/keal.1.g
   fail "man keal has no section for keal deploy"
 
 step "bash completion"
-completion() { # completion TOOL WORD...: the candidates for the last word
+completion() { # completion TOOL WORD...: the candidates for the last word, sorted
   local tool=$1
   shift
   PATH="$prefix/bin:$PATH" bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
     "$(complete -p "$1" | sed -E "s/.*-F ([^ ]+).*/\1/")"; printf "%s\n" "${COMPREPLY[@]}"' \
-    "$prefix/share/bash-completion/completions/$tool" "$tool" "$@"
+    "$prefix/share/bash-completion/completions/$tool" "$tool" "$@" | sort
 }
 [ "$(completion keal de)" = $'deploy\ndescribe' ] || fail "keal de<TAB> gave '$(completion keal de)'"
 [ "$(completion keal deploy --li)" = "--lib-dir" ] || fail "keal deploy --li<TAB> gave '$(completion keal deploy --li)'"
@@ -151,7 +151,7 @@ step "consumer with pkg-config and g++"
 export PKG_CONFIG_PATH="$moved/$libdir/pkgconfig"
 # shellcheck disable=SC2046
 g++ -std=c++20 -O1 -o "$work/consumer-pkg-config" "$consumer/main.cpp" \
-  $(pkg-config --cflags --libs sluice-mariadb sluice-tideweave) -Wl,-rpath,"$(pkg-config --variable=libdir sluice-mariadb)" ||
+  $(pkg-config --cflags --libs sluice-mariadb sluice-tideweave sluice-common) -Wl,-rpath,"$(pkg-config --variable=libdir sluice-mariadb)" ||
   fail "g++ with pkg-config"
 out=$("$work/consumer-pkg-config" "$SLUICE_MARIADB_URL")
 [ "$out" = "$expected" ] || fail "the pkg-config consumer printed '$out'"
