@@ -146,6 +146,11 @@ out=$("$work/consumer-cmake/sluice_consumer" "$SLUICE_MARIADB_URL")
 [ "$out" = "$expected" ] || fail "the find_package consumer printed '$out'"
 ldd "$work/consumer-cmake/sluice_consumer" | grep -q "$moved/$libdir/libsluice_mariadb.so.$major" ||
   fail "the find_package consumer does not use the installed shared libsluice_mariadb"
+out=$("$work/consumer-cmake/sluice_consumer_static" "$SLUICE_MARIADB_URL")
+[ "$out" = "$expected" ] || fail "the find_package consumer linked statically printed '$out'"
+if ldd "$work/consumer-cmake/sluice_consumer_static" | grep -q libsluice; then
+  fail "sluice_consumer_static loads a shared libsluice"
+fi
 
 step "consumer with pkg-config and g++"
 export PKG_CONFIG_PATH="$moved/$libdir/pkgconfig"
