@@ -32,6 +32,11 @@ set(sluice_install_generated ${PROJECT_BINARY_DIR}/install)
 # The installed libraries in one folder of the build tree, where a shared
 # library finds its sluice dependencies while the tree is being linked.
 set(sluice_install_lib_dir ${PROJECT_BINARY_DIR}/lib)
+# The man pages are made with Debian's help2man (scripts/setup installs it).
+find_program(SLUICE_HELP2MAN help2man)
+if(NOT SLUICE_HELP2MAN)
+  message(FATAL_ERROR "help2man not found: the tools' man pages are made with it (scripts/setup installs it)")
+endif()
 # Everything `cmake --install` copies is built by this target (scripts/build
 # builds it), so that an install after a partial build finds its files.
 add_custom_target(sluice_installables)
