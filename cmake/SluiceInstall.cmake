@@ -8,7 +8,7 @@
 #   sluice_install_library(mariadb
 #     OBJECTS  sluice_mariadb_protocol sluice_mariadb_binlog ...   in-tree libraries whose objects it is made of
 #     HEADERS  include/sluice/mariadb                             installed as <prefix>/include/sluice/mariadb
-#     EXCLUDE  jetstream                                          header folders left out (not in the library)
+#     EXCLUDE  jetstream                                          header folders or files left out (not in the library)
 #     SLUICE   common                                             installed sluice libraries it uses
 #     LINK     OpenSSL::SSL ZLIB::ZLIB PkgConfig::SODIUM ...      what its objects link (private)
 #     PACKAGES OpenSSL ZLIB                                       find_dependency() in the package

@@ -31,8 +31,12 @@ has() {
   done
 }
 # lacks DEB REGEX: no path of the package matches
+# (Outputs go through variables: grep -q on a pipe under pipefail fails
+# whenever it stops reading before the writer is done.)
 lacks() {
-  if dpkg-deb --contents "$1" | awk '{ print $6 }' | grep -qE "$2"; then
+  local contents
+  contents=$(dpkg-deb --contents "$1" | awk '{ print $6 }')
+  if grep -qE "$2" <<<"$contents"; then
     fail "$(basename "$1") has files matching $2"
   fi
 }
@@ -46,15 +50,21 @@ done
 # the C++ runtime, OpenSSL, libpq, libnats ... with their versions.
 tools_depends=$(dpkg-deb --field "$tools_deb" Depends)
 # The package names of a Depends field, one a line ("a (>= 1), b | c" -> a, b, c).
-names() { tr ',|' '\n\n' <<<"$1" | sed -E 's/^ *//; s/ .*//' | grep -v '^$'; }
+names() { tr ',|' '\n\n' <<<"$1" | sed -E 's/^ *//; s/ .*//' | grep -v '^$' || true; }
+# depends_on FIELD NAME: NAME is one of the field's packages
+depends_on() {
+  local all
+  all=$(names "$1")
+  grep -qxF "$2" <<<"$all"
+}
 for lib in libc6 libstdc++6 libssl3 libpq5 libnats3.4 libsimdjson14; do
-  names "$tools_depends" | grep -qxF "$lib" ||
+  depends_on "$tools_depends" "$lib" ||
     fail "sluice-tools Depends lacks $lib (computed from the tools' shared libraries): $tools_depends"
 done
-names "$tools_depends" | grep -qxF postgresql-server-dev-15 || fail "sluice-tools Depends lacks what keal compiles with"
+depends_on "$tools_depends" postgresql-server-dev-15 || fail "sluice-tools Depends lacks what keal compiles with"
 dev_depends=$(dpkg-deb --field "$dev_deb" Depends)
 for lib in libssl-dev libsodium-dev libpq-dev libsimdjson-dev libssl3 libsodium23; do
-  names "$dev_depends" | grep -qxF "$lib" || fail "libsluice-dev Depends lacks $lib: $dev_depends"
+  depends_on "$dev_depends" "$lib" || fail "libsluice-dev Depends lacks $lib: $dev_depends"
 done
 
 echo "== dpkg-deb --contents"

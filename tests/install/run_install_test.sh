@@ -144,11 +144,15 @@ cmake --build "$work/consumer-cmake" >>"$work/consumer-cmake.log" 2>&1 || {
 expected="sluice $version: 2 readings from MariaDB -> session k [0, 15): count 2, sum 4"
 out=$("$work/consumer-cmake/sluice_consumer" "$SLUICE_MARIADB_URL")
 [ "$out" = "$expected" ] || fail "the find_package consumer printed '$out'"
-ldd "$work/consumer-cmake/sluice_consumer" | grep -q "$moved/$libdir/libsluice_mariadb.so.$major" ||
+# (ldd's output in a variable: grep -q on a pipe under pipefail would fail
+# whenever it stops reading before ldd is done.)
+libraries=$(ldd "$work/consumer-cmake/sluice_consumer")
+grep -qF "$moved/$libdir/libsluice_mariadb.so.$major" <<<"$libraries" ||
   fail "the find_package consumer does not use the installed shared libsluice_mariadb"
 out=$("$work/consumer-cmake/sluice_consumer_static" "$SLUICE_MARIADB_URL")
 [ "$out" = "$expected" ] || fail "the find_package consumer linked statically printed '$out'"
-if ldd "$work/consumer-cmake/sluice_consumer_static" | grep -q libsluice; then
+libraries=$(ldd "$work/consumer-cmake/sluice_consumer_static")
+if grep -q libsluice <<<"$libraries"; then
   fail "sluice_consumer_static loads a shared libsluice"
 fi
 
