@@ -8,7 +8,7 @@
 #   sluice_install_library(mariadb
 #     OBJECTS  sluice_mariadb_protocol sluice_mariadb_binlog ...   in-tree libraries whose objects it is made of
 #     HEADERS  include/sluice/mariadb                             installed as <prefix>/include/sluice/mariadb
-#     EXCLUDE  jetstream                                          header folders left out (not in the library)
+#     EXCLUDE  jetstream                                          header folders or files left out (not in the library)
 #     SLUICE   common                                             installed sluice libraries it uses
 #     LINK     OpenSSL::SSL ZLIB::ZLIB PkgConfig::SODIUM ...      what its objects link (private)
 #     PACKAGES OpenSSL ZLIB                                       find_dependency() in the package
@@ -32,6 +32,11 @@ set(sluice_install_generated ${PROJECT_BINARY_DIR}/install)
 # The installed libraries in one folder of the build tree, where a shared
 # library finds its sluice dependencies while the tree is being linked.
 set(sluice_install_lib_dir ${PROJECT_BINARY_DIR}/lib)
+# The man pages are made with Debian's help2man (scripts/setup installs it).
+find_program(SLUICE_HELP2MAN help2man)
+if(NOT SLUICE_HELP2MAN)
+  message(FATAL_ERROR "help2man not found: the tools' man pages are made with it (scripts/setup installs it)")
+endif()
 # Everything `cmake --install` copies is built by this target (scripts/build
 # builds it), so that an install after a partial build finds its files.
 add_custom_target(sluice_installables)

@@ -32,7 +32,7 @@ set(CPACK_DEBIAN_TOOLS_PACKAGE_SHLIBDEPS ON)
 # (postgresql-server-dev-15), MariaDB's mysql.h (libmariadb-dev) and, for
 # native programs with embedded SQL, libpq (libpq-dev).
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "gcc | c-compiler, libc6-dev, postgresql-server-dev-15, libpq-dev, libmariadb-dev")
-set(CPACK_COMPONENT_TOOLS_DESCRIPTION "sluice command-line tools: sluice-mariadb, sluice-pipeline, tideweave, keal
+set(CPACK_DEBIAN_TOOLS_DESCRIPTION "sluice command-line tools: sluice-mariadb, sluice-pipeline, tideweave, keal
  sluice-mariadb runs SQL on MariaDB and follows its binlog (change data
  capture); sluice-pipeline keeps Tideweave session windows of a MariaDB
  table in PostgreSQL, exactly once; tideweave computes event-time session
@@ -42,26 +42,29 @@ set(CPACK_COMPONENT_TOOLS_DESCRIPTION "sluice command-line tools: sluice-mariadb
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libsluice-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_SHLIBDEPS ON)
-# A shlibs file for its shared libraries, and the ldconfig trigger Debian
-# requires of a package that ships them.
-set(CPACK_DEBIAN_DEV_PACKAGE_GENERATE_SHLIBS ON)
+# A shlibs file for its shared libraries (CPack has no per-component
+# switch; sluice-tools has none), and the ldconfig trigger Debian requires
+# of a package that ships them.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_DEV_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_LIST_DIR}/debian/triggers)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
     "libssl-dev, zlib1g-dev, libsodium-dev, libkrb5-dev, libdeflate-dev, libsimdjson-dev, libpq-dev, pkg-config")
-set(CPACK_COMPONENT_DEV_DESCRIPTION "sluice C++ libraries: MariaDB client with CDC, Tideweave, libpq layer
+set(CPACK_DEBIAN_DEV_DESCRIPTION "sluice C++ libraries: MariaDB client with CDC, Tideweave, libpq layer
  Headers, static and shared libraries, a CMake package
  (find_package(sluice CONFIG COMPONENTS mariadb tideweave postgres)) and
  pkg-config files (sluice-mariadb, sluice-tideweave, sluice-postgres) for
  the native MariaDB client with binlog change data capture, the Tideweave
  session-window engine and the C++ layer over libpq.")
 
-# Debian wants a copyright file and a changelog in each package's doc folder.
+# Debian wants a copyright file and a changelog in each package's doc folder
+# (changelog.gz: a package without a Debian revision is a native one).
 foreach(component IN ITEMS tools dev)
   string(TOUPPER ${component} upper)
   set(package ${CPACK_DEBIAN_${upper}_PACKAGE_NAME})
-  set(changelog ${PROJECT_BINARY_DIR}/packaging/${package}/changelog.Debian)
+  set(changelog ${PROJECT_BINARY_DIR}/packaging/${package}/changelog)
   set(PACKAGE ${package})
   set(VERSION ${PROJECT_VERSION})
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/debian/changelog.Debian.in ${changelog} @ONLY)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/debian/changelog.in ${changelog} @ONLY)
   execute_process(COMMAND gzip -9 -n -f ${changelog} COMMAND_ERROR_IS_FATAL ANY)
   install(FILES ${CMAKE_CURRENT_LIST_DIR}/debian/copyright ${changelog}.gz
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})

@@ -105,12 +105,12 @@ grep -q 'keal deploy' <<<"$(MANWIDTH=200 man -l "$prefix/share/man/man1/keal.1.g
   fail "man keal has no section for keal deploy"
 
 step "bash completion"
-completion() { # completion TOOL WORD...: the candidates for the last word
+completion() { # completion TOOL WORD...: the candidates for the last word, sorted
   local tool=$1
   shift
   PATH="$prefix/bin:$PATH" bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
     "$(complete -p "$1" | sed -E "s/.*-F ([^ ]+).*/\1/")"; printf "%s\n" "${COMPREPLY[@]}"' \
-    "$prefix/share/bash-completion/completions/$tool" "$tool" "$@"
+    "$prefix/share/bash-completion/completions/$tool" "$tool" "$@" | sort
 }
 [ "$(completion keal de)" = $'deploy\ndescribe' ] || fail "keal de<TAB> gave '$(completion keal de)'"
 [ "$(completion keal deploy --li)" = "--lib-dir" ] || fail "keal deploy --li<TAB> gave '$(completion keal deploy --li)'"
@@ -144,14 +144,23 @@ cmake --build "$work/consumer-cmake" >>"$work/consumer-cmake.log" 2>&1 || {
 expected="sluice $version: 2 readings from MariaDB -> session k [0, 15): count 2, sum 4"
 out=$("$work/consumer-cmake/sluice_consumer" "$SLUICE_MARIADB_URL")
 [ "$out" = "$expected" ] || fail "the find_package consumer printed '$out'"
-ldd "$work/consumer-cmake/sluice_consumer" | grep -q "$moved/$libdir/libsluice_mariadb.so.$major" ||
+# (ldd's output in a variable: grep -q on a pipe under pipefail would fail
+# whenever it stops reading before ldd is done.)
+libraries=$(ldd "$work/consumer-cmake/sluice_consumer")
+grep -qF "$moved/$libdir/libsluice_mariadb.so.$major" <<<"$libraries" ||
   fail "the find_package consumer does not use the installed shared libsluice_mariadb"
+out=$("$work/consumer-cmake/sluice_consumer_static" "$SLUICE_MARIADB_URL")
+[ "$out" = "$expected" ] || fail "the find_package consumer linked statically printed '$out'"
+libraries=$(ldd "$work/consumer-cmake/sluice_consumer_static")
+if grep -q libsluice <<<"$libraries"; then
+  fail "sluice_consumer_static loads a shared libsluice"
+fi
 
 step "consumer with pkg-config and g++"
 export PKG_CONFIG_PATH="$moved/$libdir/pkgconfig"
 # shellcheck disable=SC2046
 g++ -std=c++20 -O1 -o "$work/consumer-pkg-config" "$consumer/main.cpp" \
-  $(pkg-config --cflags --libs sluice-mariadb sluice-tideweave) -Wl,-rpath,"$(pkg-config --variable=libdir sluice-mariadb)" ||
+  $(pkg-config --cflags --libs sluice-mariadb sluice-tideweave sluice-common) -Wl,-rpath,"$(pkg-config --variable=libdir sluice-mariadb)" ||
   fail "g++ with pkg-config"
 out=$("$work/consumer-pkg-config" "$SLUICE_MARIADB_URL")
 [ "$out" = "$expected" ] || fail "the pkg-config consumer printed '$out'"
