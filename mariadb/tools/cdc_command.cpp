@@ -190,7 +190,7 @@ int run_cdc_command(int argc, char** argv) {
     if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-mariadb cdc", argc, argv))
         return *status;
     // Every later line on stderr is masked, and JSON when asked.
-    service::install_log_lines(service::parse_log_format(log_format), "sluice-mariadb cdc");
+    service::LogLines& log_lines = service::install_log_lines(service::parse_log_format(log_format), "sluice-mariadb cdc");
     if (!metrics_address.empty()) {
         try {
             service::parse_listen_address(metrics_address);
@@ -247,10 +247,17 @@ int run_cdc_command(int argc, char** argv) {
         service::install_stop_signals([&stop_blocked_loop] { if (stop_blocked_loop) stop_blocked_loop(); },
                                       std::chrono::milliseconds(1200));
         std::unique_ptr<CdcMetrics> metrics;
+        // Log lines stop reading the metrics before they go (the error
+        // lines after this scope included).
+        struct ForgetFields {
+            service::LogLines& lines;
+            ~ForgetFields() { lines.set_fields({}); }
+        } forget_fields{log_lines};
         if (!metrics_address.empty()) {
             const std::string sink = !to.empty() ? to + " stream " + stream_name : !out.empty() ? "file " + out : "stdout";
             metrics = std::make_unique<CdcMetrics>(metrics_address, url, sink);
             stream.observer = metrics.get();
+            log_lines.set_fields([m = metrics.get()] { return m->log_fields(); });
         }
 
         if (!to.empty()) {
@@ -307,12 +314,10 @@ int run_cdc_command(int argc, char** argv) {
         while (const ChangeEvent* e = cdc.next()) {
             std::lock_guard lock(output.mutex);
             const std::size_t before = output.buffer().size();
-            cdc::ndjson::append_line(output.buffer(), *e);
+            const std::size_t changes = cdc::ndjson::append_line(output.buffer(), *e);
             if (metrics) {
-                if (const auto* t = std::get_if<Transaction>(e)) {
-                    const std::string_view line(output.buffer().view().substr(before));
-                    metrics->written(t->timestamp, cdc::ndjson::count_row_changes(line), line.size());
-                }
+                if (const auto* t = std::get_if<Transaction>(e))
+                    metrics->written(t->timestamp, changes, output.buffer().size() - before);
             }
             const bool stopping = service::stop_requested();
             if (!cdc.input_pending() || output.buffer().size() >= (1U << 20) || stopping) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "sluice/common/json_write.hpp"
 #include "sluice/service/process_stats.hpp"
 
 namespace sluice::mariadb::tools {
@@ -69,6 +70,15 @@ double CdcMetrics::lag_seconds() const {
     if (const std::uint32_t t = oldest_unwritten_.load(std::memory_order_relaxed)) return seconds_since(t);
     std::lock_guard lock(mutex_);
     return unacknowledged_.empty() ? 0.0 : seconds_since(unacknowledged_.front().second);
+}
+
+std::string CdcMetrics::log_fields() const {
+    std::string out = "\"position\":";
+    json::append_string(out, position_text());
+    out += ",\"transactions\":" + service::format_value(static_cast<double>(transactions_->value()));
+    out += ",\"row_changes\":" + service::format_value(static_cast<double>(row_changes_->value()));
+    out += ",\"lag_seconds\":" + service::format_value(lag_seconds());
+    return out;
 }
 
 bool CdcMetrics::all_delivered() const {

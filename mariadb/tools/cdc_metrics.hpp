@@ -44,6 +44,9 @@ public:
     // Nothing undelivered (the lag is 0): what a graceful stop waits for.
     bool all_delivered() const;
     double lag_seconds() const;
+    // The figures of the moment as JSON members, for the fields of
+    // --log-format json lines.
+    std::string log_fields() const;
 
     // cdc::ConnectionObserver
     void connection_lost(const std::string& why) override;

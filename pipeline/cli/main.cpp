@@ -113,7 +113,8 @@ int run_command(int argc, char** argv) {
     o.progress = !quiet;
     o.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(connect_timeout * 1000));
     // Every later line on stderr is masked, and JSON when asked.
-    sluice::service::install_log_lines(sluice::service::parse_log_format(log_format), "sluice-pipeline");
+    sluice::service::LogLines& log_lines =
+        sluice::service::install_log_lines(sluice::service::parse_log_format(log_format), "sluice-pipeline");
     if (!metrics_address.empty()) {
         try {
             sluice::service::parse_listen_address(metrics_address);
@@ -183,6 +184,7 @@ int run_command(int argc, char** argv) {
         },
         std::chrono::milliseconds(1200));
     o.observer = &observer;
+    log_lines.set_fields([] { return observer.log_fields(); });
     if (!metrics_address.empty()) observer.serve(metrics_address, o.source_url, o.sink_url);
     const int status = run_with_retries(o, std::cerr);
     if (status == 0 && sluice::service::stop_requested())

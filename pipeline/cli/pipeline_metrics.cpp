@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "sluice/common/json_write.hpp"
 #include "sluice/service/process_stats.hpp"
 #include "sluice/service/stop_signals.hpp"
 
@@ -133,6 +134,20 @@ double PipelineMetrics::lag_seconds() const {
         }
     if (oldest == 0) oldest = open_.oldest;
     return oldest == 0 ? 0.0 : seconds_since(oldest);
+}
+
+std::string PipelineMetrics::log_fields() const {
+    std::string position;
+    {
+        std::lock_guard lock(mutex_);
+        position = committed_position_;
+    }
+    std::string out = "\"position\":";
+    json::append_string(out, position);
+    out += ",\"transactions\":" + service::format_value(static_cast<double>(transactions_->value()));
+    out += ",\"row_changes\":" + service::format_value(static_cast<double>(row_changes_->value()));
+    out += ",\"lag_seconds\":" + service::format_value(lag_seconds());
+    return out;
 }
 
 bool PipelineMetrics::all_committed() const {

@@ -46,6 +46,9 @@ public:
     bool stop_requested() const override;
 
     double lag_seconds() const;
+    // The figures of the moment as JSON members, for the fields of
+    // --log-format json lines.
+    std::string log_fields() const;
     // Every batch cut is committed and nothing is applied after the last cut.
     bool all_committed() const;
 

@@ -285,7 +285,10 @@ TEST(PipelineService, SigtermDuringACatchUpExitsZeroAndARestartIsExact) {
     }
     for (const std::string& line : mariadb::test::lines_of(read_file(log)))
         EXPECT_EQ(line.rfind("{\"level\":", 0), 0U) << line;
-    EXPECT_NE(read_file(log).find("\"message\":\"stopped (signal 15)\""), std::string::npos) << read_file(log);
+    EXPECT_NE(read_file(log).find("\"message\":\"stopped (signal 15)\",\"fields\":{\"program\":\"sluice-pipeline\","
+                                  "\"position\":\""),
+              std::string::npos)
+        << read_file(log);
     Outcome rest = run_pipeline(args("svc_stopped", {"--until-end"}), scratch("rest"));
     ASSERT_EQ(rest.status, 0) << rest.log;
     Outcome whole = run_pipeline(args("svc_whole", {"--until-end"}), scratch("catchup-whole"));

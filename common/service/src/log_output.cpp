@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -119,10 +120,27 @@ std::streamsize LogLines::xsputn(const char* s, std::streamsize n) {
 
 int LogLines::sync() { return 0; }  // whole lines only: a partial line waits for its newline
 
+void LogLines::finish() {
+    std::lock_guard lock(mutex_);
+    if (pending_.empty()) return;
+    emit_locked(pending_);
+    pending_.clear();
+}
+
+namespace {
+LogLines* installed = nullptr;
+}
+
 LogLines& install_log_lines(LogFormat format, const std::string& program) {
-    static LogLines* lines = new LogLines(format, program, STDERR_FILENO);  // lives as long as std::cerr
-    std::cerr.rdbuf(lines);
-    return *lines;
+    // Lives as long as std::cerr (never deleted); a last line without its
+    // newline is written at exit.
+    installed = new LogLines(format, program, STDERR_FILENO);
+    std::cerr.rdbuf(installed);
+    std::atexit([] {
+        installed->set_fields({});  // what they read may be gone by now
+        installed->finish();
+    });
+    return *installed;
 }
 
 }  // namespace sluice::service

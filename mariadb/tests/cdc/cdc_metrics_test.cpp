@@ -231,7 +231,9 @@ TEST_F(CdcMetricsShared, SigtermDuringACatchUpExitsZeroAndARestartContinuesExact
     for (const std::string& line : lines_of(test_support::read_text(log))) {
         EXPECT_EQ(line.rfind("{\"level\":", 0), 0U) << line;
     }
-    EXPECT_NE(test_support::read_text(log).find("\"message\":\"stopped (signal 15)\""), std::string::npos)
+    EXPECT_NE(test_support::read_text(log).find("\"message\":\"stopped (signal 15)\",\"fields\":{\"program\":"
+                                                "\"sluice-mariadb cdc\",\"position\":\""),
+              std::string::npos)
         << test_support::read_text(log);
 
     std::vector<std::string> second = args;

@@ -164,15 +164,17 @@ void write_gtid_head(Buffer& out, const GtidPosition& g, std::uint32_t ts) {
     out.commit(p);
 }
 
-void append_line_of(Buffer& out, const Transaction& t) {
+std::size_t append_line_of(Buffer& out, const Transaction& t) {
     thread_local TableKeys keys;
     keys.reset();  // the table maps of an earlier line may have been freed
     write_gtid_head(out, t.gtid, t.timestamp);
     out.append(",\"changes\":[");
     bool first = true;
+    std::size_t changes = 0;
     t.for_each_change([&](const Change& c) {
         if (!first) out.push_back(',');
         first = false;
+        ++changes;
         const TableKeys& k = keys.of(*c.table);
         out.append(k.head(c.op));
         if (c.op != binlog::RowsKind::write) {
@@ -183,10 +185,11 @@ void append_line_of(Buffer& out, const Transaction& t) {
         out.push_back('}');
     });
     out.append("]}\n");
+    return changes;
 }
 
 // The lines that are not row changes are few: built as strings.
-void append_line_of(Buffer& out, const Ddl& d) {
+std::size_t append_line_of(Buffer& out, const Ddl& d) {
     write_gtid_head(out, d.gtid, d.timestamp);
     std::string s = ",\"db\":";
     json::append_string(s, d.db);
@@ -194,9 +197,10 @@ void append_line_of(Buffer& out, const Ddl& d) {
     json::append_string(s, d.sql);
     s += "}\n";
     out.append(s);
+    return 0;
 }
 
-void append_line_of(Buffer& out, const SnapshotChunk& c) {
+std::size_t append_line_of(Buffer& out, const SnapshotChunk& c) {
     std::string s = "{\"snapshot\":{\"gtid\":";
     json::append_string(s, c.at.to_string());
     s += ",\"db\":";
@@ -210,17 +214,19 @@ void append_line_of(Buffer& out, const SnapshotChunk& c) {
     }
     s += "]}\n";
     out.append(s);
+    return 0;
 }
 
-void append_line_of(Buffer& out, const SnapshotDone& d) {
+std::size_t append_line_of(Buffer& out, const SnapshotDone& d) {
     std::string s = "{\"snapshot\":{\"gtid\":";
     json::append_string(s, d.at.to_string());
     s += ",\"done\":true}}\n";
     out.append(s);
+    return 0;
 }
 
 // No line: an Idle event only tells the caller the stream went quiet.
-void append_line_of(Buffer&, const Idle&) {}
+std::size_t append_line_of(Buffer&, const Idle&) { return 0; }
 
 // The std::string overloads format into this and copy it out.
 Buffer& scratch() {
@@ -240,8 +246,8 @@ void append_image(Buffer& out, std::span<const binlog::Cell> cells, const binlog
     write_image(out, cells, table, keys.of(table));
 }
 
-void append_line(Buffer& out, const ChangeEvent& event) {
-    std::visit([&](const auto& e) { append_line_of(out, e); }, event);
+std::size_t append_line(Buffer& out, const ChangeEvent& event) {
+    return std::visit([&](const auto& e) { return append_line_of(out, e); }, event);
 }
 
 void append_value(std::string& out, const binlog::Value& value, const binlog::ColumnInfo& column) {

@@ -35,6 +35,8 @@ public:
     // Adds JSON members to the fields of each json line (the figures of the
     // moment); called with the line's text.
     void set_fields(std::function<std::string()> fields);
+    // Writes a pending partial line (as if it ended).
+    void finish();
 
 protected:
     int_type overflow(int_type c) override;
@@ -51,7 +53,7 @@ private:
     std::function<std::string()> fields_;
 };
 
-// Puts a LogLines in front of std::cerr for the rest of the process.
+// Puts a LogLines in front of std::cerr for the rest of the process (once).
 LogLines& install_log_lines(LogFormat format, const std::string& program);
 
 }  // namespace sluice::service

@@ -39,7 +39,8 @@ void append_line(std::string& out, const ChangeEvent& event);
 
 void append_value(mariadb::ndjson::Buffer& out, const binlog::Value& value, const binlog::ColumnInfo& column);
 void append_image(mariadb::ndjson::Buffer& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table);
-void append_line(mariadb::ndjson::Buffer& out, const ChangeEvent& event);
+// Returns the row changes in the line (0 but for a transaction's).
+std::size_t append_line(mariadb::ndjson::Buffer& out, const ChangeEvent& event);
 
 // The row changes in transaction lines (0 for the other kinds): each change
 // opens with {"op":" and a value cannot hold that unescaped, so counting it
