@@ -59,34 +59,34 @@ int run_command(int argc, char** argv) {
                     "nats://HOST:PORT[,nats://...]?stream=NAME (read from its first message; --from-* do not apply)")
         ->required();
     run->add_option("--table", table, "the source table, DB.TABLE")->required();
-    run->add_option("--id", o.columns.id, "column whose text is the event id (non-empty, at most 256 bytes)")->required();
-    run->add_option("--key", o.columns.key, "column whose text is the session key (at most 256 bytes)")->required();
-    run->add_option("--ts", o.columns.ts, "integer column: the event time, in [-2^60, 2^60]")->required();
-    run->add_option("--value", o.columns.value, "number column: the event value (an integer at most 2^53)")->required();
-    run->add_option("--sink", o.sink_url, "the PostgreSQL database: postgresql://user:password@host:port/db")->required();
-    run->add_option("--sink-table", o.sink_table,
+    run->add_option("--id", o.run.columns.id, "column whose text is the event id (non-empty, at most 256 bytes)")->required();
+    run->add_option("--key", o.run.columns.key, "column whose text is the session key (at most 256 bytes)")->required();
+    run->add_option("--ts", o.run.columns.ts, "integer column: the event time, in [-2^60, 2^60]")->required();
+    run->add_option("--value", o.run.columns.value, "number column: the event value (an integer at most 2^53)")->required();
+    run->add_option("--sink", o.run.sink_url, "the PostgreSQL database: postgresql://user:password@host:port/db")->required();
+    run->add_option("--sink-table", o.run.sink_table,
                     "NAME: sessions go to NAME, late mutations to NAME_late, rows that are not events to "
                     "NAME_rejected; created if missing")
         ->required();
-    run->add_option("--gap", o.gap, "session gap: events at most N apart join a session, N in (0, 2^60]")
+    run->add_option("--gap", o.run.gap, "session gap: events at most N apart join a session, N in (0, 2^60]")
         ->capture_default_str();
-    run->add_option("--lateness", o.lateness,
+    run->add_option("--lateness", o.run.lateness,
                     "allowed lateness: a mutation with ts < watermark - N is late (NAME_late), N in [0, 2^60]")
         ->capture_default_str();
     run->add_option("--watermark-lag", lag,
                     "after each source transaction the watermark moves to (largest ts of all after images) - N, "
                     "N in [0, 2^60] (default: the gap)");
     auto* o_start = run->add_flag("--from-start", from_start, "fresh sink: start at the oldest binlog the server has");
-    auto* o_gtid = run->add_option("--from-gtid", o.from_gtid, "fresh sink: start after this GTID state (0-1-42,1-2-7)");
+    auto* o_gtid = run->add_option("--from-gtid", o.binlog.from_gtid, "fresh sink: start after this GTID state (0-1-42,1-2-7)");
     auto* o_now = run->add_flag("--from-now", from_now, "fresh sink: start after the server's current binlog position");
     auto* o_snap = run->add_flag("--snapshot", snapshot,
                                  "fresh sink: the table's current rows, then the binlog after the snapshot (the default)");
     o_start->excludes(o_gtid, o_now, o_snap);
     o_gtid->excludes(o_now, o_snap);
     o_now->excludes(o_snap);
-    run->add_flag("--until-end", o.until_end,
+    run->add_flag("--until-end", o.run.until_end,
                   "commit and exit 0 once everything the binlog held at the start is applied (default: follow forever)");
-    run->add_option("--checkpoint-every", o.checkpoint_every,
+    run->add_option("--checkpoint-every", o.run.checkpoint_every,
                     "write the full Tideweave checkpoint with every Nth sink commit (others store only the GTID "
                     "state; a restart replays from the last checkpoint, idempotently)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
@@ -110,8 +110,8 @@ int run_command(int argc, char** argv) {
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
     if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-pipeline", argc, argv)) return *status;
-    o.progress = !quiet;
-    o.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(connect_timeout * 1000));
+    o.run.progress = !quiet;
+    o.run.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(connect_timeout * 1000));
     // Every later line on stderr is masked, and JSON when asked.
     sluice::service::LogLines& log_lines =
         sluice::service::install_log_lines(sluice::service::parse_log_format(log_format), "sluice-pipeline");
@@ -126,18 +126,18 @@ int run_command(int argc, char** argv) {
     const auto dot = table.find('.');
     if (dot == std::string::npos || dot == 0 || dot + 1 == table.size() || table.find('.', dot + 1) != std::string::npos)
         return usage_error("--table \"" + table + "\": expected DB.TABLE");
-    o.db = table.substr(0, dot);
-    o.table = table.substr(dot + 1);
-    for (const auto& [name, col] : {std::pair{"--id", &o.columns.id}, std::pair{"--key", &o.columns.key},
-                                    std::pair{"--ts", &o.columns.ts}, std::pair{"--value", &o.columns.value}})
+    o.run.db = table.substr(0, dot);
+    o.run.table = table.substr(dot + 1);
+    for (const auto& [name, col] : {std::pair{"--id", &o.run.columns.id}, std::pair{"--key", &o.run.columns.key},
+                                    std::pair{"--ts", &o.run.columns.ts}, std::pair{"--value", &o.run.columns.value}})
         if (col->empty()) return usage_error(std::string(name) + ": a column name is required");
-    if (o.gap <= 0 || o.gap > two_60) return usage_error("--gap " + std::to_string(o.gap) + ": expected N in (0, 2^60]");
-    if (o.lateness < 0 || o.lateness > two_60)
-        return usage_error("--lateness " + std::to_string(o.lateness) + ": expected N in [0, 2^60]");
+    if (o.run.gap <= 0 || o.run.gap > two_60) return usage_error("--gap " + std::to_string(o.run.gap) + ": expected N in (0, 2^60]");
+    if (o.run.lateness < 0 || o.run.lateness > two_60)
+        return usage_error("--lateness " + std::to_string(o.run.lateness) + ": expected N in [0, 2^60]");
     if (run->count("--watermark-lag")) {
         if (lag < 0 || lag > two_60)
             return usage_error("--watermark-lag " + std::to_string(lag) + ": expected N in [0, 2^60]");
-        o.watermark_lag = lag;
+        o.run.watermark_lag = lag;
     }
     if (!partition.empty()) {
         const auto slash = partition.find('/');
@@ -154,15 +154,15 @@ int run_command(int argc, char** argv) {
         if (!ok) return usage_error("--partition \"" + partition + "\": expected I/N with 0 <= I < N <= 1024");
         if (o.source_url.rfind("nats://", 0) != 0)
             return usage_error("--partition needs a nats://HOST:PORT?stream=NAME source (one process reads the binlog)");
-        o.partition = Partition{i, n};
+        o.jetstream.partition = Partition{i, n};
     }
-    o.start = from_start ? StartMode::from_start
+    o.binlog.start = from_start ? StartMode::from_start
               : o_gtid->count() ? StartMode::from_gtid
               : from_now ? StartMode::from_now
                          : StartMode::snapshot;
     try {
-        if (o.start == StartMode::from_gtid) sluice::mariadb::cdc::GtidState::parse(o.from_gtid);
-        check_sink_name(o.sink_table);
+        if (o.binlog.start == StartMode::from_gtid) sluice::mariadb::cdc::GtidState::parse(o.binlog.from_gtid);
+        check_sink_name(o.run.sink_table);
         if (is_stream_source(o.source_url)) parse_stream_source(o.source_url);
     } catch (const std::exception& e) {
         return usage_error(e.what());
@@ -183,9 +183,9 @@ int run_command(int argc, char** argv) {
             std::_Exit(0);
         },
         std::chrono::milliseconds(1200));
-    o.observer = &observer;
+    o.run.observer = &observer;
     log_lines.set_fields([] { return observer.log_fields(); });
-    if (!metrics_address.empty()) observer.serve(metrics_address, o.source_url, o.sink_url);
+    if (!metrics_address.empty()) observer.serve(metrics_address, o.source_url, o.run.sink_url);
     const int status = run_with_retries(o, std::cerr);
     if (status == 0 && sluice::service::stop_requested())
         std::cerr << "sluice-pipeline: stopped (signal " << sluice::service::stop_signal() << ")\n" << std::flush;

@@ -8,16 +8,6 @@ namespace sluice::pipeline {
 
 using Clock = CommitPolicy::Clock;
 
-BatchLimits batch_limits(const Options& o, bool catch_up) {
-    BatchLimits l;
-    l.row_changes = o.batch_row_changes;
-    l.age = o.batch_age;
-    l.catch_up_age =
-        catch_up ? Clock::duration(o.catch_up_batch_age) : Clock::duration(o.batch_age);
-    l.catch_up_behind = o.catch_up_behind;
-    return l;
-}
-
 BatchCommitter::BatchCommitter(Sink& sink, std::string settings, tideweave::Engine& engine,
                                const WatermarkRule& rule, BatchLimits limits,
                                std::size_t checkpoint_every, std::optional<std::string> committed,

@@ -1,11 +1,9 @@
 #pragma once
-// The batch/commit half of both run loops (pipeline.cpp on the binlog,
-// stream_worker.cpp on a JetStream stream): the batch being built, when to
-// cut it (CommitPolicy), and the cut itself: forget, checkpoint when due,
-// hand the batch to the SinkWriter with the position it ends at. Each loop
-// keeps its source: reading, what a position's text is, when a position is
-// resumable (no cut inside a snapshot, none before a replay is past the
-// stored position), waiting.
+// The batch/commit half of the run loop (run.cpp): the batch being built,
+// when to cut it (CommitPolicy), and the cut itself: forget, checkpoint
+// when due, hand the batch to the SinkWriter with the position it ends at.
+// The source says the rest (source.hpp): what a position's text is, when a
+// position is resumable, whether input is pending.
 //
 // Lifetime: the engine, rule, sink and stats passed in must outlive the
 // committer; the batch returned by open_batch() is valid until the next
@@ -24,10 +22,6 @@
 #include "sluice/tideweave/engine.hpp"
 
 namespace sluice::pipeline {
-
-// The sizes and ages of Options, for a loop that cuts faster while catching
-// up (the binlog's), or at one age (`catch_up`: false).
-BatchLimits batch_limits(const Options& o, bool catch_up);
 
 class BatchCommitter {
   public:

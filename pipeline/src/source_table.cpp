@@ -35,7 +35,7 @@ bool number_type(const mariadb::Column& c) {
 
 }  // namespace
 
-void check_source_table(mariadb::Connection& conn, const Options& o) {
+void check_source_table(mariadb::Connection& conn, const RunOptions& o) {
     const std::string where = o.db + "." + o.table;
     // The column definitions of an empty SELECT (as the CDC stream learns
     // them), not information_schema.COLUMNS: that query crashed MariaDB

@@ -7,6 +7,6 @@
 
 namespace sluice::pipeline {
 
-void check_source_table(mariadb::Connection& conn, const Options& options);
+void check_source_table(mariadb::Connection& conn, const RunOptions& options);
 
 }  // namespace sluice::pipeline

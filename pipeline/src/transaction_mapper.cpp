@@ -28,23 +28,22 @@ void TransactionMapper::begin() {
 
 void TransactionMapper::add(const SourceChange& change) {
     const std::size_t index = changes_++;
+    auto map = [&](const RowImage& image) { return map_event(names_, image[0], image[1], image[2], image[3], arena_); };
+    auto push = [&](const tw::Mutation& m) {
+        mutations_.push_back(m);
+        origins_.push_back(index);
+    };
     if (change.before && change.op != SourceChange::Op::insert) {
-        const RowImage& b = *change.before;
-        Mapped m = map_event(names_, b[0], b[1], b[2], b[3], arena_);
-        if (const Event* e = std::get_if<Event>(&m)) {
-            mutations_.push_back(tw::Mutation::retract(e->id, e->key, e->ts, e->value));
-            origins_.push_back(index);
-        }
+        const Mapped m = map(*change.before);
+        if (const Event* e = std::get_if<Event>(&m)) push(tw::Mutation::retract(e->id, e->key, e->ts, e->value));
     }
     if (change.after && change.op != SourceChange::Op::remove) {
-        const RowImage& a = *change.after;
-        Mapped m = map_event(names_, a[0], a[1], a[2], a[3], arena_);
+        const Mapped m = map(*change.after);
         if (const Event* e = std::get_if<Event>(&m)) {
-            mutations_.push_back(tw::Mutation::insert(e->id, e->key, e->ts, e->value));
-            origins_.push_back(index);
+            push(tw::Mutation::insert(e->id, e->key, e->ts, e->value));
             if (!max_after_ts_ || e->ts > *max_after_ts_) max_after_ts_ = e->ts;
         } else {
-            rejected_.push_back(rejected_row(index, "after", a, std::get<Rejection>(m).reason));
+            rejected_.push_back(rejected_row(index, "after", *change.after, std::get<Rejection>(m).reason));
         }
     }
     if (change.op == SourceChange::Op::remove) images_.push_back({"before", change.before});

@@ -1,6 +1,7 @@
 // The scaled-out pipeline's core on values: the stable key hash, the CDC
 // NDJSON line read as the binlog adapter reads a row, and N partition
-// appliers together equal to one SessionApplier on random workloads.
+// appliers (SessionApplier on partition I of 3) together equal to one
+// SessionApplier on random workloads.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,7 +10,7 @@
 #include "ndjson_error.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/ndjson_transaction.hpp"
-#include "sluice/pipeline/partition_applier.hpp"
+#include "sluice/pipeline/session_applier.hpp"
 
 namespace sluice::pipeline {
 namespace {
@@ -117,7 +118,7 @@ TEST(PartitionApplier, ThreePartitionsTogetherGiveTheSingleEnginesRows) {
         engines.emplace_back(tw::Config{10, 5});
         rules.emplace_back(3);
     }
-    std::vector<PartitionApplier> parts;
+    std::vector<SessionApplier> parts;
     for (std::uint32_t i = 0; i < 3; ++i) parts.emplace_back(engines[i], rules[i], Partition{i, 3});
 
     auto net = [](const SinkBatch& b) {

@@ -17,6 +17,7 @@
 #include "compare_naive.hpp"
 #include "sluice/common/cli_exit.hpp"
 #include "sluice/common/version.hpp"
+#include "sluice/tideweave/failure.hpp"
 #include "sluice/tideweave/run.hpp"
 #include "sluice/tideweave/stream.hpp"
 
@@ -51,58 +52,78 @@ bool is_directory(const std::string& path, const char* what) {
     return true;
 }
 
+// The stream to run: fresh, or restored from --restore's checkpoint.
+// Throws Failure: io (the file does not open), checkpoint (it does not
+// restore), usage (--gap/--lateness against the checkpoint's).
+tw::Stream open_stream(const StreamArgs& args, tw::EngineKind kind) {
+    if (args.restore.empty()) {
+        tw::Config config;
+        if (args.gap) config.gap = *args.gap;
+        if (args.lateness) config.lateness = *args.lateness;
+        return tw::Stream(config, kind);
+    }
+    std::ifstream file(args.restore, std::ios::binary);
+    if (!file) {
+        const int error = errno;
+        throw tw::Failure(tw::ErrorKind::io, "cannot open checkpoint " + args.restore + ": " + std::strerror(error));
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    tw::Stream stream = tw::Stream::restore(text.str(), kind);
+    if ((args.gap && *args.gap != stream.config().gap) || (args.lateness && *args.lateness != stream.config().lateness))
+        throw tw::Failure(tw::ErrorKind::usage, "--gap/--lateness differ from the checkpoint's (gap " +
+                                                    std::to_string(stream.config().gap) + ", lateness " +
+                                                    std::to_string(stream.config().lateness) + ")");
+    return stream;
+}
+
+// The input file (or standard input), closed at the end.
+class Input {
+public:
+    explicit Input(const std::string& path) {
+        if (path == "-") return;
+        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd_ < 0) {
+            const int error = errno;
+            throw tw::Failure(tw::ErrorKind::io, "cannot open " + path + ": " + std::strerror(error));
+        }
+    }
+    Input(const Input&) = delete;
+    Input& operator=(const Input&) = delete;
+    ~Input() {
+        if (fd_ != STDIN_FILENO) ::close(fd_);
+    }
+    int fd() const { return fd_; }
+
+private:
+    int fd_ = STDIN_FILENO;
+};
+
 int run_stream_command(const StreamArgs& args) {
     if (is_directory(args.input, "input") || (!args.restore.empty() && is_directory(args.restore, "checkpoint")))
         return exit_usage;
     const tw::EngineKind kind = args.engine == "naive" ? tw::EngineKind::naive : tw::EngineKind::incremental;
-    std::optional<tw::Stream> stream;
+    tw::RunResult result;
+    // One style: every failure is a thrown Failure (or, for a broken
+    // precondition, another std::exception), reported here.
     try {
-        if (!args.restore.empty()) {
-            std::ifstream file(args.restore, std::ios::binary);
-            if (!file) {
-                std::cerr << "tideweave: cannot open checkpoint " << args.restore << ": " << std::strerror(errno)
-                          << "\n";
-                return exit_failure;
-            }
-            std::ostringstream text;
-            text << file.rdbuf();
-            stream.emplace(tw::Stream::restore(text.str(), kind));
-            if ((args.gap && *args.gap != stream->config().gap) ||
-                (args.lateness && *args.lateness != stream->config().lateness)) {
-                std::cerr << "tideweave: --gap/--lateness differ from the checkpoint's (gap "
-                          << stream->config().gap << ", lateness " << stream->config().lateness << ")\n";
-                return exit_usage;
-            }
-        } else {
-            tw::Config config;
-            if (args.gap) config.gap = *args.gap;
-            if (args.lateness) config.lateness = *args.lateness;
-            stream.emplace(config, kind);
+        tw::Stream stream = open_stream(args, kind);
+        const Input input(args.input);
+        tw::RunOptions options;
+        options.keep_going = args.keep_going;
+        result = tw::run_stream(stream, input.fd(), STDOUT_FILENO, options);
+    } catch (const tw::Failure& e) {
+        std::string what = e.what();
+        if (e.kind() == tw::ErrorKind::io) {
+            // Which file: "read: ..." alone did not say (issue 32).
+            const std::string input = args.input == "-" ? "standard input" : args.input;
+            if (what.rfind("read: ", 0) == 0) what = "cannot read " + input + ": " + what.substr(6);
+            if (what.rfind("write: ", 0) == 0) what = "cannot write standard output: " + what.substr(7);
         }
+        std::cerr << "tideweave: " << what << "\n";
+        return e.kind() == tw::ErrorKind::usage ? exit_usage : exit_failure;
     } catch (const std::exception& e) {
         std::cerr << "tideweave: " << e.what() << "\n";
-        return exit_failure;
-    }
-
-    int in_fd = STDIN_FILENO;
-    if (args.input != "-") {
-        in_fd = ::open(args.input.c_str(), O_RDONLY | O_CLOEXEC);
-        if (in_fd < 0) {
-            std::cerr << "tideweave: cannot open " << args.input << ": " << std::strerror(errno) << "\n";
-            return exit_failure;
-        }
-    }
-    tw::RunOptions options;
-    options.keep_going = args.keep_going;
-    const tw::RunResult result = tw::run_stream(*stream, in_fd, STDOUT_FILENO, options);
-    if (in_fd != STDIN_FILENO) ::close(in_fd);
-    if (!result.io_error.empty()) {
-        // Which file: "read: ..." alone did not say.
-        const std::string input = args.input == "-" ? "standard input" : args.input;
-        std::string what = result.io_error;
-        if (what.rfind("read: ", 0) == 0) what = "cannot read " + input + ": " + what.substr(6);
-        if (what.rfind("write: ", 0) == 0) what = "cannot write standard output: " + what.substr(7);
-        std::cerr << "tideweave: " << what << "\n";
         return exit_failure;
     }
     if (result.stopped) {

@@ -1,10 +1,12 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include "json_out.hpp"
+#include "sluice/tideweave/failure.hpp"
 #include "sluice/tideweave/run.hpp"
 
 namespace sluice::tideweave {
@@ -13,18 +15,21 @@ namespace {
 constexpr std::size_t read_chunk = std::size_t{1} << 20;
 constexpr std::size_t flush_at = std::size_t{1} << 20;
 
-bool write_all(int fd, const std::string& data, std::string& error) {
+// `call` failed with `error` (an errno value).
+[[noreturn]] void io_failure(const char* call, int error) {
+    throw Failure(ErrorKind::io, std::string(call) + ": " + std::strerror(error));
+}
+
+void write_all(int fd, const std::string& data) {
     std::size_t done = 0;
     while (done < data.size()) {
         const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
         if (n < 0) {
             if (errno == EINTR) continue;
-            error = std::string("write: ") + std::strerror(errno);
-            return false;
+            io_failure("write", errno);
         }
         done += static_cast<std::size_t>(n);
     }
-    return true;
 }
 
 }  // namespace
@@ -72,7 +77,7 @@ RunResult run_stream(Stream& stream, int in_fd, int out_fd, const RunOptions& op
             }
             begin = scanned = pos + 1;
             if (out.size() >= flush_at) {
-                if (!write_all(out_fd, out, result.io_error)) return result;
+                write_all(out_fd, out);
                 out.clear();
             }
         }
@@ -99,13 +104,16 @@ RunResult run_stream(Stream& stream, int in_fd, int out_fd, const RunOptions& op
         const ssize_t n = ::read(in_fd, buf.data() + end, buf.size() - end);
         if (n < 0) {
             if (errno == EINTR) continue;
-            result.io_error = std::string("read: ") + std::strerror(errno);
-            break;
+            // The output of the lines before goes out first (a failure to
+            // write it is the one reported).
+            const int read_error = errno;
+            write_all(out_fd, out);
+            io_failure("read", read_error);
         }
         if (n == 0) eof = true;
         end += static_cast<std::size_t>(n);
     }
-    write_all(out_fd, out, result.io_error);
+    write_all(out_fd, out);
     return result;
 }
 

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "json_out.hpp"
+#include "sluice/tideweave/failure.hpp"
 #include "messages.hpp"
 #include "stream_impl.hpp"
 
@@ -387,9 +388,9 @@ Stream& Stream::operator=(Stream&&) noexcept = default;
 
 Stream Stream::restore(std::string_view checkpoint_json, EngineKind kind) {
     auto checkpoint = decode_json(checkpoint_json);
-    if (!checkpoint) throw std::runtime_error(checkpoint.error().message);
+    if (!checkpoint) throw Failure(checkpoint.error());
     auto engine = Engine::restore(*checkpoint, kind);
-    if (!engine) throw std::runtime_error(engine.error().message);
+    if (!engine) throw Failure(engine.error());
     auto impl = std::make_unique<Impl>(std::move(*engine));
     impl->set_line(checkpoint->line);
     return Stream(std::move(impl));

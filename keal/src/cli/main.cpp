@@ -108,7 +108,13 @@ bool sql_checks_pass(const std::string& file, const std::string& text, const ir:
   if (db.empty() && schema.empty() && !against_environment) return true;
   driver::DatabaseCheck checked;
   if (!db.empty() || against_environment) {
-    checked = driver::check_against_database(file, text, module, db);
+    std::string error;
+    std::optional<driver::DatabaseCheck> against_db = driver::check_against_database(file, text, module, db, error);
+    if (!against_db) {
+      std::cerr << "keal: error: " << error << "\n";
+      return false;
+    }
+    checked = std::move(*against_db);
   } else {
     std::string error;
     std::optional<std::string> saved_text = driver::read_source(schema, error);
@@ -227,9 +233,14 @@ int cmd_describe(const std::string& file, const std::string& url, const std::str
   // No target's rules: a native client's statements are described alike.
   auto c = front_end(file, check::Target::Any);
   if (!c) return kFailed;
-  const std::vector<driver::Description> described = driver::describe_statements(c->module, url);
-  if (!write_file(out, driver::write_descriptions(described))) return kFailed;
-  std::cout << "described " << described.size() << (described.size() == 1 ? " statement" : " statements") << " into "
+  std::string error;
+  const std::optional<std::vector<driver::Description>> described = driver::describe_statements(c->module, url, error);
+  if (!described) {
+    std::cerr << "keal: error: " << error << "\n";
+    return kFailed;
+  }
+  if (!write_file(out, driver::write_descriptions(*described))) return kFailed;
+  std::cout << "described " << described->size() << (described->size() == 1 ? " statement" : " statements") << " into "
             << out << "\n";
   return kOk;
 }

@@ -1,6 +1,17 @@
 #pragma once
 // The front-to-back pipeline without the C compiler: source text to
 // diagnostics, typed IR and C.
+//
+// ERRORS: one style for the whole driver (keal/src/driver). A function that
+// can fail for a reason outside the program (a file that does not read, a
+// database that cannot be reached, a C compiler that fails, a malformed
+// descriptions file) returns its result as an optional, a bool or an empty
+// string, and sets its `error` argument to a message naming what and where;
+// it does not throw for it (a library's exception, sluice::postgres::Error
+// or sluice::mariadb::Error, is caught inside and becomes that message). The
+// checker's findings are diagnostics, not errors. Only what no caller can
+// handle (allocation, a file system that fails under us) is an exception,
+// reported by the CLI's top-level handler (docs/errors.md).
 
 #include <optional>
 #include <string>

@@ -49,9 +49,8 @@ DescribedColumn describe_column(pg::Connection& conn, const pg::Column& c) {
   return out;
 }
 
-}  // namespace
-
-std::vector<Description> describe_statements(const ir::Module& module, const std::string& url) {
+// Throws pg::Error when the database cannot be reached or the connection is lost.
+std::vector<Description> describe_each(const ir::Module& module, const std::string& url) {
   std::vector<Description> out;
   if (module.query_sites.empty()) return out;
   pg::Connection conn = pg::Connection::from_environment(url);
@@ -78,12 +77,28 @@ std::vector<Description> describe_statements(const ir::Module& module, const std
   return out;
 }
 
-DatabaseCheck check_against_database(const std::string& display_name, const std::string& text,
-                                     const ir::Module& module, const std::string& url) {
-  const std::vector<Description> described = describe_statements(module, url);
+}  // namespace
+
+std::optional<std::vector<Description>> describe_statements(const ir::Module& module, const std::string& url,
+                                                            std::string& error) {
+  // The driver's one style (compile.hpp): a failure is a value and a
+  // message, not an exception leaving the driver.
+  try {
+    return describe_each(module, url);
+  } catch (const pg::Error& e) {
+    error = e.what();
+    return std::nullopt;
+  }
+}
+
+std::optional<DatabaseCheck> check_against_database(const std::string& display_name, const std::string& text,
+                                                    const ir::Module& module, const std::string& url,
+                                                    std::string& error) {
+  const std::optional<std::vector<Description>> described = describe_statements(module, url, error);
+  if (!described) return std::nullopt;
   std::size_t next = 0;  // one description per site, in order
   return compare_with_descriptions(
-      display_name, text, module, [&](const ir::QuerySite&) { return &described[next++]; }, "");
+      display_name, text, module, [&](const ir::QuerySite&) { return &(*described)[next++]; }, "");
 }
 
 DatabaseCheck check_against_schema(const std::string& display_name, const std::string& text, const ir::Module& module,

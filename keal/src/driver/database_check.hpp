@@ -9,6 +9,7 @@
 // (the run-time 22004 check stands); expressions and outer joins, which the
 // database cannot vouch for, are trusted as declared.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,17 @@
 namespace keal::driver {
 
 // Describes each statement of `module` (prepared as an unnamed statement
-// with its Keal parameter types, never run). Throws sluice::postgres::Error
-// when the database cannot be reached.
-std::vector<Description> describe_statements(const ir::Module& module, const std::string& url);
+// with its Keal parameter types, never run). A statement the server rejects
+// is a Description (rejected, with the server's SQLSTATE and message); a
+// database that cannot be reached, or a connection lost on the way, is
+// nullopt with `error` the connection's message.
+std::optional<std::vector<Description>> describe_statements(const ir::Module& module, const std::string& url,
+                                                            std::string& error);
 
-// describe_statements + compare_with_descriptions.
-DatabaseCheck check_against_database(const std::string& display_name, const std::string& text,
-                                     const ir::Module& module, const std::string& url);
+// describe_statements + compare_with_descriptions (nullopt as there).
+std::optional<DatabaseCheck> check_against_database(const std::string& display_name, const std::string& text,
+                                                    const ir::Module& module, const std::string& url,
+                                                    std::string& error);
 
 // `--schema FILE`: the same comparison against descriptions saved by
 // `keal describe`; a statement the file does not describe (the program

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -354,6 +355,18 @@ TEST_F(EmbeddedSql, CheckWithAnUnreachableDbIsAClearError) {
         {"check", program_path("db_check_ok.keal"), "--db", "postgresql://nobody@127.0.0.1:1/none?connect_timeout=5"});
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_THAT(r.output, HasSubstr("keal: error: cannot connect to nobody@127.0.0.1:1/none"));
+}
+
+// The driver's one error style: describe_statements returns the failure
+// as a value and `keal describe` prints it; the file is not written.
+TEST_F(EmbeddedSql, DescribeWithAnUnreachableDbIsAClearErrorAndWritesNoFile) {
+    const std::string schema = testing::TempDir() + "/unreachable.descriptions";
+    std::remove(schema.c_str());
+    const CommandResult r = run_keal({"describe", program_path("db_check_ok.keal"), "--db",
+                                      "postgresql://nobody@127.0.0.1:1/none?connect_timeout=5", "-o", schema});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("keal: error: cannot connect to nobody@127.0.0.1:1/none"));
+    EXPECT_FALSE(std::ifstream(schema).good()) << schema;
 }
 
 }  // namespace

@@ -14,8 +14,10 @@ TEST(MariadbError, TransientAreLostConnectionsAndAServerGoingAwayOrFull) {
         EXPECT_TRUE(Error(k, "x").transient()) << sluice::mariadb::to_string(k);
     for (ErrorKind k : {ErrorKind::tls, ErrorKind::protocol, ErrorKind::auth, ErrorKind::usage, ErrorKind::conversion})
         EXPECT_FALSE(Error(k, "x").transient()) << sluice::mariadb::to_string(k);
-    for (std::uint16_t code : {1053, 1927, 1040}) EXPECT_TRUE(Error(code, "08S01", "x").transient()) << code;
-    for (std::uint16_t code : {1045, 1146, 1064}) EXPECT_FALSE(Error(code, "28000", "x").transient()) << code;
+    for (std::uint16_t code : {std::uint16_t{1053}, std::uint16_t{1927}, std::uint16_t{1040}})
+        EXPECT_TRUE(Error(code, "08S01", "x").transient()) << code;
+    for (std::uint16_t code : {std::uint16_t{1045}, std::uint16_t{1146}, std::uint16_t{1064}})
+        EXPECT_FALSE(Error(code, "28000", "x").transient()) << code;
 }
 
 TEST(MariadbError, DescribeNamesTheServerCodeOrTheKind) {

@@ -1,10 +1,9 @@
 #pragma once
-// When a run loop (pipeline.cpp on the binlog, stream_worker.cpp on a
-// JetStream stream) cuts its batch into a sink commit, and which commits
-// carry a full checkpoint. Decisions on values only: the caller passes the
-// clocks' readings in (BatchCommitter the real ones, the unit tests chosen
-// ones), so the same policy serves both loops and is tested without
-// servers. The exactly-once argument does not depend on these choices (any
+// When the run loop (run.cpp, on the binlog or a JetStream stream) cuts
+// its batch into a sink commit, and which commits carry a full checkpoint.
+// Decisions on values only: the caller passes the clocks' readings in
+// (BatchCommitter the real ones, the unit tests chosen ones), so the policy
+// is tested without servers. The exactly-once argument does not depend on these choices (any
 // cut at a resumable position is correct); they trade lag against the
 // sink's cost per cut (docs/pipeline.md, "Batches").
 #include <chrono>

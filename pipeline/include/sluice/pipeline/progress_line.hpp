@@ -1,6 +1,6 @@
 #pragma once
-// The progress line both run loops write on stderr (docs/pipeline.md): at
-// most once a second, and once more at the end of a run. Each loop says
+// The progress line the run loop writes on stderr (docs/pipeline.md): at
+// most once a second, and once more at the end of a run. The source says
 // what comes before the counts (a worker: its partition and stream
 // sequence) and whether the time spent in sink commits is shown. The
 // caller passes the clocks' readings (the unit tests chosen ones).

@@ -1,6 +1,7 @@
 #pragma once
 // A NATS JetStream source of the pipeline (--source nats://...?stream=NAME):
-// the URL's parts, and the state row of a partition's worker.
+// the URL's parts, and the state row of a partition's worker
+// (jetstream_source.cpp, which reads it).
 #include <string>
 
 #include "sluice/pipeline/key_partition.hpp"

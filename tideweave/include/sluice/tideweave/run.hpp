@@ -20,11 +20,12 @@ struct RunResult {
     std::int64_t lines = 0;   // input lines read, empty ones included
     std::int64_t errors = 0;  // error lines written
     bool stopped = false;     // stopped at an error (no --keep-going)
-    std::string io_error;     // a read or write failure, empty if none
 };
 
 // Feeds every line of `in_fd` to `stream`, writing its output to `out_fd`.
-// Lines are numbered on from stream.line() (0 for a fresh stream).
+// Lines are numbered on from stream.line() (0 for a fresh stream). A read
+// or write that fails throws Failure{io} ("read: <strerror>", "write: ...";
+// failure.hpp), after the output of the lines read before it is written.
 RunResult run_stream(Stream& stream, int in_fd, int out_fd, const RunOptions& options);
 
 }  // namespace sluice::tideweave

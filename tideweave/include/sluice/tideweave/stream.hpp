@@ -28,8 +28,8 @@ public:
     Stream& operator=(const Stream&) = delete;
 
     // From a checkpoint: the whole output line {"version":..,"checkpoint":{..}}
-    // or its inner object. Throws std::runtime_error with a clear message for a
-    // malformed checkpoint.
+    // or its inner object. Throws a Failure (failure.hpp) of kind checkpoint
+    // with a clear message for a malformed checkpoint.
     static Stream restore(std::string_view checkpoint_json, EngineKind kind = EngineKind::incremental);
 
     enum class Outcome { ok, empty, error };

@@ -14,7 +14,9 @@
 // value inside a Result; nothing is thrown for bad data. Only a broken
 // precondition of the program itself (a configuration out of range given to
 // a constructor, reading the wrong side of a Result) throws: an
-// std::invalid_argument or std::logic_error.
+// std::invalid_argument or std::logic_error. Where an error leaves the part
+// (a checkpoint that does not restore, the CLI runner's I/O) it is thrown as
+// a Failure (failure.hpp), a sluice::common::Error carrying the Error value.
 #pragma once
 
 #include <cstddef>
@@ -117,6 +119,10 @@ enum class ErrorKind {
     watermark_behind,  // a watermark below the current one
     watermark_range,   // a watermark outside [-2^60, 2^60]
     checkpoint,        // a checkpoint that does not decode or is not a reachable state
+    // Only where errors leave the part as a Failure (failure.hpp), never
+    // from the engine or a Stream's lines:
+    io,     // reading the input or writing the output failed (run.hpp), or a file does not open
+    usage,  // the command line asks for something that cannot be (the CLI)
 };
 
 struct Error {

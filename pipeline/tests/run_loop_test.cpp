@@ -1,0 +1,274 @@
+// run() (run.hpp), the one run loop, over a scripted in-memory Source (our
+// own interface, not a server) into the real sink on the fixture's
+// PostgreSQL: what it applies and commits, snapshots (done and aborted),
+// the replay gate after a restore, a source lost or ended before the
+// stored position.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <functional>
+#include <sstream>
+
+#include "pipeline_support.hpp"
+#include "sluice/pipeline/run.hpp"
+
+namespace sluice::pipeline {
+namespace {
+
+using test::pg_url;
+using V = SourceValue;
+
+// One scripted event: a transaction of inserts, snapshot rows, a snapshot's
+// end, a skipped position, the end, a lost source.
+struct Event {
+    Step::Kind kind = Step::Kind::transaction;
+    std::vector<std::tuple<std::string, std::string, std::int64_t>> rows;  // (id, key, ts), value 1
+    std::string text;
+    bool moves = true;  // the position moves (a transaction, a line)
+};
+
+Event tx(std::vector<std::tuple<std::string, std::string, std::int64_t>> rows) {
+    return Event{Step::Kind::transaction, std::move(rows), "", true};
+}
+Event snapshot_rows(std::vector<std::tuple<std::string, std::string, std::int64_t>> rows) {
+    return Event{Step::Kind::snapshot_rows, std::move(rows), "", true};
+}
+Event event(Step::Kind kind, std::string text = "") { return Event{kind, {}, std::move(text), true}; }
+
+// Positions "fake:N": N events that moved the position were read.
+class ScriptedSource final : public Source {
+public:
+    explicit ScriptedSource(std::string name, std::deque<Event> script) : name_(std::move(name)), script_(std::move(script)) {}
+
+    std::string state_name() const override { return name_; }
+    Partition partition() const override { return {}; }
+    bool shares_sink_tables() const override { return false; }
+    BatchLimits batch_limits(const BatchLimits& asked) const override { return asked; }
+    void check() override {}
+    void open(const std::optional<Resume>& resume) override {
+        resume_ = resume;
+        if (resume) {
+            position_ = seq(resume->checkpoint_position);
+            stored_ = seq(resume->stored_position);
+        }
+    }
+    bool before_stored() const override { return position_ < stored_; }
+    Error ended_before_stored() const override {
+        return Error(ErrorKind::sink_state, "ended at " + std::to_string(position_) + ", before " + std::to_string(stored_));
+    }
+
+    Step next(TransactionMapper& mapper, bool) override {
+        Step step;
+        if (script_.empty()) {
+            step.kind = Step::Kind::end;
+            return step;
+        }
+        current_ = std::move(script_.front());
+        script_.pop_front();
+        step.kind = current_.kind;
+        step.text = current_.text;
+        if (current_.kind == Step::Kind::snapshot_rows && !in_snapshot_) {
+            in_snapshot_ = true;
+            before_snapshot_ = position_;
+        }
+        if (current_.kind == Step::Kind::snapshot_done || current_.kind == Step::Kind::snapshot_aborted) in_snapshot_ = false;
+        if (current_.kind == Step::Kind::transaction) {
+            mapper.begin();
+            text_ = "0-1-" + std::to_string(position_ + 1);
+            step.text = text_;
+            for (SourceChange& c : changes(current_)) mapper.add(c);
+        }
+        if (current_.kind == Step::Kind::snapshot_rows) {
+            // The rows' text must last until the snapshot's end: kept.
+            kept_.push_back(current_);
+            const std::vector<SourceChange>& c = changes(kept_.back());
+            rows_.assign(c.begin(), c.end());
+            step.rows = rows_;
+        }
+        if (current_.kind != Step::Kind::end && current_.kind != Step::Kind::lost && current_.kind != Step::Kind::idle)
+            ++position_;
+        return step;
+    }
+    bool resumable() const override { return !in_snapshot_; }
+    std::string position() const override { return "fake:" + std::to_string(in_snapshot_ ? before_snapshot_ : position_); }
+    bool input_pending() const override { return false; }
+    std::string progress_where() const override { return "fake: "; }
+    bool progress_shows_sink_time() const override { return false; }
+
+    const std::optional<Resume>& resume() const { return resume_; }
+
+private:
+    static std::uint64_t seq(const std::string& text) { return std::stoull(text.substr(5)); }
+    std::vector<SourceChange>& changes(Event& e) {
+        storage_.emplace_back();
+        for (auto& [id, key, ts] : e.rows) {
+            SourceChange c;
+            c.op = SourceChange::Op::insert;
+            c.after = RowImage{V::of_text(id), V::of_text(key), V::of_signed(ts), V::of_double(1)};
+            storage_.back().push_back(c);
+        }
+        return storage_.back();
+    }
+
+    std::string name_;
+    std::deque<Event> script_;
+    Event current_;
+    std::deque<Event> kept_;
+    std::deque<std::vector<SourceChange>> storage_;
+    std::vector<SourceChange> rows_;
+    std::string text_;
+    std::optional<Resume> resume_;
+    std::uint64_t position_ = 0, stored_ = 0, before_snapshot_ = 0;
+    bool in_snapshot_ = false;
+};
+
+RunOptions options(const std::string& name) {
+    RunOptions o;
+    o.db = "shop";
+    o.table = "clicks";
+    o.columns = ColumnNames{"id", "k", "ts", "v"};
+    o.sink_url = pg_url();
+    o.sink_table = name;
+    o.gap = 10;
+    o.lateness = 20;
+    o.until_end = true;
+    o.progress = false;
+    return o;
+}
+
+std::string stored_position(postgres::Connection& pg, const std::string& name) {
+    for (postgres::Row r : pg.query("select gtid from sluice_pipeline_state where name = $1", {name}))
+        return r.get<std::string>(0);
+    return "(none)";
+}
+
+struct RunLoop : ::testing::Test {
+    void SetUp() override {
+        pg.emplace(postgres::Connection::open(pg_url()));
+        test::drop_sink(*pg, name);
+    }
+    void TearDown() override { test::drop_sink(*pg, name); }
+
+    // One run of `script` on a fresh sink connection, as run_once does it.
+    RunStats run_script(std::deque<Event> script, RunStats stats = {}, ScriptedSource** seen = nullptr) {
+        source.emplace(name, std::move(script));
+        if (seen) *seen = &*source;
+        Sink sink = Sink::open(pg_url(), name, source->state_name());
+        std::ostringstream log;
+        run(*source, sink, options(name), stats, log);
+        return stats;
+    }
+
+    // One sink NAME per test: ctest runs them side by side.
+    const std::string name =
+        "run_loop_" + std::to_string(std::hash<std::string>{}(
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name()) %
+                      1000000007);
+    std::optional<postgres::Connection> pg;
+    std::optional<ScriptedSource> source;
+};
+
+TEST_F(RunLoop, AppliesTransactionsCommitsAtTheSourcePositionAndCountsThem) {
+    const RunStats s = run_script({tx({{"a", "k1", 1}, {"b", "k1", 3}}), event(Step::Kind::skipped), tx({{"c", "k2", 50}})});
+    EXPECT_EQ(s.source_transactions, 2u);
+    EXPECT_EQ(s.row_changes, 3u);
+    EXPECT_GE(s.sink_commits, 1u);
+    EXPECT_EQ(stored_position(*pg, name), "fake:3");
+    const test::Sessions sessions = test::sink_sessions(*pg, name);
+    ASSERT_EQ(sessions.size(), 2u);
+    EXPECT_EQ(sessions.at({"k1", 1}).count, 2);
+    EXPECT_EQ(sessions.at({"k1", 1}).end, 13);  // the last event plus the gap
+    EXPECT_EQ(sessions.at({"k2", 50}).count, 1);
+}
+
+TEST_F(RunLoop, ASnapshotIsOneTransactionAtItsDoneStepAndAnAbortedOneIsDropped) {
+    const RunStats s = run_script({snapshot_rows({{"x", "gone", 1}}), event(Step::Kind::snapshot_aborted),
+                                   snapshot_rows({{"a", "k1", 1}}), snapshot_rows({{"b", "k1", 2}, {"c", "k2", 40}}),
+                                   event(Step::Kind::snapshot_done, "0-1-9")});
+    EXPECT_EQ(s.source_transactions, 0u);  // a snapshot is not a source transaction
+    EXPECT_EQ(s.row_changes, 3u);
+    const test::Sessions sessions = test::sink_sessions(*pg, name);
+    ASSERT_EQ(sessions.size(), 2u);
+    EXPECT_EQ(sessions.at({"k1", 1}).count, 2);
+    EXPECT_EQ(sessions.count({"gone", 1}), 0u);
+    EXPECT_EQ(stored_position(*pg, name), "fake:5");
+}
+
+TEST_F(RunLoop, NothingIsCommittedInsideAnOpenSnapshot) {
+    // The run ends inside the snapshot: what it commits is the position
+    // before the snapshot's first rows, without them.
+    run_script({tx({{"a", "k1", 1}}), snapshot_rows({{"b", "k2", 5}})});
+    EXPECT_EQ(stored_position(*pg, name), "fake:1");
+    EXPECT_EQ(test::sink_sessions(*pg, name).size(), 1u);
+}
+
+TEST_F(RunLoop, ALostSourceCommitsWhatWasReadThenThrowsSourceEnded) {
+    try {
+        run_script({tx({{"a", "k1", 1}}), event(Step::Kind::lost, "the fake went away")});
+        FAIL() << "run() returned after a lost source";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::source_ended);
+        EXPECT_STREQ(e.what(), "the fake went away");
+        EXPECT_TRUE(e.transient());
+    }
+    EXPECT_EQ(stored_position(*pg, name), "fake:1");
+}
+
+TEST_F(RunLoop, ARestoreReplaysFromTheCheckpointAndHoldsCommitsBackUntilPastTheStoredPosition) {
+    // Three commits; only the first carries the checkpoint (every 16th).
+    RunStats s = run_script({tx({{"a", "k1", 1}}), tx({{"b", "k1", 2}}), tx({{"c", "k1", 3}})});
+    ASSERT_EQ(s.sink_commits, 3u);
+    ASSERT_EQ(stored_position(*pg, name), "fake:3");
+    const test::Sessions before = test::sink_sessions(*pg, name);
+
+    // The restart resumes after the checkpoint's position (fake:1), replays
+    // 2 and 3 and goes on with 4: the replay is one commit at 3, not one
+    // at 2 (that would move the state row back to a position before what
+    // the sink holds), then 4.
+    ScriptedSource* seen = nullptr;
+    s = run_script({tx({{"b", "k1", 2}}), tx({{"c", "k1", 3}}), tx({{"d", "k1", 4}})}, s, &seen);
+    ASSERT_TRUE(seen->resume().has_value());
+    EXPECT_EQ(seen->resume()->checkpoint_position, "fake:1");
+    EXPECT_EQ(seen->resume()->stored_position, "fake:3");
+    EXPECT_EQ(s.sink_commits, 5u);
+    EXPECT_EQ(stored_position(*pg, name), "fake:4");
+    const test::Sessions after = test::sink_sessions(*pg, name);
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_EQ(after.at({"k1", 1}).count, 4);  // b and c replayed, not counted twice
+    EXPECT_EQ(before.at({"k1", 1}).count, 3);
+}
+
+TEST_F(RunLoop, ASourceThatEndsBeforeTheStoredPositionIsASinkStateError) {
+    run_script({tx({{"a", "k1", 1}}), tx({{"b", "k1", 2}}), tx({{"c", "k1", 3}})});
+    try {
+        run_script({tx({{"b", "k1", 2}})});
+        FAIL() << "run() accepted a source that ended before the stored position";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::sink_state);
+        EXPECT_STREQ(e.what(), "ended at 2, before 3");
+    }
+    EXPECT_EQ(stored_position(*pg, name), "fake:3");
+}
+
+TEST_F(RunLoop, ARestartWithOtherSettingsIsRefusedNamingTheStateRow) {
+    run_script({tx({{"a", "k1", 1}})});
+    source.emplace(name, std::deque<Event>{});
+    Sink sink = Sink::open(pg_url(), name, name);
+    RunOptions other = options(name);
+    other.gap = 11;
+    RunStats stats;
+    std::ostringstream log;
+    try {
+        run(*source, sink, other, stats, log);
+        FAIL() << "run() restored state written with other settings";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::sink_state);
+        EXPECT_EQ(std::string(e.what()), "\"" + name + "\" was written with " + settings_text(options(name)) + ", not " +
+                                             settings_text(other) +
+                                             " (use another --sink-table, or drop its tables and its "
+                                             "sluice_pipeline_state row to start over)");
+    }
+}
+
+}  // namespace
+}  // namespace sluice::pipeline
