@@ -270,5 +270,36 @@ TEST_F(RunLoop, ARestartWithOtherSettingsIsRefusedNamingTheStateRow) {
     }
 }
 
+// make_source: the URL picks the source (nothing is contacted before
+// check()), and each source names its state row and its batch limits.
+TEST(MakeSource, TheUrlPicksTheSourceItsStateRowAndItsBatchLimits) {
+    Options o;
+    o.run = options("t");
+    o.run.batch.catch_up_age = std::chrono::seconds(1);
+    o.jetstream.partition = Partition{1, 3};
+    o.source_url = "nats://127.0.0.1:1?stream=S";
+    const std::unique_ptr<Source> worker = make_source(o);
+    EXPECT_EQ(worker->state_name(), "t#1/3");
+    EXPECT_EQ(worker->partition(), (Partition{1, 3}));
+    EXPECT_TRUE(worker->shares_sink_tables());
+    EXPECT_EQ(worker->batch_limits(o.run.batch).catch_up_age, o.run.batch.age);  // no catch-up mode
+
+    o.source_url = "mariadb://u@127.0.0.1:1/";
+    const std::unique_ptr<Source> binlog = make_source(o);
+    EXPECT_EQ(binlog->state_name(), "t");
+    EXPECT_EQ(binlog->partition(), Partition{});
+    EXPECT_FALSE(binlog->shares_sink_tables());
+    EXPECT_EQ(binlog->batch_limits(o.run.batch).catch_up_age, o.run.batch.catch_up_age);
+
+    o.source_url = "nats://127.0.0.1:1?stream=a.b";
+    try {
+        make_source(o);
+        FAIL() << "made a source of a bad stream name";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::usage);
+        EXPECT_STREQ(e.what(), "--source nats://127.0.0.1:1?stream=a.b: \"a.b\" is not a stream name");
+    }
+}
+
 }  // namespace
 }  // namespace sluice::pipeline
