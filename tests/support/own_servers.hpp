@@ -1,7 +1,7 @@
 #pragma once
 // Servers of a test's own, shared by every part's tests: the spawn, PID,
 // wait and directory code that mariadb/tests/cdc/cdc_support.hpp
-// (PrivateServer), mariadb/tests/cdc/nats_cluster.hpp (NatsCluster) and
+// (PrivateServer), nats/tests/nats_cluster.hpp (NatsCluster) and
 // pipeline/tests/private_postgres.hpp (PrivatePostgres) each had a copy of.
 //
 //   OwnServers s("pipeline-pg-restart", "postgres");
