@@ -166,7 +166,9 @@ TEST_F(CdcJetStream, DebeziumEnvelopeHasOneMessagePerRowChangeOnceThroughKills) 
             const int b = i * 10;
             if (i == transactions / 2) {  // a DDL statement half way, its default database the table's
                 w.execute("USE cdc_jetstream");
+                // Another table's DDL stays out of a --tables filter (issue 32); the table's own passes.
                 w.execute("CREATE TABLE dbz_side (id INT)");
+                w.execute("ALTER TABLE dbz COMMENT 'half way'");
             }
             // 5 row changes: 3 inserts (one statement), an update, a delete.
             w.execute("START TRANSACTION");
@@ -217,7 +219,7 @@ TEST_F(CdcJetStream, DebeziumEnvelopeHasOneMessagePerRowChangeOnceThroughKills) 
             const std::string ddl = member(m.data, "ddl");
             if (ddl_after.size() == 1) EXPECT_NE(ddl.find("CREATE TABLE cdc_jetstream.dbz ("), std::string::npos) << ddl;
             else {
-                EXPECT_EQ(ddl, "\"CREATE TABLE dbz_side (id INT)\"");
+                EXPECT_EQ(ddl, "\"ALTER TABLE dbz COMMENT 'half way'\"");
                 EXPECT_EQ(member(m.data, "databaseName"), "\"cdc_jetstream\"");
             }
             continue;
