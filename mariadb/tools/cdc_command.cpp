@@ -105,6 +105,31 @@ ChangeStream open_patiently(const ConnectOptions& options, const StreamOptions& 
     }
 }
 
+// What the signal thread does when the loop did not stop by itself within
+// the grace (it is blocked waiting for the server); set by the loop for its
+// output, under a mutex as the signal thread may read it at any moment.
+class StopAction {
+public:
+    void set(std::function<void()> f) {
+        std::lock_guard lock(mutex_);
+        action_ = std::move(f);
+    }
+    void run() {
+        std::lock_guard lock(mutex_);
+        if (action_) action_();
+    }
+
+private:
+    std::mutex mutex_;
+    std::function<void()> action_;
+};
+
+// Clears a StopAction when what it refers to goes (an exception included).
+struct ClearOnExit {
+    StopAction& action;
+    ~ClearOnExit() { action.set({}); }
+};
+
 }  // namespace
 
 int run_cdc_command(int argc, char** argv) {
@@ -243,9 +268,8 @@ int run_cdc_command(int argc, char** argv) {
         // Before any thread starts (they inherit the blocked signals).
         // `stop_blocked_loop` runs when the loop did not stop by itself
         // within the grace: it is blocked waiting for the server.
-        std::function<void()> stop_blocked_loop;
-        service::install_stop_signals([&stop_blocked_loop] { if (stop_blocked_loop) stop_blocked_loop(); },
-                                      std::chrono::milliseconds(1200));
+        static StopAction stop_blocked_loop;  // static: the signal thread may outlive this call
+        service::install_stop_signals([] { stop_blocked_loop.run(); }, std::chrono::milliseconds(1200));
         std::unique_ptr<CdcMetrics> metrics;
         // Log lines stop reading the metrics before they go (the error
         // lines after this scope included).
@@ -253,6 +277,7 @@ int run_cdc_command(int argc, char** argv) {
             service::LogLines& lines;
             ~ForgetFields() { lines.set_fields({}); }
         } forget_fields{log_lines};
+        ClearOnExit clear_before_metrics{stop_blocked_loop};
         if (!metrics_address.empty()) {
             const std::string sink = !to.empty() ? to + " stream " + stream_name : !out.empty() ? "file " + out : "stdout";
             metrics = std::make_unique<CdcMetrics>(metrics_address, url, sink);
@@ -278,12 +303,12 @@ int run_cdc_command(int argc, char** argv) {
             // Blocked on the binlog: what was published is in the stream once
             // acknowledged (and a restart resumes from the stream's last
             // message in any case); wait a little for the acknowledgments.
-            stop_blocked_loop = [&metrics] {
+            stop_blocked_loop.set([&metrics] {
                 for (int i = 0; i < 40 && metrics && !metrics->all_delivered(); ++i)
                     std::this_thread::sleep_for(std::chrono::milliseconds(10));
                 std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
                 std::_Exit(0);
-            };
+            });
             jetstream::publish_changes(options, stream, po, std::cerr);
             if (service::stop_requested())
                 std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
@@ -305,12 +330,13 @@ int run_cdc_command(int argc, char** argv) {
                                                                 std::llround(connect_timeout * 1000))));
         // Blocked waiting for the server: everything applied is in the
         // buffer or written; write it out and stop here.
-        stop_blocked_loop = [&output] {
+        ClearOnExit clear_before_output{stop_blocked_loop};
+        stop_blocked_loop.set([&output] {
             std::lock_guard lock(output.mutex);
             output.finish();
             std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
             std::_Exit(0);
-        };
+        });
         while (const ChangeEvent* e = cdc.next()) {
             std::lock_guard lock(output.mutex);
             const std::size_t before = output.buffer().size();
@@ -326,10 +352,8 @@ int run_cdc_command(int argc, char** argv) {
             }
             if (stopping) break;
         }
-        {
-            std::lock_guard lock(output.mutex);
-            output.finish();
-        }
+        stop_blocked_loop.set({});  // the output goes with this scope
+        output.finish();
         if (service::stop_requested())
             std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
         return 0;
