@@ -23,6 +23,7 @@
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/cdc/ndjson_file.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/options_problem.hpp"
 #include "sluice/mariadb/jetstream/cdc_publisher.hpp"
 #include "missing_tables.hpp"
 #include "url_errors.hpp"
@@ -187,6 +188,18 @@ int run_cdc_command(int argc, char** argv) {
         if (e.kind() != ErrorKind::usage) throw;
         return invalid_url(e.what(), url, "sluice-mariadb cdc");
     }
+    // The command line's own mistakes are usage errors (2, issue 32): an
+    // ssl-mode the URL cannot have, a --tables pattern or --from-gtid that
+    // does not parse. (The server's checks, e.g. binlog_format=STATEMENT,
+    // are failures: 1.)
+    if (const std::string problem = options_problem(options); !problem.empty())
+        return fail(problem + " (usage)", sluice::cli::exit_usage);
+    try {
+        if (!tables.empty()) TableFilter::parse(tables);
+        if (o_gtid->count() > 0) GtidState::parse(from_gtid);
+    } catch (const Error& e) {
+        return fail(describe(e), sluice::cli::exit_usage);
+    }
     try {
         StreamOptions stream;
         stream.until_end = until_end;
@@ -247,9 +260,7 @@ int run_cdc_command(int argc, char** argv) {
         output.finish();
         return 0;
     } catch (const Error& e) {
-        // A usage error is the command line's (--tables, --from-gtid, an
-        // ssl-mode the URL cannot have): status 2, as docs/exit-status.md says.
-        return fail(describe(e), e.kind() == ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure);
+        return fail(describe(e));
     } catch (const std::exception& e) {
         return fail(e.what());
     }

@@ -240,9 +240,8 @@ std::string describe(const std::exception& e) {
 
 // An error of the command line's making, found only when it was used.
 bool usage_error(const std::exception& e) {
-    if (const auto* m = dynamic_cast<const mariadb::Error*>(&e)) return m->kind() == mariadb::ErrorKind::usage;
-    if (const auto* q = dynamic_cast<const Error*>(&e)) return q->kind() == ErrorKind::usage;
-    return false;
+    const auto* q = dynamic_cast<const Error*>(&e);
+    return q != nullptr && q->kind() == ErrorKind::usage;
 }
 
 }  // namespace
