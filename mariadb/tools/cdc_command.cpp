@@ -29,6 +29,7 @@
 #include "sluice/mariadb/cdc/ndjson.hpp"
 #include "sluice/mariadb/cdc/ndjson_file.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/options_problem.hpp"
 #include "sluice/mariadb/jetstream/cdc_publisher.hpp"
 #include "sluice/nats/error.hpp"
 #include "sluice/service/log_output.hpp"
@@ -242,6 +243,18 @@ int run_cdc_command(int argc, char** argv) {
         if (e.kind() != ErrorKind::usage) throw;
         return invalid_url(e.what(), url, "sluice-mariadb cdc");
     }
+    // The command line's own mistakes are usage errors (2, issue 32): an
+    // ssl-mode the URL cannot have, a --tables pattern or --from-gtid that
+    // does not parse. (The server's checks, e.g. binlog_format=STATEMENT,
+    // are failures: 1.)
+    if (const std::string problem = options_problem(options); !problem.empty())
+        return fail(problem + " (usage)", sluice::cli::exit_usage);
+    try {
+        if (!tables.empty()) TableFilter::parse(tables);
+        if (o_gtid->count() > 0) GtidState::parse(from_gtid);
+    } catch (const Error& e) {
+        return fail(describe(e), sluice::cli::exit_usage);
+    }
     try {
         StreamOptions stream;
         stream.until_end = until_end;
@@ -358,11 +371,9 @@ int run_cdc_command(int argc, char** argv) {
             std::cerr << "sluice-mariadb cdc: stopped (signal " << service::stop_signal() << ")\n" << std::flush;
         return 0;
     } catch (const Error& e) {
-        // A usage error is the command line's (--tables, --from-gtid, an
-        // ssl-mode the URL cannot have): status 2, as docs/exit-status.md says.
-        return fail(describe(e), e.kind() == ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure);
+        return fail(describe(e));
     } catch (const nats::Error& e) {
-        return fail(e.describe(), e.kind() == nats::ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure);
+        return fail(e.describe());
     } catch (const std::exception& e) {
         return fail(e.what());
     }

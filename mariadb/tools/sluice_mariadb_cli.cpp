@@ -19,6 +19,7 @@
 #include "sluice/common/json_write.hpp"
 #include "sluice/common/version.hpp"
 #include "sluice/mariadb/ndjson.hpp"
+#include "sluice/mariadb/options_problem.hpp"
 
 namespace {
 
@@ -225,6 +226,11 @@ int main(int argc, char** argv) {
     } catch (const Error& e) {
         return invalid_url(e.what(), url);
     }
+    // The URL's own mistake (verify-full without a CA) is a usage error: 2.
+    if (const std::string problem = options_problem(options); !problem.empty()) {
+        std::cerr << "sluice-mariadb: error: " << problem << " (usage)\n";
+        return sluice::cli::exit_usage;
+    }
     if (query.empty()) {
         // Plain reads: GCC 12 at -O2 misreports istreambuf_iterator as a
         // null dereference.
@@ -266,8 +272,6 @@ int main(int argc, char** argv) {
             std::cerr << " (" << to_string(e.kind()) << ")";
         }
         std::cerr << "\n";
-        // A usage error is the command line's (an ssl-mode the URL cannot
-        // have, ...): status 2, as docs/exit-status.md says.
-        return e.kind() == ErrorKind::usage ? sluice::cli::exit_usage : sluice::cli::exit_failure;
+        return sluice::cli::exit_failure;
     }
 }

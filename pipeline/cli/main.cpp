@@ -18,6 +18,7 @@
 #include "sluice/mariadb/cdc/gtid_state.hpp"
 #include "sluice/common/version.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/options_problem.hpp"
 #include "sluice/pipeline/error.hpp"
 #include "sluice/pipeline/pipeline.hpp"
 #include "sluice/pipeline/sink.hpp"
@@ -163,7 +164,12 @@ int run_command(int argc, char** argv) {
     try {
         if (o.binlog.start == StartMode::from_gtid) sluice::mariadb::cdc::GtidState::parse(o.binlog.from_gtid);
         check_sink_name(o.run.sink_table);
-        if (is_stream_source(o.source_url)) parse_stream_source(o.source_url);
+        if (is_stream_source(o.source_url)) {
+            parse_stream_source(o.source_url);
+        } else if (const std::string problem = sluice::mariadb::options_problem(sluice::mariadb::parse_url(o.source_url));
+                   !problem.empty()) {
+            return usage_error("--source: " + problem + " (usage)");
+        }
     } catch (const std::exception& e) {
         return usage_error(e.what());
     }

@@ -53,8 +53,10 @@ const char* failing_part(const std::exception& e) {
 // An error of the command line's making, found only when it was used (an
 // option the URL cannot have): every part names that kind "usage".
 bool usage_error(const std::exception& e) {
+    // The pipeline's own (the library's usage kind also labels server
+    // checks, such as binlog_format, which stay failures: issue 32).
     const common::Error* error = common::as_error(e);
-    return error != nullptr && error->kind_name() == "usage";
+    return error != nullptr && error->part() == "pipeline" && error->kind_name() == to_string(ErrorKind::usage);
 }
 
 }  // namespace

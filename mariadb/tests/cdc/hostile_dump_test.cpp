@@ -64,7 +64,7 @@ cdc::StreamOptions hostile_options() {
     cdc::StreamOptions o;
     o.start = cdc::StartAt::gtid;
     o.gtid = cdc::GtidState::parse("0-1-0");
-    // DDL of database sluice is shown; no table's rows (so no side connection).
+    // No table selected: no rows (so no side connection), and no DDL (a table filter passes only its tables' DDL).
     o.tables = cdc::TableFilter::parse("sluice.none");
     o.reconnect_for = std::chrono::milliseconds(0);
     return o;
@@ -83,6 +83,15 @@ std::vector<std::uint8_t> artificial_rotate() {
         .text("mariadb-bin.000001")
         .finish();
 }
+// The fixture's two CREATE TABLE statements pass a filter that lists their
+// tables (a --tables filter passes only its tables' DDL, issue 32); the
+// prefix holds no rows, so no side connection is made.
+cdc::StreamOptions ddl_of_both_tables() {
+    cdc::StreamOptions o = hostile_options();
+    o.tables = cdc::TableFilter::parse("sluice.img,sluice.other");
+    return o;
+}
+
 Prefix fixture_prefix() {
     auto events = binlog::test::split_events(binlog::test::load_fixture("images"));
     Prefix p;
@@ -146,7 +155,7 @@ TEST(CdcHostileServer, ABadChecksumIsAnErrorNamingTheEventAfterTheGoodOnesWereDe
             peer.send_packet(seq++, dump_packet(bad));
             peer.wait_for_client_close();
         },
-        ErrorKind::protocol, ddl, position);
+        ErrorKind::protocol, ddl, position, ddl_of_both_tables());
     EXPECT_NE(message.find("checksum mismatch"), std::string::npos) << message;
     EXPECT_NE(message.find("mariadb-bin.000001:"), std::string::npos) << message;  // where in the binlog
     EXPECT_NE(message.find("(server 127.0.0.1:"), std::string::npos) << message;   // which server
