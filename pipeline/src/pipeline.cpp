@@ -51,7 +51,7 @@ const char* failing_part(const std::exception& e) {
 }
 
 // An error of the command line's making, found only when it was used (an
-// option the URL cannot have): every part names that kind "usage".
+// option the URL cannot have).
 bool usage_error(const std::exception& e) {
     // The pipeline's own (the library's usage kind also labels server
     // checks, such as binlog_format, which stay failures: issue 32).
