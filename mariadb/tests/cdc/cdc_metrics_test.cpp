@@ -17,7 +17,7 @@
 #include "cli_child.hpp"
 #include "../../../nats/tests/nats_cluster.hpp"
 #include "sluice/mariadb/cdc/ndjson.hpp"
-#include "sluice/mariadb/jetstream/client.hpp"
+#include "sluice/nats/client.hpp"
 
 namespace sluice::mariadb::test {
 namespace {
@@ -290,7 +290,7 @@ TEST_F(CdcMetricsShared, IntoJetStreamTheCountersAreWhatTheStreamAcknowledged) {
     const auto [exit_status, seconds] = terminate(pid);
     EXPECT_EQ(exit_status, 0) << test_support::read_text(log);
     std::cout << "SIGTERM publishing: exit " << exit_status << " after " << seconds << " s\n";
-    auto client = jetstream::JetStreamClient::connect(nats);
+    auto client = sluice::nats::JetStreamClient::connect(nats);
     EXPECT_EQ(client.stream_state(stream)->last_seq, 30U);
     EXPECT_EQ(endpoints.find(secret), std::string::npos);
     EXPECT_EQ(test_support::read_text(log).find(secret), std::string::npos);
