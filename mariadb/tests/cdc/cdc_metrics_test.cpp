@@ -48,56 +48,6 @@ std::string watcher_url(Connection& admin, const ConnectOptions& server, const s
     return url_of(o);
 }
 
-double scrape(int port, const std::string& series) {
-    auto r = http_get(port, "/metrics");
-    if (!r || r->status != 200) return -1;
-    return metric_value(r->body, series).value_or(-1);
-}
-
-// Scrapes every 100 ms while alive and records whether a counter went down.
-class Scraper {
-public:
-    Scraper(int port, std::vector<std::string> counters) : port_(port), counters_(std::move(counters)) {
-        thread_ = std::thread([this] {
-            std::vector<double> last(counters_.size(), 0);
-            while (!stop_) {
-                if (auto r = http_get(port_, "/metrics"); r && r->status == 200) {
-                    ++scrapes_;
-                    for (std::size_t i = 0; i < counters_.size(); ++i) {
-                        const double v = metric_value(r->body, counters_[i]).value_or(-1);
-                        if (v < last[i]) went_down_ = counters_[i] + " went from " + std::to_string(last[i]) + " to " + std::to_string(v);
-                        last[i] = v;
-                    }
-                }
-                std::this_thread::sleep_for(100ms);
-            }
-        });
-    }
-    ~Scraper() { stop(); }
-    void stop() {
-        stop_ = true;
-        if (thread_.joinable()) thread_.join();
-    }
-    std::string went_down() const { return went_down_; }
-    int scrapes() const { return scrapes_; }
-
-private:
-    int port_;
-    std::vector<std::string> counters_;
-    std::atomic<bool> stop_{false};
-    std::atomic<int> scrapes_{0};
-    std::string went_down_;
-    std::thread thread_;
-};
-
-// Everything a person or a scraper can read from the process.
-std::string every_endpoint(int port) {
-    std::string all;
-    for (const char* path : {"/metrics", "/healthz", "/status", "/"})
-        if (auto r = http_get(port, path)) all += r->body;
-    return all;
-}
-
 // Waits for the child's exit after SIGTERM; the status, and how long it took.
 std::pair<int, double> terminate(pid_t pid) {
     const auto t0 = std::chrono::steady_clock::now();
