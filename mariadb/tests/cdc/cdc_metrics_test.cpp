@@ -24,7 +24,10 @@ namespace {
 
 using namespace std::chrono_literals;
 using test_support::http_get;
+using test_support::every_endpoint;
 using test_support::metric_value;
+using test_support::scrape;
+using test_support::Scraper;
 using test_support::wait_until;
 
 constexpr const char* secret = "Cdc-Watch-Pw-4711";
