@@ -21,8 +21,10 @@ using Clock = std::chrono::steady_clock;
 void run_once(const Options& o, RunStats& stats, std::ostream& log) {
     const std::unique_ptr<Source> source = make_source(o);
     source->check();
+    stats.source_reached = true;
     // Checks the sink's tables; creates nothing before the source is open.
     Sink sink = Sink::open(o.run.sink_url, o.run.sink_table, source->state_name());
+    stats.sink_reached = true;
     run(*source, sink, o.run, stats, log);
 }
 
@@ -81,7 +83,7 @@ int run_with_retries(const Options& o, std::ostream& log) {
                 log << "sluice-pipeline: error: " << describe(e) << "\n";
                 return usage_error(e) ? 2 : 1;
             }
-            if (gives_up_at_start(e, stats.connected, Clock::now() - started, o.run.connect_timeout)) {
+            if (gives_up_at_start(e, stats, Clock::now() - started, o.run.connect_timeout)) {
                 log << "sluice-pipeline: error: " << describe(e) << start_failure_note(o.run.connect_timeout) << "\n";
                 return 1;
             }

@@ -21,9 +21,13 @@ bool is_connection_failure(const std::exception& e) {
     return false;
 }
 
-bool gives_up_at_start(const std::exception& e, bool connected, std::chrono::steady_clock::duration waited,
+bool gives_up_at_start(const std::exception& e, const RunStats& stats, std::chrono::steady_clock::duration waited,
                        std::chrono::milliseconds connect_timeout) {
-    return !connected && is_connection_failure(e) && waited >= connect_timeout;
+    if (stats.connected || !is_connection_failure(e)) return false;
+    const common::Error* error = common::as_error(e);
+    const bool sink = error != nullptr && error->part() == "postgres";
+    if (sink ? stats.sink_reached : stats.source_reached) return false;
+    return waited >= connect_timeout;
 }
 
 std::string start_failure_note(std::chrono::milliseconds connect_timeout) {

@@ -9,6 +9,8 @@
 #include <exception>
 #include <string>
 
+#include "sluice/pipeline/pipeline.hpp"
+
 namespace sluice::pipeline {
 
 // A failure to reach or log in to the source, the sink or NATS (a
@@ -17,10 +19,14 @@ namespace sluice::pipeline {
 // own errors (a stream that does not exist yet, a stored state that moved).
 bool is_connection_failure(const std::exception& e);
 
-// Whether run_with_retries gives up on `e`: a connection failure before the
-// run first connected everything (`connected`), once `waited` (since the
-// start) reached `connect_timeout`.
-bool gives_up_at_start(const std::exception& e, bool connected, std::chrono::steady_clock::duration waited,
+// Whether run_with_retries gives up on `e`: a connection failure of a side
+// (source or sink) that has not answered once in this run, before the run
+// first connected everything (`stats.connected`), once `waited` (since the
+// start) reached `connect_timeout`. A side that answered once and is lost
+// is an outage, retried, even while the other side never answered yet (a
+// worker waiting for its stream to be created whose sink connection is
+// killed).
+bool gives_up_at_start(const std::exception& e, const RunStats& stats, std::chrono::steady_clock::duration waited,
                        std::chrono::milliseconds connect_timeout);
 
 // What the message of such a failure adds: why it was not retried.

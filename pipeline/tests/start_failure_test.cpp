@@ -8,7 +8,9 @@
 // server; it fails in the same way, as a mariadb io error).
 #include <gtest/gtest.h>
 
+#include "../src/start_failure.hpp"
 #include "pipeline_support.hpp"
+#include "sluice/postgres/error.hpp"
 
 namespace sluice::pipeline::test {
 namespace {
@@ -105,6 +107,26 @@ TEST(PipelineStart, AUsageErrorInTheSourceUrlExitsWith2) {
     const Outcome r = run_pipeline(args_for(no_ca, pg_url()), log_file("no-ca"));
     EXPECT_EQ(r.status, 2) << r.log;
     EXPECT_NE(r.log.find("(usage)"), std::string::npos) << r.log;
+}
+
+// Seen in CI: a worker whose stream did not exist yet (retried) had its
+// sink connection killed; the start rule took that for a sink that never
+// answered and gave up. A side that answered once is an outage, retried.
+TEST(PipelineStart, ALostSideThatAnsweredOnceIsRetriedEvenBeforeTheOtherSideAnswered) {
+    using namespace std::chrono_literals;
+    RunStats stats;
+    const postgres::Error lost_sink(postgres::ErrorKind::connection,
+                                    "query: FATAL:  terminating connection due to administrator command");
+    const mariadb::Error refused_source(mariadb::ErrorKind::io, "connect to 127.0.0.1:1: Connection refused");
+    EXPECT_TRUE(gives_up_at_start(lost_sink, stats, 1s, 0ms));  // the sink never answered
+    EXPECT_TRUE(gives_up_at_start(refused_source, stats, 1s, 0ms));
+    stats.sink_reached = true;
+    EXPECT_FALSE(gives_up_at_start(lost_sink, stats, 1s, 0ms));
+    EXPECT_TRUE(gives_up_at_start(refused_source, stats, 1s, 0ms));  // the source still never answered
+    stats.source_reached = true;
+    EXPECT_FALSE(gives_up_at_start(refused_source, stats, 1s, 0ms));
+    stats = RunStats{};
+    EXPECT_FALSE(gives_up_at_start(lost_sink, stats, 1s, 2000ms));  // --connect-timeout not yet passed
 }
 
 }  // namespace

@@ -103,6 +103,11 @@ struct RunStats {
     std::uint64_t rejected = 0;
     double sink_seconds = 0;  // wall time inside sink commits (the rest: reading, decoding, the engine)
     bool connected = false;   // every connection of the run (source, sink, NATS) has worked once
+    // The source (its check: MariaDB, or NATS and the stream) and the sink
+    // (Sink::open) each answered once: a later failure of that side is an
+    // outage, retried, even before `connected` (start_failure.hpp).
+    bool source_reached = false;
+    bool sink_reached = false;
 };
 
 // One attempt; throws. `stats` accumulates across attempts.
