@@ -217,6 +217,8 @@ static inline keal_text keal_sql_text_result(Datum d) { return keal_pg_text_in(D
 static inline keal_char keal_sql_char_result(Datum d, int line) { return keal_pg_char_in(DatumGetTextPP(d), line); }
 
 /* Programs with embedded SQL (the emitter defines KEAL_EMBEDDED_SQL). */
+#include "keal_pg_array.h"
+
 #ifdef KEAL_EMBEDDED_SQL
 #include "keal_pg_sql.h"
 #endif

@@ -434,4 +434,6 @@ static inline keal_bytes keal_text_to_bytes(keal_text t) {
   return b;
 }
 
+#include "keal_array.h"
+
 #endif /* KEAL_RT_H */

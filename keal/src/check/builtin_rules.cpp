@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::string_view builtin_names[] = {"len",  "upper", "lower", "substr", "find", "replace", "trim",
                                               "starts_with", "ends_with", "abs", "min", "max", "sqrt",
-                                              "floor", "ceil", "print"};
+                                              "floor", "ceil", "print", "append"};
 
 struct Form {
   std::string_view name;
@@ -49,7 +49,7 @@ const std::vector<Form>& forms() {
 // How a mismatch message spells the accepted forms (with parameter names
 // where the types alone would not say which argument is which).
 std::string signatures(const std::string& name) {
-  if (name == "len") return "(text) or (bytes)";
+  if (name == "len") return "(text), (bytes) or ([T])";
   if (name == "substr") return "(text, start: int, count: int)";
   if (name == "find") return "(text, needle: text)";
   if (name == "replace") return "(text, from: text, to: text)";

@@ -1,5 +1,6 @@
 #include "check/checker.hpp"
 
+#include "check/array_rules.hpp"
 #include "check/builtin_rules.hpp"
 #include "check/embedded_sql.hpp"
 #include "check/narrowing.hpp"
@@ -289,6 +290,10 @@ class Checker {
       } else if (init.type().base == Base::Void) {
         diags_.error(s.expr->span, "this call returns no value");
         type = kInt;
+      } else if (is_empty_literal_type(init.type())) {
+        diags_.error(s.expr->span, "cannot infer an element type from '[]'; write the type, e.g. '" +
+                                       std::string(is_let ? "let " : "var ") + s.name + ": [int] = []'");
+        type = ir::array_type(kInt);
       }
     }
     if (init.bad && !s.declared_type) type = kInt;
@@ -327,6 +332,10 @@ class Checker {
   // Wraps a T into T? where needed; the caller has checked assignability.
   ir::ExprPtr coerce(Checked c, Type to) {
     if (!c.e) return nullptr;
+    if (!c.bad && is_empty_literal_type(c.type()) && to.base == Base::Array) {
+      c.e->type = to;  // `[]` takes the element type it is given
+      return std::move(c.e);
+    }
     if (c.bad || c.type() == to || !to.nullable) return std::move(c.e);
     if (c.type().base == Base::Null) {
       c.e->type = to;
@@ -487,12 +496,16 @@ class Checker {
       out->a = std::move(c.e);
     } else {
       Checked c = check_expr(*s.expr);
-      if (!c.bad && require_value(c, s.expr->span, describe_expr(*s.expr)) && c.type() != kText) {
-        diags_.error(s.expr->span, "'for " + s.name + " in ...' iterates over text (its chars) or a range a..b; this is " +
+      var_type = kChar;
+      if (!c.bad && c.type().base == Base::Array) {
+        out->kind = ir::Stmt::Kind::ForArray;
+        if (is_empty_literal_type(c.type())) diags_.error(s.expr->span, "'[]' has no elements to iterate over");
+        else var_type = ir::elem_type(c.type());
+      } else if (!c.bad && require_value(c, s.expr->span, describe_expr(*s.expr)) && c.type() != kText) {
+        diags_.error(s.expr->span, "'for " + s.name + " in ...' iterates over text (its chars), an array (its elements) or a range a..b; this is " +
                                        quoted(c.type()));
       }
       out->a = std::move(c.e);
-      var_type = kChar;
     }
     push_scope();
     if (out->kind == ir::Stmt::Kind::ForQuery && var_type == kVoid) var_type = kInt;  // no row type: keep checking the body
@@ -716,6 +729,8 @@ class Checker {
       }
       case Expr::Kind::SqlCall: return check_sql_call(e);
       case Expr::Kind::Convert: return check_convert(e);
+      case Expr::Kind::ArrayLit: return check_array_literal(e);
+      case Expr::Kind::Index: return check_index(e);
     }
     return bad();
   }
@@ -884,6 +899,11 @@ class Checker {
       case BinaryOp::Le:
       case BinaryOp::Gt:
       case BinaryOp::Ge: {
+        if (lt.base == Base::Array || rt.base == Base::Array) {
+          diags_.error(e.span, std::string("arrays cannot be compared with '") + ast::op_text(op) +
+                                   "'; compare their lengths and elements in a loop");
+          return bad();
+        }
         if (lt != rt) {
           diags_.error(e.span, std::string("cannot compare ") + quoted(lt) + " with " + quoted(rt) +
                                    ((lt.base == Base::Char && rt.base == Base::Text) || (lt.base == Base::Text && rt.base == Base::Char)
@@ -1020,6 +1040,19 @@ class Checker {
   Checked check_builtin(const Expr& e) {
     const std::string& name = e.text;
     std::vector<Checked> args;
+    if (name == "append") {
+      // Its value may be null (for an array of T?): checked against the element type.
+      for (const auto& a : e.args) {
+        Checked c = check_expr(*a);
+        if (c.bad) return bad();
+        if (c.type().base == Base::Void) {
+          diags_.error(a->span, "this call returns no value");
+          return bad();
+        }
+        args.push_back(std::move(c));
+      }
+      return std::move(*check_array_builtin(e, args));
+    }
     bool is_print = name == "print";
     if (!check_args(e, args, is_print)) return bad();
     std::vector<Type> types;
@@ -1030,7 +1063,14 @@ class Checker {
       diags_.error(e.span, "no form of '" + name + "' takes (" + got + "); it takes " + expected);
       return bad();
     };
+    if (std::optional<Checked> c = check_array_builtin(e, args)) return std::move(*c);
     if (is_print) {
+      for (std::size_t i = 0; i < types.size(); ++i) {
+        if (types[i].base == Base::Array) {
+          diags_.error(e.args[i]->span, "print takes scalar values, not " + quoted(types[i]) + "; print the elements in a loop");
+          return bad();
+        }
+      }
       if (installs_functions()) {
         diags_.error(e.name_span, std::string("print is only available in native programs (--target native); use raise to report from ") +
                                       (options_.target == Target::Pg ? "PostgreSQL" : options_.target == Target::Sqlite ? "SQLite" : "MariaDB"));
@@ -1057,6 +1097,16 @@ class Checker {
       return bad();
     }
     if (!args_ok) return bad();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i].type().base == Base::Array) {
+        diags_.error(e.args[i]->span, "a server function takes scalar arguments, not " + quoted(args[i].type()));
+        return bad();
+      }
+    }
+    if (e.sql_result && e.sql_result->array) {
+      diags_.error(e.sql_result->span, "a server function's result is a scalar type here, not an array");
+      return bad();
+    }
     if (args.size() > kMaxSqlArgs) {
       diags_.error(e.span, "a server function call takes at most " + std::to_string(kMaxSqlArgs) + " arguments");
       return bad();
@@ -1129,6 +1179,9 @@ class Checker {
       } else if (c.type().base == Base::Null) {
         diags_.error(a->span, "a bare null has no type; bind a typed value (a 'T?' variable) instead");
         all_ok = false;
+      } else if (c.type().base == Base::Array) {
+        diags_.error(a->span, "embedded SQL binds scalar values, not " + quoted(c.type()));
+        all_ok = false;
       }
       args.push_back(std::move(c));
     }
@@ -1136,6 +1189,16 @@ class Checker {
     std::vector<ir::Field> columns;
     bool columns_ok = true;
     if (!is_exec) {
+      for (const auto& f : e.row) {
+        if (f.type.array) {
+          diags_.error(f.type.span, "a query's columns are scalar types, not arrays");
+          columns_ok = false;
+        }
+      }
+      if (e.row.empty() && e.sql_result->array) {
+        diags_.error(e.sql_result->span, "a query's columns are scalar types, not arrays");
+        columns_ok = false;
+      }
       if (e.row.empty()) {
         columns.push_back({"", from_ast(*e.sql_result)});
         value = columns[0].type;
@@ -1204,7 +1267,7 @@ class Checker {
       return bad();
     }
     Type from = args[0].type();
-    Type to = from_ast({e.convert_to, false, {}});
+    Type to = from_ast({e.convert_to, false, false, {}});
     if (from == to) return std::move(args[0]);
     if (std::optional<ir::Conv> conv = resolve_conversion(from.base, to.base)) {
       auto n = node(ir::Expr::Kind::Convert, to, e.span);
@@ -1214,6 +1277,101 @@ class Checker {
     }
     diags_.error(e.span, "there is no conversion from " + quoted(from) + " to " + quoted(to));
     return bad();
+  }
+
+  // Arrays (the rules in check/array_rules.*) ------------------------------
+
+  // [e1, e2, ...]: elements of one scalar type; `[]` gets its element type
+  // from where it goes (coerce).
+  Checked check_array_literal(const Expr& e) {
+    std::vector<Checked> elements;
+    bool all_ok = true;
+    for (const auto& a : e.args) {
+      Checked c = check_expr(*a);
+      if (c.bad) {
+        all_ok = false;
+      } else if (c.type().base == Base::Void) {
+        diags_.error(a->span, "this call returns no value");
+        all_ok = false;
+      }
+      elements.push_back(std::move(c));
+    }
+    if (!all_ok) return bad();
+    std::vector<Type> types;
+    for (const Checked& c : elements) types.push_back(c.type());
+    LiteralElements rule = literal_elements(types);
+    if (!rule.error.empty()) {
+      diags_.error(e.args[rule.at]->span, rule.error);
+      return bad();
+    }
+    auto n = node(ir::Expr::Kind::ArrayLit, ir::array_type(rule.elem), e.span);
+    for (Checked& c : elements) n->args.push_back(coerce(std::move(c), rule.elem));
+    return ok(std::move(n));
+  }
+
+  // xs[i]: 0-based, checked at run time (2202E).
+  Checked check_index(const Expr& e) {
+    Checked array = check_expr(*e.args[0]);
+    Checked at = check_expr(*e.args[1]);
+    if (array.bad || at.bad) return bad();
+    if (!require_value(array, e.args[0]->span, describe_expr(*e.args[0]))) return bad();
+    if (array.type().base != Base::Array) {
+      diags_.error(e.args[0]->span, "only arrays can be indexed; '" + describe_expr(*e.args[0]) + "' has type " +
+                                        quoted(array.type()) +
+                                        (array.type() == kText ? " (substr(s, i, 1) takes a character of a text)" : ""));
+      return bad();
+    }
+    if (is_empty_literal_type(array.type())) {
+      diags_.error(e.args[0]->span, "'[]' has no elements to index");
+      return bad();
+    }
+    if (!require_value(at, e.args[1]->span, describe_expr(*e.args[1]))) return bad();
+    if (at.type() != kInt) {
+      diags_.error(e.args[1]->span, "an array index must be int, not " + quoted(at.type()) + conversion_hint(at.type(), kInt));
+      return bad();
+    }
+    auto n = node(ir::Expr::Kind::Index, ir::elem_type(array.type()), e.span);
+    n->args.push_back(std::move(array.e));
+    n->args.push_back(std::move(at.e));
+    return ok(std::move(n));
+  }
+
+  // len(xs) and append(xs, v); nullopt when `e` is another built-in's call.
+  std::optional<Checked> check_array_builtin(const Expr& e, std::vector<Checked>& args) {
+    if (e.text == "len" && args.size() == 1 && args[0].type().base == Base::Array) {
+      return builtin_node(ir::Builtin::LenArray, kInt, e.span, args);
+    }
+    if (e.text != "append") return std::nullopt;
+    if (args.size() != 2 || args[0].type().base != Base::Array) {
+      std::string got;
+      for (std::size_t i = 0; i < args.size(); ++i) got += (i ? ", " : "") + ir::to_string(args[i].type());
+      diags_.error(e.span, "no form of 'append' takes (" + got + "); it takes ([T], T): an array and a value for its end");
+      return bad();
+    }
+    Type elem = ir::elem_type(args[0].type());
+    if (elem.base == Base::Null) {
+      // append([], v): the array's element type is v's.
+      if (args[1].type().base == Base::Null || args[1].type().base == Base::Array) {
+        diags_.error(e.args[1]->span, "cannot infer an element type from '[]' and this value; give the array a type");
+        return bad();
+      }
+      elem = args[1].type();
+    }
+    if (args[1].type().base == Base::Array) {
+      diags_.error(e.args[1]->span, "arrays of arrays are not supported; append takes an element, not " + quoted(args[1].type()));
+      return bad();
+    }
+    if (!assignable(args[1].type(), elem)) {
+      diags_.error(e.args[1]->span, "cannot append a value of type " + quoted(args[1].type()) + " to an array of " +
+                                        quoted(elem) + conversion_hint(args[1].type(), elem));
+      return bad();
+    }
+    Type result = ir::array_type(elem);
+    auto n = node(ir::Expr::Kind::Builtin, result, e.span);
+    n->builtin = ir::Builtin::Append;
+    n->args.push_back(coerce(std::move(args[0]), result));
+    n->args.push_back(coerce(std::move(args[1]), elem));
+    return Checked(ok(std::move(n)));
   }
 
  public:

@@ -1,5 +1,7 @@
 #include "check/types.hpp"
 
+#include "ir/array_type.hpp"
+
 namespace keal::check {
 
 ir::Type from_ast(const ast::TypeRef& t) {
@@ -12,6 +14,7 @@ ir::Type from_ast(const ast::TypeRef& t) {
     case ast::BaseType::Char: b = ir::Base::Char; break;
     case ast::BaseType::Bytes: b = ir::Base::Bytes; break;
   }
+  if (t.array) return ir::array_type({b, t.nullable});
   return {b, t.nullable};
 }
 

@@ -23,9 +23,11 @@ ir::Type from_ast(const ast::TypeRef& t);
 // 'int?' (quoted, for messages).
 inline std::string quoted(const ir::Type& t) { return "'" + ir::to_string(t) + "'"; }
 
-// T to T, T to T?, null to T?; nothing else converts implicitly.
+// T to T, T to T?, null to T?, the empty literal [] to any [T]; nothing
+// else converts implicitly ([int] is not [int?]: their elements differ).
 inline bool assignable(const ir::Type& from, const ir::Type& to) {
   if (from == to) return true;
+  if (from.base == ir::Base::Array && to.base == ir::Base::Array) return from.elem && from.elem->base == ir::Base::Null;
   if (!to.nullable) return false;
   return from.base == to.base || from.base == ir::Base::Null;
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "emit/c_names.hpp"
+#include "emit/array_exprs.hpp"
 #include "emit/native_sql.hpp"
 #include "emit/pg_sql.hpp"
 
@@ -47,7 +48,7 @@ bool is_simple(const Expr& e) {
 void inner_locals(const ir::Block& b, std::vector<int>& out) {
   for (const auto& st : b) {
     if (st->kind == Stmt::Kind::Declare || st->kind == Stmt::Kind::ForRange || st->kind == Stmt::Kind::ForChars ||
-        st->kind == Stmt::Kind::ForQuery) {
+        st->kind == Stmt::Kind::ForQuery || st->kind == Stmt::Kind::ForArray) {
       out.push_back(st->local);
     }
     inner_locals(st->body, out);
@@ -55,7 +56,9 @@ void inner_locals(const ir::Block& b, std::vector<int>& out) {
   }
 }
 
-bool holds_memory(const Type& t) { return t.base == Base::Text || t.base == Base::Bytes || t.base == Base::Record; }
+bool holds_memory(const Type& t) {
+  return t.base == Base::Text || t.base == Base::Bytes || t.base == Base::Record || t.base == Base::Array;
+}
 
 // Whether a text or bytes made in `b` can outlive an iteration: stored in a
 // local declared outside it, or returned.
@@ -322,6 +325,29 @@ class Emitter {
         loops_.push_back({});
         block(s.body, depth + 1);
         loops_.pop_back();
+        indent(depth);
+        out_ += "}\n";
+        return;
+      }
+      case Stmt::Kind::ForArray: {
+        const std::string array = fresh("array");
+        const std::string pos = fresh("pos");
+        const ir::Type& elem = local(s.local).type;
+        indent(depth);
+        out_ += "{\n";
+        indent(depth + 1);
+        out_ += "keal_array " + array + " = " + expr(*s.a) + ";\n";
+        indent(depth + 1);
+        out_ += "for (int64_t " + pos + " = 0; " + pos + " < " + array + ".len; " + pos + "++) {\n";
+        indent(depth + 2);
+        out_ += "KEAL_LOOP_CHECK();\n";
+        indent(depth + 2);
+        out_ += c_type(elem) + " " + local(s.local).c_name + " = " + array_element(array, pos, elem) + ";\n";
+        loops_.push_back({});
+        block(s.body, depth + 2);
+        loops_.pop_back();
+        indent(depth + 1);
+        out_ += "}\n";
         indent(depth);
         out_ += "}\n";
         return;
@@ -597,6 +623,15 @@ class Emitter {
       case Expr::Kind::Field: return expr(*e.args[0]) + ".f" + std::to_string(e.field);
       case Expr::Kind::Query: return with_args(e.args, "keal_q_one_" + std::to_string(e.query), "");
       case Expr::Kind::Exec: return with_args(e.args, "keal_q_exec_" + std::to_string(e.query), "");
+      case Expr::Kind::ArrayLit: {
+        std::vector<std::string> elements;
+        for (const auto& a : e.args) elements.push_back(expr(*a));
+        return array_literal(e.type, elements, fresh("array"));
+      }
+      case Expr::Kind::Index: {
+        const bool simple = is_simple(*e.args[0]);
+        return array_index(e, simple ? expr(*e.args[0]) : "", expr(*e.args[0]), expr(*e.args[1]), fresh("array"));
+      }
     }
     return "0";
   }
@@ -694,6 +729,8 @@ class Emitter {
       case ir::Builtin::Floor: return with_args(e.args, "floor", "");
       case ir::Builtin::Ceil: return with_args(e.args, "ceil", "");
       case ir::Builtin::Print: return "((void)0)";
+      case ir::Builtin::LenArray: return "(" + expr(*e.args[0]) + ").len";
+      case ir::Builtin::Append: return array_append(e, expr(*e.args[0]), expr(*e.args[1]), fresh("array"), fresh("v"));
     }
     return "0";
   }

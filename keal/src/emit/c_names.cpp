@@ -20,6 +20,7 @@ const char* base_c_type(Base b) {
     case Base::Bytes: return "keal_bytes";
     case Base::Null: return "keal_opt_int";
     case Base::Record: break;  // c_type names records
+    case Base::Array: return "keal_array";
   }
   return "void";
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "emit/c_emitter.hpp"
+#include "emit/array_entries.hpp"
 #include "emit/c_names.hpp"
 #include "emit/pg_sql.hpp"
 
@@ -35,6 +36,7 @@ std::string pg_entry_point(const ir::Function& f) {
       case Base::Text: read = "keal_pg_text_in(PG_GETARG_TEXT_PP(" + idx + "))"; break;
       case Base::Char: read = "keal_pg_char_in(PG_GETARG_TEXT_PP(" + idx + "), " + std::to_string(f.line) + ")"; break;
       case Base::Bytes: read = "keal_pg_text_in(PG_GETARG_BYTEA_PP(" + idx + "))"; break;
+      case Base::Array: read = pg_array_argument(p, idx, f.line); break;
       default: read = "0"; break;
     }
     if (p.type.nullable) {
@@ -72,6 +74,7 @@ std::string pg_entry_point(const ir::Function& f) {
     case Base::Text: out += "  PG_RETURN_TEXT_P(keal_pg_text_out(" + v + "));\n"; break;
     case Base::Char: out += "  PG_RETURN_TEXT_P(keal_pg_char_out(" + v + "));\n"; break;
     case Base::Bytes: out += "  PG_RETURN_BYTEA_P(keal_pg_text_out(" + v + "));\n"; break;
+    case Base::Array: out += "  PG_RETURN_ARRAYTYPE_P(" + pg_array_result(f.ret, v) + ");\n"; break;
     default: break;
   }
   out += "}\n";

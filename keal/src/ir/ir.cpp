@@ -15,12 +15,14 @@ std::string to_string(Base base) {
     case Base::Bytes: return "bytes";
     case Base::Null: return "null";
     case Base::Record: return "record";
+    case Base::Array: return "array";
   }
   return "?";
 }
 
 bool operator==(const Type& a, const Type& b) {
   if (a.base != b.base || a.nullable != b.nullable) return false;
+  if (a.base == Base::Array) return a.elem && b.elem && *a.elem == *b.elem;
   if (a.base != Base::Record) return true;
   if (a.record == b.record) return true;
   return a.record && b.record && *a.record == *b.record;
@@ -47,6 +49,8 @@ std::string to_string(const Type& type) {
       s += (i ? ", " : "") + f.name + ": " + to_string(f.type);
     }
     s += ")";
+  } else if (type.base == Base::Array && type.elem) {
+    s = type.elem->base == Base::Null ? std::string("[]") : "[" + to_string(*type.elem) + "]";
   } else {
     s = to_string(type.base);
   }
@@ -65,6 +69,7 @@ std::string sql_type(const Type& type) {
     case Base::Void: return "void";
     case Base::Null: return "unknown";
     case Base::Record: return "record";
+    case Base::Array: return type.elem ? sql_type(*type.elem) + "[]" : "unknown";
   }
   return "unknown";
 }
@@ -119,6 +124,8 @@ const char* builtin_name(Builtin b) {
     case Builtin::Floor: return "floor";
     case Builtin::Ceil: return "ceil";
     case Builtin::Print: return "print";
+    case Builtin::LenArray: return "len_array";
+    case Builtin::Append: return "append";
   }
   return "?";
 }
@@ -277,6 +284,10 @@ class Dumper {
         out_ += "for " + local(s.local) + " in rows " + expr(*s.a) + "\n";
         block(s.body, depth + 1);
         return;
+      case Stmt::Kind::ForArray:
+        out_ += "for " + local(s.local) + " in elements " + expr(*s.a) + "\n";
+        block(s.body, depth + 1);
+        return;
       case Stmt::Kind::Break: out_ += "break\n"; return;
       case Stmt::Kind::Continue: out_ += "continue\n"; return;
       case Stmt::Kind::Return: out_ += s.a ? "return " + expr(*s.a) + "\n" : "return\n"; return;
@@ -320,6 +331,8 @@ class Dumper {
         const std::string& name = e.args[0]->type.record->fields[static_cast<std::size_t>(e.field)].name;
         return "(field " + name + t + " " + args(e) + ")";
       }
+      case Expr::Kind::ArrayLit: return "(array" + t + (e.args.empty() ? "" : " ") + args(e) + ")";
+      case Expr::Kind::Index: return "(index" + t + " " + args(e) + ")";
     }
     return "?";
   }

@@ -13,7 +13,7 @@
 
 namespace keal::ir {
 
-enum class Base : std::uint8_t { Void, Int, Float, Bool, Text, Char, Bytes, Null, Record };
+enum class Base : std::uint8_t { Void, Int, Float, Bool, Text, Char, Bytes, Null, Record, Array };
 
 struct Record;
 
@@ -28,6 +28,9 @@ struct Type {
   Base base = Base::Void;
   bool nullable = false;
   std::shared_ptr<const Record> record;  // set exactly when base is Record
+  // Base::Array: the element type, a scalar, maybe nullable (ir/array_type.hpp).
+  // An empty literal `[]` has the element type null until the checker gives it one.
+  std::shared_ptr<const Type> elem;
   friend bool operator==(const Type& a, const Type& b);
 };
 
@@ -101,6 +104,8 @@ enum class Builtin : std::uint8_t {
   Floor,
   Ceil,
   Print,
+  LenArray,     // len(xs)
+  Append,       // append(xs, v): xs with v after its last element (in place when xs owns its buffer's end)
 };
 
 enum class Conv : std::uint8_t {
@@ -145,6 +150,8 @@ struct Expr {
     Field,    // field number `field` of the record args[0]
     Query,    // query site `query`, parameters in args: `query one` (its value), or the rows of a ForQuery
     Exec,     // exec site `query`, parameters in args (no value)
+    ArrayLit, // [args...]: a new array of type `type`
+    Index,    // args[0][args[1]]: checked, out of range is 2202E
   };
   Kind kind = Kind::Int;
   Type type;
@@ -181,6 +188,7 @@ struct Stmt {
     ForRange,   // for local in a..b / a..=b { body }
     ForChars,   // for local in a (text) { body }
     ForQuery,   // for local in a (a Query expression: its rows) { body }
+    ForArray,   // for local in a (an array: its elements) { body }
     Break,
     Continue,
     Return,     // a may be null (no value)

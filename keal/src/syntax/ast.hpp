@@ -16,7 +16,8 @@ enum class BaseType : std::uint8_t { Int, Float, Bool, Text, Char, Bytes };
 
 struct TypeRef {
   BaseType base = BaseType::Int;
-  bool nullable = false;
+  bool nullable = false;  // of the value, or of an array's elements (`[int?]`)
+  bool array = false;     // `[T]`: an array of `base` (nullable elements when `nullable`)
   Span span;
 };
 
@@ -46,6 +47,8 @@ struct Expr {
     Field,    // args[0].name: a field of a query's row
     Query,    // query [one] "sql" (args) as T / as (name: T, ...)
     Exec,     // exec "sql" (args)
+    ArrayLit, // [args...]
+    Index,    // args[0][args[1]]
   };
   Kind kind = Kind::IntLit;
   Span span;

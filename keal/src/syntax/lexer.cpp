@@ -70,6 +70,8 @@ const char* tok_name(Tok kind) {
     case Tok::LtEq: return "'<='";
     case Tok::Gt: return "'>'";
     case Tok::GtEq: return "'>='";
+    case Tok::LBracket: return "'['";
+    case Tok::RBracket: return "']'";
   }
   return "token";
 }
@@ -245,7 +247,7 @@ class Lexer {
         {"}", Tok::RBrace},      {",", Tok::Comma},        {":", Tok::Colon},       {";", Tok::Semicolon},
         {".", Tok::Dot},         {"?", Tok::Question},     {"=", Tok::Assign},      {"+", Tok::Plus},
         {"-", Tok::Minus},       {"*", Tok::Star},         {"/", Tok::Slash},       {"%", Tok::Percent},
-        {"<", Tok::Lt},          {">", Tok::Gt},
+        {"<", Tok::Lt},          {">", Tok::Gt},           {"[", Tok::LBracket},    {"]", Tok::RBracket},
     };
     std::string_view rest = text_.substr(pos_);
     for (const Punct& p : puncts) {

@@ -163,6 +163,7 @@ class Parser {
   }
 
   TypeRef type() {
+    if (at(Tok::LBracket)) return array_type();
     TypeRef t;
     const Token& tok = cur();
     switch (tok.kind) {
@@ -181,6 +182,22 @@ class Parser {
     if (at(Tok::Question)) {
       t.nullable = true;
       t.span = join(t.span, advance().span);
+    }
+    return t;
+  }
+
+  // `[T]`: T a scalar type, maybe nullable; the array itself never is.
+  TypeRef array_type() {
+    Span open = advance().span;
+    // Checked before descending, so `[[[[...` cannot recurse deeply.
+    if (at(Tok::LBracket)) fail(cur().span, "an array's elements are scalars (int, float, bool, text, char, bytes, maybe with '?'); arrays of arrays are not supported");
+    TypeRef t = type();
+    if (t.array) fail(t.span, "an array's elements are scalars (int, float, bool, text, char, bytes, maybe with '?'); arrays of arrays are not supported");
+    Span close = expect(Tok::RBracket, "']' after the array's element type").span;
+    t.array = true;
+    t.span = join(open, close);
+    if (at(Tok::Question)) {
+      fail(join(t.span, cur().span), "an array type cannot be nullable; a NULL array passed from SQL gives NULL without a call, and an empty array is []");
     }
     return t;
   }
@@ -500,8 +517,12 @@ class Parser {
       call->span = join(e->span, prev_span());
       e = std::move(call);
     }
-    // Field reads: row.name (a query's row).
-    while (at(Tok::Dot)) {
+    // Field reads: row.name (a query's row); indexing: xs[i] (its '[' on the same line).
+    while (at(Tok::Dot) || (at(Tok::LBracket) && !cur().line_start)) {
+      if (at(Tok::LBracket)) {
+        e = index(std::move(e));
+        continue;
+      }
       advance();
       const Token& name = expect(Tok::Ident, "a field name after '.'");
       auto field = std::make_unique<Expr>();
@@ -514,6 +535,41 @@ class Parser {
       field->args.push_back(std::move(e));
       e = std::move(field);
     }
+    return e;
+  }
+
+  ExprPtr index(ExprPtr array) {
+    advance();
+    auto e = std::make_unique<Expr>();
+    e->kind = Expr::Kind::Index;
+    ExprPtr at_index = expression();
+    expect(Tok::RBracket, "']' after the index");
+    e->depth = std::max(array->depth, at_index->depth) + 1;
+    e->span = join(array->span, prev_span());
+    e->name_span = e->span;
+    if (e->depth > max_nesting) fail(e->span, "expression is nested too deeply");
+    e->args.push_back(std::move(array));
+    e->args.push_back(std::move(at_index));
+    return e;
+  }
+
+  // [a, b, ...] (a trailing comma is allowed; may span lines)
+  ExprPtr array_literal() {
+    auto e = std::make_unique<Expr>();
+    e->kind = Expr::Kind::ArrayLit;
+    Span open = advance().span;
+    int depth = 0;
+    while (!at(Tok::RBracket)) {
+      ExprPtr element = expression();
+      depth = std::max(depth, element->depth);
+      e->args.push_back(std::move(element));
+      if (!accept(Tok::Comma)) break;
+    }
+    expect(Tok::RBracket, "']' after the array's elements");
+    e->depth = depth + 1;
+    e->span = join(open, prev_span());
+    e->name_span = e->span;
+    if (e->depth > max_nesting) fail(e->span, "expression is nested too deeply");
     return e;
   }
 
@@ -615,6 +671,7 @@ class Parser {
         e->text = t.text;
         advance();
         return e;
+      case Tok::LBracket: return array_literal();
       case Tok::LParen: {
         advance();
         ExprPtr inner = expression();

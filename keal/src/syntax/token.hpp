@@ -74,6 +74,8 @@ enum class Tok : std::uint8_t {
   LtEq,
   Gt,
   GtEq,
+  LBracket,  // [ of an array type, literal or index
+  RBracket,
 };
 
 const char* tok_name(Tok kind);
