@@ -45,6 +45,7 @@
 #include "keal_rt.h"
 #include "keal_float_text.h"
 #include "keal_utf8_check.h"
+#include "keal_json_array.h"
 
 /* The server's own functions (mariadbd exports them to plugins). */
 extern void *_current_thd(void) __attribute__((weak));

@@ -45,6 +45,7 @@ SQLITE_EXTENSION_INIT1
 #include "keal_rt.h"
 #include "keal_float_text.h"
 #include "keal_utf8_check.h"
+#include "keal_json_array.h"
 
 /* ---- cancellation ---- */
 

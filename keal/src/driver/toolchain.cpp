@@ -39,6 +39,7 @@ std::string pg_include_dir() { return env_or("KEAL_PG_INCLUDEDIR", KEAL_PG_INCLU
 std::string pg_lib_dir() { return env_or("KEAL_PG_LIBDIR", KEAL_PG_LIBDIR_DEFAULT); }
 std::string mariadb_include_dir() { return env_or("KEAL_MARIADB_INCLUDEDIR", KEAL_MARIADB_INCLUDEDIR_DEFAULT); }
 std::string c_compiler() { return env_or("KEAL_CC", env_or("CC", "cc")); }
+std::string json_archive() { return env_or("KEAL_JSON_LIB", resource_dir() + "/libkeal_json.a"); }
 std::vector<std::string> native_sql_archives() {
   const std::string dir = resource_dir();
   return {env_or("KEAL_NATIVE_SQL_LIB", dir + "/libkeal_native_sql.a"),
@@ -124,8 +125,11 @@ bool compile_c(const std::string& c_code, emit::Flavour flavour, const std::stri
     // libpgcommon stays private to it (--exclude-libs).
     argv.insert(argv.end(), {"-fPIC", "-shared", "-fvisibility=hidden", "-pthread"});
     if (flavour == emit::Flavour::Mariadb) argv.insert(argv.end(), {"-I", mariadb_include_dir()});
-    argv.insert(argv.end(), {"-o", output, c_path, pg_lib_dir() + "/libpgcommon_shlib.a", pg_lib_dir() + "/libpgport_shlib.a",
-                             "-lm", "-Wl,--exclude-libs,ALL"});
+    // Array parameters read JSON with simdjson (keal_json_array.h): the
+    // archive's code, and simdjson and libstdc++, only when the program uses it.
+    argv.insert(argv.end(), {"-o", output, c_path, json_archive(), pg_lib_dir() + "/libpgcommon_shlib.a",
+                             pg_lib_dir() + "/libpgport_shlib.a", "-lm", "-Wl,--as-needed", "-lsimdjson", "-lstdc++",
+                             "-Wl,--no-as-needed", "-Wl,--exclude-libs,ALL"});
   } else {
     // libpgcommon's Ryu routine gives text(x) for a float exactly as
     // float8out; libpgport holds what it uses. The _shlib archives are PIC,

@@ -37,6 +37,9 @@ std::string c_compiler();
 // libkeal_native_sql.a) and the libpq layer it uses ($KEAL_PG_LAYER_LIB,
 // else resource_dir()'s libsluice_postgres_standalone.a).
 std::vector<std::string> native_sql_archives();
+// libkeal_json.a (KEAL_JSON_LIB overrides): the JSON reader of array
+// parameters on SQLite and MariaDB (runtime/keal_json_array.h).
+std::string json_archive();
 
 // Compiles C into `output` (a .so for Pg, Sqlite and Mariadb, an executable
 // for Native). On failure `error` holds the compiler's output. A native

@@ -31,6 +31,14 @@ std::string pg_array_argument(const ir::Local& p, const std::string& idx, std::u
          quoted(p.name) + ")";
 }
 
+std::string json_array_argument(const ir::Local& p, const std::string& json, std::uint32_t line) {
+  return "keal_json_array_in(" + json + ", " + elem_kind_args(p.type) + ", " + std::to_string(line) + ", " + quoted(p.name) + ")";
+}
+
+std::string json_array_result(const ir::Type& ret, const std::string& v) {
+  return "keal_json_array_out(" + v + ", " + elem_kind_args(ret) + ")";
+}
+
 std::string pg_array_result(const ir::Type& ret, const std::string& v) {
   return "keal_pg_array_out(" + v + ", " + elem_kind_args(ret) + ")";
 }

@@ -10,12 +10,14 @@ const char* entry_reader(ir::Base base) {
     case ir::Base::Text: return "text";
     case ir::Base::Char: return "char";
     case ir::Base::Bytes: return "bytes";
+    case ir::Base::Array: return "text";  // JSON array text, parsed in the call (array_entries.hpp)
     default: return "int";
   }
 }
 
 std::string entry_c_type(const ir::Type& type) {
-  static const char* plain[] = {"void", "int64_t", "double", "bool", "keal_text", "keal_char", "keal_bytes", "keal_opt_int", "void"};
+  static const char* plain[] = {"void", "int64_t", "double", "bool", "keal_text", "keal_char", "keal_bytes", "keal_opt_int", "void",
+                                "keal_array"};
   if (type.nullable && type.base != ir::Base::Void) return std::string("keal_opt_") + entry_reader(type.base);
   return plain[static_cast<int>(type.base)];
 }

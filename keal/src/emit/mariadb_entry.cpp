@@ -4,6 +4,7 @@
 // f_deinit (frees the string result buffer).
 #include <string>
 
+#include "emit/array_entries.hpp"
 #include "emit/entry_points.hpp"
 
 namespace keal::emit {
@@ -19,12 +20,13 @@ const char* kind_constant(ir::Base base) {
     case ir::Base::Bool: return "KEAL_MDB_BOOL";
     case ir::Base::Text: return "KEAL_MDB_TEXT";
     case ir::Base::Char: return "KEAL_MDB_CHAR";
+    case ir::Base::Array: return "KEAL_MDB_TEXT";  // JSON array text
     default: return "KEAL_MDB_BYTES";
   }
 }
 
 bool returns_string(const ir::Type& ret) {
-  return ret.base == ir::Base::Text || ret.base == ir::Base::Char || ret.base == ir::Base::Bytes;
+  return ret.base == ir::Base::Text || ret.base == ir::Base::Char || ret.base == ir::Base::Bytes || ret.base == ir::Base::Array;
 }
 
 // The server finds f, f_init and f_deinit by those symbol names, which may
@@ -61,6 +63,9 @@ std::string number_result(const ir::Type& ret, const std::string& v) {
 // A string result, copied out of the call's arena into initid->ptr.
 std::string string_result(const ir::Type& ret, const std::string& v) {
   if (ret.base == ir::Base::Char) return "keal_mdb_char_result(initid, " + v + ", length, is_null, error)";
+  if (ret.base == ir::Base::Array) {
+    return "({ keal_text json = " + json_array_result(ret, v) + "; keal_mdb_string_result(initid, json.ptr, json.len, length, is_null, error); })";
+  }
   return "keal_mdb_string_result(initid, " + v + ".ptr, " + v + ".len, length, is_null, error)";
 }
 
@@ -88,11 +93,17 @@ void row(const ir::Function& f, std::string& out) {
   }
   out += "  (void)initid;\n  (void)args;\n  *is_null = 0;\n";
   std::string call = "keal_call_" + f.name + "(";
+  std::string arrays;  // JSON arrays are parsed inside the call: they need its arena and error jump
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
-    const std::string a = "a" + std::to_string(i);
     const std::string idx = std::to_string(i);
-    out += "  " + entry_c_type(p.type) + " " + a + " = {0};\n";
+    const bool array = p.type.base == ir::Base::Array;
+    const std::string a = (array ? "j" : "a") + idx;
+    if (array) {
+      out += "  keal_array a" + idx + ";\n";
+      arrays += "    a" + idx + " = " + json_array_argument(p, a, f.line) + ";\n";
+    }
+    out += "  " + (array ? std::string("keal_text") : entry_c_type(p.type)) + " " + a + " = {0};\n";
     out += "  int r" + idx + " = keal_mdb_" + entry_reader(p.type.base) + "(args, " + idx + ", &" +
            (p.type.nullable ? a + ".v" : a) + ", " + quoted(f.name) + ", " + quoted(p.name) + ", is_null, error);\n";
     out += "  if (r" + idx + " < 0) return " + none + ";\n";
@@ -101,11 +112,11 @@ void row(const ir::Function& f, std::string& out) {
     } else {
       out += "  if (r" + idx + " == 0) {\n    *is_null = 1;\n    return " + none + ";\n  }\n";
     }
-    call += (i ? ", " : "") + a;
+    call += (i ? ", a" : "a") + idx;
   }
   call += ")";
   out += "  keal_call call;\n  keal_mariadb_begin(&call);\n";
-  out += "  if (KEAL_SETJMP(&call) == 0) {\n";
+  out += "  if (KEAL_SETJMP(&call) == 0) {\n" + arrays;
   if (f.ret.base == ir::Base::Void) {
     out += "    " + call + ";\n    keal_mariadb_end(&call);\n    *is_null = 1;\n    return " + none + ";\n";
   } else {

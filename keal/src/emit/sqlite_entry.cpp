@@ -4,6 +4,7 @@
 // message), and sets the result; then sqlite3_extension_init.
 #include <string>
 
+#include "emit/array_entries.hpp"
 #include "emit/entry_points.hpp"
 
 namespace keal::emit {
@@ -20,6 +21,7 @@ std::string result_call(const ir::Type& ret, const std::string& v) {
     case ir::Base::Text: return "keal_sqlite_result_text(ctx, " + v + ")";
     case ir::Base::Char: return "keal_sqlite_result_char(ctx, " + v + ")";
     case ir::Base::Bytes: return "keal_sqlite_result_bytes(ctx, " + v + ")";
+    case ir::Base::Array: return "keal_sqlite_result_text(ctx, " + json_array_result(ret, v) + ")";
     default: return "sqlite3_result_null(ctx)";
   }
 }
@@ -29,14 +31,20 @@ void entry(const ir::Function& f, std::string& out) {
   out += "\nstatic void keal_sqlite_" + f.name + "(sqlite3_context *ctx, int argc, sqlite3_value **argv) {\n";
   out += "  (void)argc;\n  (void)argv;\n";
   std::string call = "keal_call_" + f.name + "(";
+  std::string arrays;  // JSON arrays are parsed inside the call: they need its arena and error jump
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];
-    const std::string a = "a" + std::to_string(i);
     const std::string idx = std::to_string(i);
+    const bool array = p.type.base == ir::Base::Array;
+    const std::string a = (array ? "j" : "a") + idx;
+    if (array) {
+      out += "  keal_array a" + idx + ";\n";
+      arrays += "    a" + idx + " = " + json_array_argument(p, a, f.line) + ";\n";
+    }
     const std::string read = std::string("keal_sqlite_") + entry_reader(p.type.base) + "(ctx, argv[" + idx + "], &" +
                              (p.type.nullable ? a + ".v" : a) + ", " + quoted(f.name) + ", " + idx + ", " + quoted(p.name) +
                              ")";
-    out += "  " + entry_c_type(p.type) + " " + a + " = {0};\n";
+    out += "  " + (array ? std::string("keal_text") : entry_c_type(p.type)) + " " + a + " = {0};\n";
     out += "  int r" + idx + " = " + read + ";\n";
     out += "  if (r" + idx + " < 0) return;\n";
     if (p.type.nullable) {
@@ -45,11 +53,11 @@ void entry(const ir::Function& f, std::string& out) {
       // NULL for a non-nullable parameter: NULL, as a STRICT function.
       out += "  if (r" + idx + " == 0) {\n    sqlite3_result_null(ctx);\n    return;\n  }\n";
     }
-    call += (i ? ", " : "") + a;
+    call += (i ? ", a" : "a") + idx;
   }
   call += ")";
   out += "  keal_call call;\n  keal_sqlite_begin(&call, ctx);\n";
-  out += "  if (KEAL_SETJMP(&call) == 0) {\n";
+  out += "  if (KEAL_SETJMP(&call) == 0) {\n" + arrays;
   if (f.ret.base == ir::Base::Void) {
     out += "    " + call + ";\n    sqlite3_result_null(ctx);\n";
   } else {
