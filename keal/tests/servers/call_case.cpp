@@ -16,6 +16,7 @@ std::string describe(const Call& call) {
             case Kind::Float: out += render_float(a.f); break;
             case Kind::Bool: out += a.b ? "true" : "false"; break;
             case Kind::Text: out += "'" + a.t + "'"; break;
+            case Kind::Json: out += "'" + a.t + "'"; break;
         }
     }
     return out + ")";

@@ -3,7 +3,9 @@
 // of it, rendered so that the three servers' answers compare as strings:
 // "NULL", an int in decimal, a float with 17 significant digits, "true" /
 // "false", a text's bytes, or "error: <the Keal message>" (from the Keal
-// file name on: each server adds its own prefix).
+// file name on: each server adds its own prefix). An array (Kind::Json) is
+// JSON array text on SQLite and MariaDB, and a T[] on PostgreSQL, made from
+// and rendered as the same JSON (array_to_json).
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -12,7 +14,7 @@
 
 namespace keal::servers {
 
-enum class Kind { Int, Float, Bool, Text };
+enum class Kind { Int, Float, Bool, Text, Json };
 
 struct Arg {
     Kind kind = Kind::Int;
@@ -20,14 +22,17 @@ struct Arg {
     std::int64_t i = 0;
     double f = 0;
     bool b = false;
-    std::string t;
+    std::string t;         // Text; Json: the array as JSON
+    std::string pg_array;  // Json: its PostgreSQL type (bigint[], text[], ...)
 };
 
-inline Arg I(std::int64_t v) { return Arg{Kind::Int, false, v, 0, false, {}}; }
-inline Arg F(double v) { return Arg{Kind::Float, false, 0, v, false, {}}; }
-inline Arg B(bool v) { return Arg{Kind::Bool, false, 0, 0, v, {}}; }
-inline Arg T(std::string v) { return Arg{Kind::Text, false, 0, 0, false, std::move(v)}; }
-inline Arg Null(Kind k) { return Arg{k, true, 0, 0, false, {}}; }
+inline Arg I(std::int64_t v) { return Arg{Kind::Int, false, v, 0, false, {}, {}}; }
+inline Arg F(double v) { return Arg{Kind::Float, false, 0, v, false, {}, {}}; }
+inline Arg B(bool v) { return Arg{Kind::Bool, false, 0, 0, v, {}, {}}; }
+inline Arg T(std::string v) { return Arg{Kind::Text, false, 0, 0, false, std::move(v), {}}; }
+inline Arg Null(Kind k) { return Arg{k, true, 0, 0, false, {}, {}}; }
+inline Arg NullJ(std::string pg_array) { return Arg{Kind::Json, true, 0, 0, false, {}, std::move(pg_array)}; }
+inline Arg J(std::string json, std::string pg_array) { return Arg{Kind::Json, false, 0, 0, false, std::move(json), std::move(pg_array)}; }
 
 struct Call {
     std::string function;

@@ -36,7 +36,8 @@ Outcome render_first(sluice::mariadb::ResultSet& rs, Kind result) {
             case Kind::Int: out.rendered = std::to_string(field.get<std::int64_t>()); break;
             case Kind::Float: out.rendered = render_float(field.get<double>()); break;
             case Kind::Bool: out.rendered = field.get<std::int64_t>() != 0 ? "true" : "false"; break;
-            case Kind::Text: out.rendered = field.get<std::string>(); break;
+            case Kind::Text:
+            case Kind::Json: out.rendered = field.get<std::string>(); break;
         }
     }
     while (rs.next() != nullptr) {
@@ -62,7 +63,8 @@ Outcome MariadbSession::run(const Call& call, const std::string& source_file) {
                 case Kind::Int: values.push_back(sluice::mariadb::bind::value(a.i)); break;
                 case Kind::Float: values.push_back(sluice::mariadb::bind::value(a.f)); break;
                 case Kind::Bool: values.push_back(sluice::mariadb::bind::value(a.b)); break;
-                case Kind::Text: values.push_back(sluice::mariadb::bind::value(a.t)); break;
+                case Kind::Text:
+                case Kind::Json: values.push_back(sluice::mariadb::bind::value(a.t)); break;
             }
         }
         sluice::mariadb::ResultSet rs = st.execute_values(values);

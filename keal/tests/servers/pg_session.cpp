@@ -17,6 +17,7 @@ const char* sql_type(Kind k) {
         case Kind::Float: return "double precision";
         case Kind::Bool: return "boolean";
         case Kind::Text: return "text";
+        case Kind::Json: return "json";
     }
     return "text";
 }
@@ -28,7 +29,16 @@ Outcome run_on_postgres(const Call& call, const std::string& source_file) {
     std::vector<e2e::Value> params;
     for (std::size_t i = 0; i < call.args.size(); ++i) {
         const Arg& a = call.args[i];
-        sql += (i ? ", $" : "$") + std::to_string(i + 1) + "::" + sql_type(a.kind);
+        const std::string p = "$" + std::to_string(i + 1);
+        if (i) sql += ", ";
+        if (a.kind == Kind::Json) {
+            // The JSON array's elements, in order, as a one-dimensional T[] (JSON null: NULL).
+            sql += "CASE WHEN " + p + "::json IS NOT NULL THEN ARRAY(SELECT e FROM json_array_elements_text(" + p +
+                   "::json) WITH ORDINALITY AS x(e, n) ORDER BY n)::" + a.pg_array + " END";
+            params.emplace_back(a.is_null ? e2e::Value(std::nullopt) : e2e::Value(a.t));
+            continue;
+        }
+        sql += p + "::" + sql_type(a.kind);
         if (a.is_null) {
             params.emplace_back(std::nullopt);
             continue;
@@ -38,9 +48,11 @@ Outcome run_on_postgres(const Call& call, const std::string& source_file) {
             case Kind::Float: params.emplace_back(render_float(a.f)); break;
             case Kind::Bool: params.emplace_back(a.b ? "true" : "false"); break;
             case Kind::Text: params.emplace_back(a.t); break;
+            case Kind::Json: break;
         }
     }
     sql += ")";
+    if (call.result == Kind::Json) sql = "SELECT array_to_json((" + sql.substr(7) + "))::text";
     try {
         const e2e::Value v = e2e::KealDatabase::get().sql().scalar(sql, params);
         if (!v) return Outcome{"NULL", ""};

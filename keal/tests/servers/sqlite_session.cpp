@@ -66,7 +66,8 @@ Outcome step_and_render(sqlite3* db, sqlite3_stmt* st, Kind result, const std::s
             case Kind::Int: out.rendered = std::to_string(sqlite3_column_int64(st, 0)); break;
             case Kind::Float: out.rendered = render_float(sqlite3_column_double(st, 0)); break;
             case Kind::Bool: out.rendered = sqlite3_column_int64(st, 0) != 0 ? "true" : "false"; break;
-            case Kind::Text: {
+            case Kind::Text:
+            case Kind::Json: {
                 const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
                 out.rendered.assign(p, static_cast<std::size_t>(sqlite3_column_bytes(st, 0)));
                 break;
@@ -98,6 +99,7 @@ Outcome SqliteSession::run(const Call& call, const std::string& source_file) {
             case Kind::Float: sqlite3_bind_double(st, at, a.f); break;
             case Kind::Bool: sqlite3_bind_int(st, at, a.b ? 1 : 0); break;
             case Kind::Text:
+            case Kind::Json:
                 sqlite3_bind_text(st, at, a.t.data(), static_cast<int>(a.t.size()), SQLITE_TRANSIENT);
                 break;
         }
