@@ -521,6 +521,11 @@ class Checker {
           message = "cannot assign to parameter '" + s.name + "'; copy it into a variable first: 'var x = " + s.name + "'";
           break;
         case LocalInfo::Role::Let:
+          if (local.is_state) {
+            message = "cannot assign to state '" + s.name + "' in '" + ir::part_name(fn_->part) +
+                      "': the final block (and 'other' in combine) only reads the state";
+            break;
+          }
           message = "cannot assign to '" + s.name + "': it is declared with 'let'; use 'var' for a variable that changes";
           break;
         default: message = "cannot assign to loop variable '" + s.name + "'"; break;
@@ -1272,6 +1277,10 @@ class Checker {
     if (index < 0) {
       std::string names;
       for (const ir::Field& f : record.fields) names += (names.empty() ? "" : ", ") + f.name;
+      if (row.e->kind == ir::Expr::Kind::Local && fn_->locals[static_cast<std::size_t>(row.e->local)].is_state) {
+        diags_.error(e.name_span, "the state has no field '" + e.text + "'; its fields are " + names);
+        return bad();
+      }
       diags_.error(e.name_span, "the row has no column '" + e.text + "'; its columns are " + names);
       return bad();
     }
