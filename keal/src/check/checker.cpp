@@ -1,5 +1,6 @@
 #include "check/checker.hpp"
 
+#include "check/aggregates.hpp"
 #include "check/array_rules.hpp"
 #include "check/builtin_rules.hpp"
 #include "check/embedded_sql.hpp"
@@ -48,18 +49,23 @@ class Checker {
         check_function(module.functions[i], out, static_cast<int>(i));
       }
     }
+    for (const ast::Aggregate& agg : module.aggregates) check_aggregate(agg, out);
     out.sql_sites = std::move(sql_sites_);
     out.query_sites = std::move(query_sites_);
     if (options_.target == Target::Native) require_main(module);
     if (installs_functions() && !diags_.has_errors()) {
       bool any_export = std::any_of(module.functions.begin(), module.functions.end(),
-                                    [](const ast::Function& f) { return f.exported; });
+                                    [](const ast::Function& f) { return f.exported; }) ||
+                        !module.aggregates.empty();
       if (!any_export) {
         diags_.error({0, 0}, std::string("nothing to install: mark at least one function 'export fn' for --target ") +
                                  target_name());
       }
     }
-    if (!diags_.has_errors()) ir::analyze(out);
+    if (!diags_.has_errors()) {
+      ir::analyze(out);
+      refuse_embedded_sql_in_aggregates(module, out);
+    }
     return out;
   }
 
@@ -153,6 +159,165 @@ class Checker {
                                 " on every path; this end is reachable");
     }
     pop_scope();
+  }
+
+  // Aggregates (check/aggregates.cpp has the rules of their shape) -----------
+
+  // Each block becomes a function of the module over the state: init (the
+  // initial values), step and inverse (the state mutable, the arguments as
+  // parameters), combine (the state mutable, `other` the second state,
+  // read-only) and final (the state read-only, returns the result).
+  void check_aggregate(const ast::Aggregate& agg, ir::Module& out) {
+    if (options_.target == Target::Native) {
+      diags_.error(agg.name_span, "aggregate '" + agg.name +
+                                      "' is installed into a database; a native program (--target native) cannot call it");
+      return;
+    }
+    if (is_builtin_name(agg.name)) {
+      diags_.error(agg.name_span, "'" + agg.name + "' is a built-in function; choose another name");
+      return;
+    }
+    auto fn = functions_.find(agg.name);
+    if (fn != functions_.end()) {
+      Diagnostic& d = diags_.error(agg.name_span, "'" + agg.name + "' is defined twice");
+      d.notes.push_back({ast_->functions[static_cast<std::size_t>(fn->second)].name_span, "first defined here (a function)"});
+      return;
+    }
+    auto [first, inserted] = aggregate_names_.emplace(agg.name, agg.name_span);
+    if (!inserted) {
+      Diagnostic& d = diags_.error(agg.name_span, "aggregate '" + agg.name + "' is defined twice");
+      d.notes.push_back({first->second, "first defined here"});
+      return;
+    }
+    if (!check_aggregate_shape(agg, diags_) || agg.syntax_errors) return;
+    ir::Aggregate a;
+    a.name = agg.name;
+    a.line = line(agg.name_span);
+    a.doc = agg.doc;
+    a.ret = from_ast(*agg.ret);
+    a.state = aggregate_state_type(agg);
+    for (const ast::Param& p : agg.params) a.params.push_back({p.name, from_ast(p.type)});
+    const int index = static_cast<int>(out.aggregates.size());
+    a.init = aggregate_init(agg, out, index);
+    a.step = aggregate_part(agg, agg.step, ir::AggregatePart::Step, out, index);
+    if (agg.combine.present) a.combine = aggregate_part(agg, agg.combine, ir::AggregatePart::Combine, out, index);
+    if (agg.inverse.present) a.inverse = aggregate_part(agg, agg.inverse, ir::AggregatePart::Inverse, out, index);
+    if (agg.final.present) a.final_fn = aggregate_part(agg, agg.final, ir::AggregatePart::Final, out, index);
+    out.aggregates.push_back(std::move(a));
+  }
+
+  int begin_aggregate_function(const ast::Aggregate& agg, ir::AggregatePart part, Span at, Type ret, ir::Module& out,
+                               int index) {
+    ir::Function f;
+    f.name = agg.name + "." + ir::part_name(part);
+    f.line = line(at);
+    f.ret = ret;
+    f.aggregate = index;
+    f.part = part;
+    out.functions.push_back(std::move(f));
+    fn_ = &out.functions.back();
+    c_names_.clear();
+    scopes_.clear();
+    narrowing_ = Narrowing();
+    infos_.clear();
+    loop_depth_ = 0;
+    push_scope();
+    return static_cast<int>(out.functions.size() - 1);
+  }
+
+  // The state fields as locals of the current part, named st->f<i>.
+  void declare_state(const ast::Aggregate& agg, bool is_mutable) {
+    const ir::Type state = aggregate_state_type(agg);
+    const ir::Record& record = *state.record;
+    for (std::size_t i = 0; i < record.fields.size(); ++i) {
+      const auto& decl = agg.state[i];
+      int slot = declare(record.fields[i].name, record.fields[i].type, decl.span,
+                         is_mutable ? LocalInfo::Role::Var : LocalInfo::Role::Let);
+      ir::Local& l = fn_->locals[static_cast<std::size_t>(slot)];
+      l.is_state = true;
+      l.c_name = "st->f" + std::to_string(i);
+    }
+  }
+
+  int aggregate_init(const ast::Aggregate& agg, ir::Module& out, int index) {
+    int f = begin_aggregate_function(agg, ir::AggregatePart::Init, agg.name_span, kVoid, out, index);
+    declare_state(agg, true);
+    // The initial values see no state and no argument: hide the fields.
+    std::vector<int> slots;
+    for (const auto& s : agg.state) slots.push_back(lookup(s.name));
+    scopes_.back().clear();
+    for (std::size_t i = 0; i < agg.state.size(); ++i) {
+      const auto& s = agg.state[i];
+      Checked init = check_expr(*s.init, true);
+      const Type type = fn_->locals[static_cast<std::size_t>(slots[i])].type;
+      if (init.bad) continue;
+      if (init.type().base == Base::Void) {
+        diags_.error(s.init->span, "this call returns no value");
+        continue;
+      }
+      if (!assignable(init.type(), type)) {
+        diags_.error(s.init->span, "cannot initialize state '" + s.name + "' of type " + quoted(type) +
+                                       " with a value of type " + quoted(init.type()) + conversion_hint(init.type(), type));
+        continue;
+      }
+      auto st = make_stmt(ir::Stmt::Kind::Assign, s.init->span);
+      st->local = slots[i];
+      st->a = coerce(std::move(init), type);
+      fn_->body.push_back(std::move(st));
+    }
+    pop_scope();
+    return f;
+  }
+
+  int aggregate_part(const ast::Aggregate& agg, const ast::Aggregate::Part& part, ir::AggregatePart kind, ir::Module& out,
+                     int index) {
+    const bool is_final = kind == ir::AggregatePart::Final;
+    const Type ret = is_final ? from_ast(*agg.ret) : kVoid;
+    int f = begin_aggregate_function(agg, kind, part.keyword, ret, out, index);
+    declare_state(agg, !is_final);
+    if (kind == ir::AggregatePart::Step || kind == ir::AggregatePart::Inverse) {
+      for (const ast::Param& p : agg.params) {
+        if (p.name == "sql") diags_.error(p.span, "'sql' is reserved for calling server functions (sql.name(...))");
+        int slot = declare(p.name, from_ast(p.type), p.span, LocalInfo::Role::Param);
+        fn_->locals[static_cast<std::size_t>(slot)].is_param = true;
+        fn_->params.push_back(slot);
+      }
+    }
+    if (kind == ir::AggregatePart::Combine) {
+      int slot = declare("other", aggregate_state_type(agg), part.keyword, LocalInfo::Role::Let);
+      fn_->locals[static_cast<std::size_t>(slot)].is_state = true;
+      fn_->locals[static_cast<std::size_t>(slot)].c_name = "(*other)";
+    }
+    bool falls_through = true;
+    fn_->body = check_block_stmts(part.body, falls_through);
+    if (falls_through && is_final) {
+      Span closing{part.body.span.end == 0 ? 0 : part.body.span.end - 1, part.body.span.end};
+      diags_.error(closing, "the 'final' block of aggregate '" + agg.name + "' must return a value of type " + quoted(ret) +
+                                " on every path; this end is reachable");
+    }
+    pop_scope();
+    return f;
+  }
+
+  // Embedded SQL needs an SPI connection per call, which an aggregate's
+  // parts (called per row by the executor, in parallel workers too) do
+  // not open: refused, reached directly or through a called function.
+  void refuse_embedded_sql_in_aggregates(const ast::Module& module, const ir::Module& out) {
+    for (std::size_t i = 0; i < out.aggregates.size(); ++i) {
+      const ir::Aggregate& a = out.aggregates[i];
+      for (int part : {a.init, a.step, a.combine, a.inverse, a.final_fn}) {
+        if (part < 0) continue;
+        const ir::Function& f = out.functions[static_cast<std::size_t>(part)];
+        if (!f.uses_spi) continue;
+        Span at = module.aggregates[0].name_span;
+        for (const ast::Aggregate& agg : module.aggregates) {
+          if (agg.name == a.name) at = agg.name_span;
+        }
+        diags_.error(at, "aggregate '" + a.name + "' runs embedded SQL (query or exec) in its '" + ir::part_name(f.part) +
+                             "' block; an aggregate's blocks cannot (call sql.name(...) functions instead)");
+        break;
+      }
+    }
   }
 
   // Scopes and narrowing -----------------------------------------------------
@@ -365,6 +530,11 @@ class Checker {
           message = "cannot assign to parameter '" + s.name + "'; copy it into a variable first: 'var x = " + s.name + "'";
           break;
         case LocalInfo::Role::Let:
+          if (local.is_state) {
+            message = "cannot assign to state '" + s.name + "' in '" + ir::part_name(fn_->part) +
+                      "': the final block (and 'other' in combine) only reads the state";
+            break;
+          }
           message = "cannot assign to '" + s.name + "': it is declared with 'let'; use 'var' for a variable that changes";
           break;
         default: message = "cannot assign to loop variable '" + s.name + "'"; break;
@@ -530,6 +700,11 @@ class Checker {
     }
     Checked value = check_expr(*s.expr, true);
     if (value.bad) return out;
+    if (ret.base == Base::Void && fn_->aggregate >= 0) {
+      diags_.error(s.expr->span, std::string("the '") + ir::part_name(fn_->part) +
+                                     "' block returns no value; 'return' alone ends it for this row");
+      return out;
+    }
     if (ret.base == Base::Void) {
       diags_.error(s.expr->span, "function '" + fn_->name + "' declares no result type; add '-> " +
                                      ir::to_string(value.type().base == Base::Null ? kInt : value.type()) + "' or return nothing");
@@ -1152,6 +1327,10 @@ class Checker {
     if (index < 0) {
       std::string names;
       for (const ir::Field& f : record.fields) names += (names.empty() ? "" : ", ") + f.name;
+      if (row.e->kind == ir::Expr::Kind::Local && fn_->locals[static_cast<std::size_t>(row.e->local)].is_state) {
+        diags_.error(e.name_span, "the state has no field '" + e.text + "'; its fields are " + names);
+        return bad();
+      }
       diags_.error(e.name_span, "the row has no column '" + e.text + "'; its columns are " + names);
       return bad();
     }
@@ -1394,6 +1573,7 @@ class Checker {
   Narrowing narrowing_;
   std::vector<LocalInfo> infos_;
   int loop_depth_ = 0;
+  std::map<std::string, Span> aggregate_names_;
   bool reading_field_ = false;  // a row may be read only as the operand of a field read
   std::vector<bool> loop_has_break_;
 };

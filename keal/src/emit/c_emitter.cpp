@@ -1,5 +1,6 @@
 #include "emit/c_emitter.hpp"
 
+#include "emit/aggregates.hpp"
 #include "emit/entry_points.hpp"
 
 #include <algorithm>
@@ -85,7 +86,11 @@ class Emitter {
     out_ += "#define KEAL_SOURCE_FILE " + c_string(m_.source_name) + "\n";
     if (!m_.query_sites.empty()) out_ += "#define KEAL_EMBEDDED_SQL 1\n";
     switch (flavour_) {
-      case Flavour::Pg: out_ += "#include \"keal_pg.h\"\n\nPG_MODULE_MAGIC;\n"; break;
+      case Flavour::Pg:
+        out_ += "#include \"keal_pg.h\"\n";
+        if (!m_.aggregates.empty()) out_ += "#include \"keal_pg_aggregate.h\"\n";
+        out_ += "\nPG_MODULE_MAGIC;\n";
+        break;
       case Flavour::Native: out_ += "#include \"keal_native.h\"\n"; break;
       case Flavour::Sqlite: out_ += "#include \"keal_sqlite.h\"\n"; break;
       case Flavour::Mariadb: out_ += "#include \"keal_mariadb.h\"\n"; break;
@@ -107,6 +112,7 @@ class Emitter {
         for (const ir::Function& f : m_.functions) {
           if (f.exported) out_ += pg_entry_point(f);
         }
+        for (const ir::Aggregate& a : m_.aggregates) out_ += pg_aggregate_entry_points(m_, a);
         break;
       case Flavour::Native: native_main(); break;
       case Flavour::Sqlite: out_ += sqlite_entry_points(m_); break;
@@ -116,7 +122,10 @@ class Emitter {
   }
 
  private:
-  std::string fn_name(const ir::Function& f) const { return "kf_" + f.name; }
+  std::string fn_name(const ir::Function& f) const {
+    if (f.aggregate >= 0) return aggregate_part_c_name(m_, f);
+    return "kf_" + f.name;
+  }
 
   // One struct per distinct record type of the module's locals.
   // One struct per distinct record type of the module's locals and queries.
@@ -138,13 +147,17 @@ class Emitter {
     for (const ir::QuerySite& q : m_.query_sites) {
       if (q.form != ir::QuerySite::Form::Exec && !q.single_value) declare(ir::Record{q.columns});
     }
+    for (const ir::Aggregate& a : m_.aggregates) declare(*a.state.record);
     if (!done.empty()) out_ += "\n";
   }
 
   std::string signature(const ir::Function& f) const {
     std::string s = "KEAL_FN " + c_type(f.ret) + " " + fn_name(f) + "(";
-    if (f.params.empty()) s += "void";
+    const std::string state_params = f.aggregate >= 0 ? aggregate_part_state_params(m_, f) : "";
+    s += state_params;
+    if (f.params.empty() && state_params.empty()) s += "void";
     for (std::size_t i = 0; i < f.params.size(); ++i) {
+      if (i == 0 && !state_params.empty()) s += ", ";
       const ir::Local& l = f.locals[static_cast<std::size_t>(f.params[i])];
       s += (i ? ", " : "") + c_type(l.type) + " " + l.c_name;
     }

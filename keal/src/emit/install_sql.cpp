@@ -1,5 +1,6 @@
 #include <string>
 
+#include "emit/aggregates.hpp"
 #include "emit/c_emitter.hpp"
 #include "emit/sql_quote.hpp"
 
@@ -34,6 +35,7 @@ std::string install_sql(const ir::Module& module, const std::string& library_pat
     out += ";\n";
     out += "COMMENT ON FUNCTION " + signature + " IS " + (fn.doc.empty() ? std::string("NULL") : sql_literal(fn.doc)) + ";\n";
   }
+  for (const ir::Aggregate& agg : module.aggregates) out += pg_aggregate_install_sql(agg, library_path);
   out += "COMMIT;\n";
   return out;
 }

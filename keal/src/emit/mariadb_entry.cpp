@@ -4,6 +4,7 @@
 // f_deinit (frees the string result buffer).
 #include <string>
 
+#include "emit/aggregates.hpp"
 #include "emit/array_entries.hpp"
 #include "emit/entry_points.hpp"
 
@@ -151,6 +152,7 @@ std::string mariadb_entry_points(const ir::Module& module) {
     init(f, out);
     row(f, out);
   }
+  for (const ir::Aggregate& agg : module.aggregates) out += mariadb_aggregate_entry_points(module, agg);
   return out;
 }
 
@@ -161,6 +163,7 @@ std::string mariadb_install_sql(const ir::Module& module, const std::string& son
     out += "DROP FUNCTION IF EXISTS " + f.name + ";\n";
     out += "CREATE FUNCTION " + f.name + " RETURNS " + mariadb_return_kind(f.ret) + " SONAME " + mariadb_literal(soname) + ";\n";
   }
+  for (const ir::Aggregate& agg : module.aggregates) out += mariadb_aggregate_install_sql(agg, soname);
   return out;
 }
 

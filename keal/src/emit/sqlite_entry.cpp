@@ -4,6 +4,7 @@
 // message), and sets the result; then sqlite3_extension_init.
 #include <string>
 
+#include "emit/aggregates.hpp"
 #include "emit/array_entries.hpp"
 #include "emit/entry_points.hpp"
 
@@ -79,6 +80,7 @@ std::string sqlite_entry_points(const ir::Module& module) {
   for (const ir::Function& f : module.functions) {
     if (f.exported) entry(f, out);
   }
+  for (const ir::Aggregate& agg : module.aggregates) out += sqlite_aggregate_entry_points(module, agg);
   out += "\n__attribute__((visibility(\"default\"))) int sqlite3_extension_init(sqlite3 *db, char **error, "
          "const sqlite3_api_routines *api) {\n";
   out += "  SQLITE_EXTENSION_INIT2(api);\n  int rc;\n";
@@ -92,6 +94,7 @@ std::string sqlite_entry_points(const ir::Module& module) {
     out += "  if (rc != SQLITE_OK) {\n    *error = sqlite3_mprintf(\"%s: registering " + f.name +
            "() failed: %s\", KEAL_SOURCE_FILE, sqlite3_errmsg(db));\n    return rc;\n  }\n";
   }
+  for (const ir::Aggregate& agg : module.aggregates) out += sqlite_aggregate_registration(agg);
   out += "  return SQLITE_OK;\n}\n";
   return out;
 }

@@ -192,6 +192,23 @@ void analyze(Module& module) {
       for (int c : module.functions[next].callees) work.push_back(c);
     }
   }
+  for (Aggregate& a : module.aggregates) {
+    a.pure = true;
+    for (int part : {a.init, a.step, a.combine, a.inverse, a.final_fn}) {
+      if (part >= 0 && !module.functions[static_cast<std::size_t>(part)].pure) a.pure = false;
+    }
+  }
+}
+
+const char* part_name(AggregatePart part) {
+  switch (part) {
+    case AggregatePart::Init: return "init";
+    case AggregatePart::Step: return "step";
+    case AggregatePart::Combine: return "combine";
+    case AggregatePart::Inverse: return "inverse";
+    case AggregatePart::Final: return "final";
+  }
+  return "?";
 }
 
 namespace {

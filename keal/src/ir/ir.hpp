@@ -206,11 +206,15 @@ struct Stmt {
   Block else_body;
 };
 
+enum class AggregatePart : std::uint8_t { Init, Step, Combine, Inverse, Final };
+const char* part_name(AggregatePart part);
+
 struct Local {
   std::string name;
   Type type;
   bool is_param = false;
   bool is_mutable = false;
+  bool is_state = false;  // an aggregate's state field (never declared in C: read through the state pointer)
   std::string c_name;  // unique within the function
 };
 
@@ -231,6 +235,27 @@ struct Function {
   bool pure = true;             // filled in by analyze(): no volatile SQL and no embedded SQL reached
   bool writes = false;          // filled in by analyze(): volatile SQL or a write reached (VOLATILE)
   bool recursive = false;       // filled in by analyze(): can reach itself through calls
+  // A part of aggregate `aggregate` (an index into Module::aggregates), or -1.
+  // Its state fields are locals with `is_state` whose C names read through
+  // the state pointer the part takes first (emit/aggregate_parts.cpp).
+  int aggregate = -1;
+  AggregatePart part = AggregatePart::Step;
+};
+
+// An `export agg`: its parts are functions of the module (Function::aggregate).
+struct Aggregate {
+  std::string name;
+  std::uint32_t line = 0;
+  std::string doc;
+  std::vector<Field> params;  // the step's arguments, in order
+  Type ret;
+  Type state;                 // a record of int/float/bool fields (nullable allowed)
+  int init = -1;              // function indices; -1 when the part is absent
+  int step = -1;
+  int combine = -1;
+  int inverse = -1;
+  int final_fn = -1;          // absent: the result is the one state field
+  bool pure = true;           // filled in by analyze(): every part pure
 };
 
 // One `sql.name(...)` call site; sites with the same signature share a slot.
@@ -263,6 +288,7 @@ struct Module {
   std::vector<Function> functions;
   std::vector<SqlSite> sql_sites;
   std::vector<QuerySite> query_sites;
+  std::vector<Aggregate> aggregates;
 };
 
 // Whole-module facts the checker cannot see one function at a time.

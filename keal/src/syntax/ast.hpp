@@ -128,8 +128,34 @@ struct Function {
   bool syntax_errors = false;
 };
 
+// `export agg name(params) -> R { state ...; step { } combine { } inverse { } final { } }`
+// (check/aggregates.cpp says what it means).
+struct Aggregate {
+  std::string name;
+  Span name_span;
+  Span span;
+  std::vector<Param> params;
+  std::optional<TypeRef> ret;
+  std::string doc;
+  struct StateField {
+    std::string name;
+    Span span;
+    TypeRef type;
+    ExprPtr init;
+  };
+  std::vector<StateField> state;
+  struct Part {
+    bool present = false;
+    Span keyword;
+    Block body;
+  };
+  Part step, combine, inverse, final;
+  bool syntax_errors = false;
+};
+
 struct Module {
   std::vector<Function> functions;
+  std::vector<Aggregate> aggregates;
   // Names of functions whose header could not be parsed (so they are not in
   // `functions`): calls to them are not reported as unknown functions.
   std::vector<std::string> unparsed_functions;

@@ -50,6 +50,12 @@ class Parser {
       const std::size_t errors_before = diags_.error_count();
       function_name_.clear();
       try {
+        if (at(Tok::KwExport) && ahead(1).kind == Tok::Ident && ahead(1).text == "agg") {
+          Aggregate agg = aggregate();
+          agg.syntax_errors = diags_.error_count() != errors_before || has_error_token(start, pos_);
+          module.aggregates.push_back(std::move(agg));
+          continue;
+        }
         Function fn = function();
         fn.syntax_errors = diags_.error_count() != errors_before || has_error_token(start, pos_);
         module.functions.push_back(std::move(fn));
@@ -160,6 +166,74 @@ class Parser {
     fn.body = block(0);
     fn.span = join(first.span, fn.body.span);
     return fn;
+  }
+
+  // `export agg name(params) -> R { ... }`: `agg` is a word only after
+  // `export`, and the words inside (state, step, combine, inverse, final)
+  // only at the start of an item of the aggregate's body, so none of them
+  // is taken from programs that use them as names.
+  Aggregate aggregate() {
+    Aggregate agg;
+    const Token& first = cur();
+    agg.doc = first.doc;
+    advance();  // export
+    advance();  // agg
+    const Token& name = expect(Tok::Ident, "aggregate name");
+    function_name_ = name.text;
+    agg.name = name.text;
+    agg.name_span = name.span;
+    expect(Tok::LParen, "'(' after the aggregate name");
+    while (!at(Tok::RParen)) {
+      Param p;
+      const Token& pname = expect(Tok::Ident, "parameter name");
+      p.name = pname.text;
+      p.span = pname.span;
+      expect(Tok::Colon, "':' and the parameter type");
+      p.type = type();
+      agg.params.push_back(std::move(p));
+      if (!accept(Tok::Comma)) break;
+    }
+    expect(Tok::RParen, "')' after the parameters");
+    if (accept(Tok::Arrow)) agg.ret = type();
+    if (!at(Tok::LBrace)) fail_expected("'{' to start the aggregate's body");
+    Span open = advance().span;
+    while (!at(Tok::RBrace) && !at(Tok::Eof)) {
+      if (accept(Tok::Semicolon)) continue;
+      const Token& word = cur();
+      if (word.kind == Tok::Ident && word.text == "state") {
+        advance();
+        Aggregate::StateField field;
+        const Token& fname = expect(Tok::Ident, "state field name");
+        field.name = fname.text;
+        field.span = fname.span;
+        expect(Tok::Colon, "':' and the state field's type");
+        field.type = type();
+        expect(Tok::Assign, "'=' and the state field's initial value");
+        field.init = expression();
+        agg.state.push_back(std::move(field));
+        continue;
+      }
+      Aggregate::Part* part = nullptr;
+      if (word.kind == Tok::Ident) {
+        if (word.text == "step") part = &agg.step;
+        if (word.text == "combine") part = &agg.combine;
+        if (word.text == "inverse") part = &agg.inverse;
+        if (word.text == "final") part = &agg.final;
+      }
+      if (part == nullptr) fail_expected("'state', 'step', 'combine', 'inverse' or 'final' in the aggregate's body");
+      if (part->present) {
+        Diagnostic& d = diags_.error(word.span, "'" + word.text + "' is given twice in aggregate '" + agg.name + "'");
+        d.notes.push_back({part->keyword, "first given here"});
+      }
+      advance();
+      part->present = true;
+      part->keyword = word.span;
+      if (!at(Tok::LBrace)) fail_expected(("'{' to start the '" + word.text + "' block").c_str());
+      part->body = block(1);
+    }
+    Span close = expect(Tok::RBrace, "'}' to end the aggregate's body").span;
+    agg.span = join(first.span, join(open, close));
+    return agg;
   }
 
   TypeRef type() {

@@ -22,6 +22,22 @@ const char* sql_type(Kind k) {
     return "text";
 }
 
+Outcome query_on_postgres(const std::string& sql, const std::vector<e2e::Value>& params, Kind result,
+                          const std::string& source_file) {
+    try {
+        const e2e::Value v = e2e::KealDatabase::get().sql().scalar(sql, params);
+        if (!v) return Outcome{"NULL", ""};
+        switch (result) {
+            case Kind::Float: return Outcome{render_float(std::strtod(v->c_str(), nullptr)), ""};
+            case Kind::Bool: return Outcome{*v == "t" ? "true" : "false", ""};
+            default: return Outcome{*v, ""};
+        }
+    } catch (const sluice::postgres::Error& e) {
+        if (e.kind() != sluice::postgres::ErrorKind::server) throw;
+        return Outcome{render_error(e.server_message(), source_file), e.sqlstate()};
+    }
+}
+
 }  // namespace
 
 Outcome run_on_postgres(const Call& call, const std::string& source_file) {
@@ -53,18 +69,11 @@ Outcome run_on_postgres(const Call& call, const std::string& source_file) {
     }
     sql += ")";
     if (call.result == Kind::Json) sql = "SELECT array_to_json((" + sql.substr(7) + "))::text";
-    try {
-        const e2e::Value v = e2e::KealDatabase::get().sql().scalar(sql, params);
-        if (!v) return Outcome{"NULL", ""};
-        switch (call.result) {
-            case Kind::Float: return Outcome{render_float(std::strtod(v->c_str(), nullptr)), ""};
-            case Kind::Bool: return Outcome{*v == "t" ? "true" : "false", ""};
-            default: return Outcome{*v, ""};
-        }
-    } catch (const sluice::postgres::Error& e) {
-        if (e.kind() != sluice::postgres::ErrorKind::server) throw;
-        return Outcome{render_error(e.server_message(), source_file), e.sqlstate()};
-    }
+    return query_on_postgres(sql, params, call.result, source_file);
+}
+
+Outcome query_on_postgres(const std::string& sql, Kind result, const std::string& source_file) {
+    return query_on_postgres(sql, {}, result, source_file);
 }
 
 }  // namespace keal::servers

@@ -14,4 +14,7 @@ void deploy_to_postgres(const std::string& file_name);
 // SELECT function($1::bigint, ...) in the process's database.
 Outcome run_on_postgres(const Call& call, const std::string& source_file);
 
+// A query without parameters: its first value rendered as `result`, or the error.
+Outcome query_on_postgres(const std::string& sql, Kind result, const std::string& source_file);
+
 }  // namespace keal::servers

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "call_case.hpp"
+#include "keal_database.hpp"
 #include "mariadb_session.hpp"
 #include "pg_session.hpp"
 #include "sqlite_session.hpp"
@@ -184,6 +185,105 @@ TEST_F(ThreeServers, EveryServerKeepsWorkingAfterAnError) {
         EXPECT_EQ(sqlite_->run(good, "corpus.keal").rendered, "111");
         EXPECT_EQ(mariadb_->run(good, "corpus.keal").rendered, "111");
     }
+}
+
+// Aggregates over the same rows on every server: each query is a CTE of
+// VALUES (written the same way in all three dialects) and one aggregate.
+struct AggregateCase {
+    std::string sql;
+    Kind result;
+    std::string expected;
+};
+
+std::vector<AggregateCase> aggregate_corpus() {
+    const std::string ints = "WITH t(x) AS (VALUES (1), (2), (NULL), (3)) ";
+    const std::string floats = "WITH t(x) AS (VALUES (1.0), (2.0), (4.0)) ";
+    return {
+        {ints + "SELECT k_sumsq(x) FROM t", Kind::Int, "14"},
+        {ints + "SELECT k_nulls(x) FROM t", Kind::Int, "1"},
+        {ints + "SELECT k_int_mean(x) FROM t", Kind::Int, "2"},
+        {ints + "SELECT k_all_small(x) FROM t", Kind::Bool, "true"},
+        {"WITH t(x) AS (VALUES (5), (500)) SELECT k_all_small(x) FROM t", Kind::Bool, "false"},
+        {floats + "SELECT k_variance(x) FROM t", Kind::Float, "2.3333333333333339"},
+        {"WITH t(g, x) AS (VALUES (1, 1.0), (2, 5.0), (1, 3.0)) SELECT k_variance(x) FROM t GROUP BY g ORDER BY g LIMIT 1",
+         Kind::Float, "2"},
+        // No rows: the final block sees the initial state.
+        {ints + "SELECT k_sumsq(x) FROM t WHERE x > 10", Kind::Int, "0"},
+        {floats + "SELECT k_variance(x) FROM t WHERE x > 3", Kind::Float, "NULL"},
+        {ints + "SELECT k_nulls(x) FROM t WHERE x > 10", Kind::Int, "0"},
+        // Errors keep Keal's message, line and SQLSTATE.
+        {"WITH t(x) AS (VALUES (3037000500), (1)) SELECT k_sumsq(x) FROM t", Kind::Int,
+         "error: corpus.keal:187: integer overflow"},
+        {"WITH t(x) AS (VALUES (5), (5000)) SELECT k_all_small(x) FROM t", Kind::Bool,
+         "error: corpus.keal:226: too large: 5000"},
+        {ints + "SELECT k_int_mean(x) FROM t WHERE x > 10", Kind::Int, "error: corpus.keal:238: division by zero"},
+    };
+}
+
+TEST_F(ThreeServers, AggregatesGiveTheSameResultsAndErrorsEverywhere) {
+    for (const AggregateCase& c : aggregate_corpus()) {
+        SCOPED_TRACE(c.sql);
+        const Outcome pg = query_on_postgres(c.sql, c.result, "corpus.keal");
+        const Outcome lite = sqlite_->query(c.sql, c.result, "corpus.keal");
+        const Outcome maria = mariadb_->query(c.sql, c.result, "corpus.keal");
+        EXPECT_EQ(pg.rendered, c.expected);
+        EXPECT_EQ(lite.rendered, pg.rendered) << "SQLite differs from PostgreSQL";
+        EXPECT_EQ(maria.rendered, pg.rendered) << "MariaDB differs from PostgreSQL";
+        if (pg.sqlstate == "22003" || pg.sqlstate == "22012") {
+            EXPECT_EQ(maria.sqlstate, pg.sqlstate) << maria.rendered;
+        }
+    }
+}
+
+// An aggregate with `inverse` is a window aggregate on SQLite (xValue and
+// xInverse), with the frame's answers PostgreSQL gives; one without is
+// refused there with SQLite's own message.
+TEST_F(ThreeServers, AnAggregateWithInverseIsAWindowAggregateOnSqlite) {
+    const std::string sql =
+        "WITH t(x) AS (VALUES (1.0), (2.0), (4.0), (8.0)), "
+        "w(v) AS (SELECT k_variance(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t) "
+        "SELECT sum(v) FROM w";
+    EXPECT_EQ(query_on_postgres(sql, Kind::Float, "corpus.keal").rendered, "10.5");
+    EXPECT_EQ(sqlite_->query(sql, Kind::Float, "corpus.keal").rendered, "10.5");
+    EXPECT_EQ(sqlite_->query("WITH t(x) AS (VALUES (1)) SELECT k_sumsq(x) OVER () FROM t", Kind::Int, "corpus.keal").rendered,
+              "error: k_sumsq() may not be used as a window function");
+}
+
+// With combine (and so serial/deserial), PostgreSQL plans the aggregate in
+// parallel: Partial Aggregate in the workers, Finalize Aggregate in the
+// leader, with the serial plan's answer.
+TEST_F(ThreeServers, PostgresRunsAnAggregateWithCombineInParallel) {
+    const std::string settings =
+        "SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; "
+        "SET min_parallel_table_scan_size = 0; ";
+    auto& db = e2e::KealDatabase::get().sql();
+    db.exec("DROP TABLE IF EXISTS keal_agg_rows; CREATE TABLE keal_agg_rows AS SELECT g::float8 AS x FROM generate_series(1, 20000) g; "
+            "ANALYZE keal_agg_rows");
+    db.exec(settings);
+    const auto plan = db.scalar("SELECT string_agg(line, E'\\n') FROM (SELECT * FROM pg_catalog.pg_sleep(0)) s, "
+                                "LATERAL (SELECT 1) l, LATERAL unnest(ARRAY['']) line");
+    (void)plan;
+    const e2e::Value parallel = db.scalar("SELECT k_variance(x)::text FROM keal_agg_rows");
+    db.exec("CREATE OR REPLACE FUNCTION pg_temp.keal_plan(q text) RETURNS text LANGUAGE plpgsql AS $$"
+            "DECLARE r text; out text := ''; BEGIN FOR r IN EXECUTE 'EXPLAIN ' || q LOOP out := out || r || E'\\n'; END LOOP; "
+            "RETURN out; END $$");
+    const e2e::Value plan_text = db.scalar("SELECT pg_temp.keal_plan('SELECT k_variance(x) FROM keal_agg_rows')");
+    ASSERT_TRUE(plan_text.has_value());
+    EXPECT_NE(plan_text->find("Partial Aggregate"), std::string::npos) << *plan_text;
+    EXPECT_NE(plan_text->find("Finalize Aggregate"), std::string::npos) << *plan_text;
+    db.exec("SET max_parallel_workers_per_gather = 0");
+    const e2e::Value serial = db.scalar("SELECT k_variance(x)::text FROM keal_agg_rows");
+    const e2e::Value serial_plan = db.scalar("SELECT pg_temp.keal_plan('SELECT k_variance(x) FROM keal_agg_rows')");
+    ASSERT_TRUE(serial_plan.has_value());
+    EXPECT_EQ(serial_plan->find("Partial Aggregate"), std::string::npos) << *serial_plan;
+    EXPECT_EQ(parallel, serial);
+    // The same arithmetic in SQL (every partial sum is an exact integer, so
+    // the order of summation cannot change the answer).
+    EXPECT_EQ(serial.value_or("NULL"),
+              db.scalar("SELECT ((sum(x * x) - sum(x) * sum(x) / count(*)) / (count(*) - 1))::text FROM keal_agg_rows")
+                  .value_or("?"));
+    db.exec("RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost; "
+            "RESET min_parallel_table_scan_size; DROP TABLE keal_agg_rows");
 }
 
 }  // namespace
