@@ -57,7 +57,7 @@ TEST_F(MariadbTarget, ArraysAreJsonText) {
     const Outcome wide = q("SELECT k_arr_sum('[18446744073709551615]')");
     EXPECT_EQ(wide.rendered, "error: corpus.keal:183: argument xs: element 0 is out of range for int");
     EXPECT_EQ(wide.sqlstate, "22003");
-    EXPECT_EQ(q("SELECT k_arr_sum(42)").rendered, "error: corpus.keal: argument 1 (xs) must be utf8mb4 text, not an integer");
+    EXPECT_EQ(q("SELECT k_arr_sum(42)").rendered, "error: corpus.keal: argument 1 (xs) must be JSON array text, not an integer");
     EXPECT_EQ(q("SELECT k_arr_chars(CONVERT('é中' USING utf8mb4))", Kind::Text).rendered, "[\"é\",\"中\"]");
 }
 

@@ -69,7 +69,7 @@ TEST_F(SqliteTarget, ArrayArgumentsAreCheckedJson) {
     EXPECT_EQ(q("SELECT k_arr_sum('[18446744073709551615]')").rendered,
               "error: corpus.keal:183: argument xs: element 0 is out of range for int");
     EXPECT_EQ(q("SELECT k_arr_sum(42)").rendered,
-              "error: corpus.keal: k_arr_sum(): argument 1 (xs) must be a TEXT (Keal text), not an INTEGER");
+              "error: corpus.keal: k_arr_sum(): argument 1 (xs) must be a TEXT of a JSON array (a Keal array), not an INTEGER");
     EXPECT_EQ(q("SELECT k_arr_at('[\"a\", \"b\\u0000\"]', 0)", Kind::Text).rendered,
               "error: corpus.keal:195: argument xs: element 1 holds \\u0000, which a text cannot");
     // float takes integers (as PostgreSQL casts bigint to double); bool only true and false.
