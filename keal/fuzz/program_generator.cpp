@@ -218,7 +218,7 @@ class Generator {
     if (depth <= 0 || chance(25)) return leaf(t);
     switch (t) {
       case T::Int: {
-        switch (pick(0, 9)) {
+        switch (pick(0, 11)) {
           case 0: return "(" + expr(T::Int, depth - 1) + " + " + expr(T::Int, depth - 1) + ")";
           case 1: return "(" + expr(T::Int, depth - 1) + " - " + expr(T::Int, depth - 1) + ")";
           case 2: return expr(T::Int, depth - 1) + " * " + expr(T::Int, depth - 1);
@@ -228,6 +228,9 @@ class Generator {
           case 6: return std::string(chance(50) ? "min(" : "max(") + expr(T::Int, depth - 1) + ", " + expr(T::Int, depth - 1) + ")";
           case 7: return chance(50) ? "abs(" + expr(T::Int, depth - 1) + ")" : "find(" + expr(T::Text, depth - 1) + ", " + expr(T::Text, depth - 1) + ")";
           case 8: return chance(50) ? "int(" + expr(T::Char, depth - 1) + ")" : "int(floor(" + expr(T::Float, depth - 1) + "))";
+          // Arrays: an index that may be out of range (a Keal runtime error), and append.
+          case 9: return "[" + expr(T::Int, depth - 1) + ", " + expr(T::Int, depth - 1) + "][" + std::to_string(pick(-1, 2)) + "]";
+          case 10: return "len(append([" + expr(T::Text, depth - 1) + "], " + expr(T::Text, depth - 1) + "))";
           default: return call(T::Int, depth);
         }
       }

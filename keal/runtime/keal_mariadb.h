@@ -94,7 +94,7 @@ static __attribute__((cold, noinline, unused)) void keal_mariadb_failed(keal_cal
 
 /* ---- f_init: argument count and types ---- */
 
-enum keal_mdb_kind { KEAL_MDB_INT, KEAL_MDB_FLOAT, KEAL_MDB_BOOL, KEAL_MDB_TEXT, KEAL_MDB_CHAR, KEAL_MDB_BYTES };
+enum keal_mdb_kind { KEAL_MDB_INT, KEAL_MDB_FLOAT, KEAL_MDB_BOOL, KEAL_MDB_TEXT, KEAL_MDB_CHAR, KEAL_MDB_BYTES, KEAL_MDB_JSON };
 
 static const char *keal_mdb_result_name(enum Item_result r) {
   switch (r) {
@@ -115,6 +115,7 @@ static const char *keal_mdb_kind_name(enum keal_mdb_kind k) {
     case KEAL_MDB_TEXT: return "utf8mb4 text";
     case KEAL_MDB_CHAR: return "one utf8mb4 character";
     case KEAL_MDB_BYTES: return "a string";
+    case KEAL_MDB_JSON: return "JSON array text";
   }
   return "?";
 }
@@ -205,6 +206,12 @@ static inline int keal_mdb_text(UDF_ARGS *args, unsigned i, keal_text *out, cons
   out->len = n;
   out->hdr = 0;
   return 1;
+}
+
+/* An array parameter's JSON text (parsed later, in the call: keal_json_array.h). */
+static inline int keal_mdb_json(UDF_ARGS *args, unsigned i, keal_text *out, const char *fn, const char *param,
+                                char *is_null, char *error) {
+  return keal_mdb_text(args, i, out, fn, param, is_null, error);
 }
 
 static inline int keal_mdb_char(UDF_ARGS *args, unsigned i, keal_char *out, const char *fn, const char *param,

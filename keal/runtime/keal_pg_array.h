@@ -53,8 +53,9 @@ static inline keal_array keal_pg_array_in(ArrayType *a, int kind, bool nullable,
   keal_pg_elem_type t = keal_pg_elem_info(kind);
   bool fixed = kind == KEAL_ELEM_INT || kind == KEAL_ELEM_FLOAT || kind == KEAL_ELEM_BOOL;
   if (fixed && !nullable && !ARR_HASNULL(a)) {
-    /* The server's layout is the C array: int8 and float8 aligned to 8, bool one byte. */
-    keal_array view = {ARR_DATA_PTR(a), n, NULL};
+    /* The server's layout is the C array: int8 and float8 aligned to 8, bool
+     * one byte. (ARR_DATA_PTR without its NULL-bitmap case, which here is not.) */
+    keal_array view = {(char *)a + ARR_OVERHEAD_NONULLS(1), n, NULL};
     return view;
   }
   Datum *datums;

@@ -317,11 +317,14 @@ static inline keal_text keal_lower(keal_text t) {
   return r;
 }
 
+/* `p.len <= 0` rather than `== 0`: a length is never negative, but gcc -O2
+ * cannot tell, and warned (stringop-overread) of a huge memcmp bound where
+ * the text came from a substr it had inlined. */
 static inline bool keal_starts_with(keal_text t, keal_text p) {
-  return p.len <= t.len && (p.len == 0 || memcmp(t.ptr, p.ptr, (size_t)p.len) == 0);
+  return p.len <= t.len && (p.len <= 0 || memcmp(t.ptr, p.ptr, (size_t)p.len) == 0);
 }
 static inline bool keal_ends_with(keal_text t, keal_text p) {
-  return p.len <= t.len && (p.len == 0 || memcmp(t.ptr + (t.len - p.len), p.ptr, (size_t)p.len) == 0);
+  return p.len <= t.len && (p.len <= 0 || memcmp(t.ptr + (t.len - p.len), p.ptr, (size_t)p.len) == 0);
 }
 
 /* ---- conversions ---- */

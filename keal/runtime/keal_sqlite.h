@@ -207,6 +207,16 @@ static inline int keal_sqlite_bytes(sqlite3_context *ctx, sqlite3_value *v, keal
   return -1;
 }
 
+/* An array parameter's JSON text (parsed later, in the call: keal_json_array.h). */
+static inline int keal_sqlite_json(sqlite3_context *ctx, sqlite3_value *v, keal_text *out, const char *fn, int i,
+                                   const char *param) {
+  int t = sqlite3_value_type(v);
+  if (t == SQLITE_TEXT) return keal_sqlite_text(ctx, v, out, fn, i, param);
+  if (t == SQLITE_NULL) return 0;
+  keal_sqlite_bad_arg(ctx, fn, i, param, "a TEXT of a JSON array (a Keal array)", keal_sqlite_type_name(t));
+  return -1;
+}
+
 /* ---- results (SQLite copies texts and blobs: SQLITE_TRANSIENT) ---- */
 
 static inline void keal_sqlite_result_text(sqlite3_context *ctx, keal_text t) {

@@ -143,8 +143,43 @@ static void test_conversions(void) {
   CHECK_FAILS("22021", keal_bytes_to_text(nul, 1));
 }
 
+/* keal_array.h: append is amortised O(1) (the buffer doubles, so n appends
+ * move it O(log n) times), and values that share a buffer never see each
+ * other's appends. */
+static void test_arrays(void) {
+  arena_used = 0; /* the earlier tests' values are no longer needed */
+  keal_array xs = keal_array_empty();
+  int moves = 0;
+  const int64_t n = 20000;
+  for (int64_t i = 0; i < n; i++) {
+    char *before = xs.data;
+    xs = keal_array_push(xs, &i, sizeof i);
+    moves += xs.data != before;
+  }
+  CHECK(xs.len == n && ((int64_t *)xs.data)[n - 1] == n - 1 && ((int64_t *)xs.data)[0] == 0);
+  CHECK(moves <= 14); /* 8, 16, ..., 32768: 13 buffers for 20,000 elements */
+  int64_t one = 1, two = 2, three = 3;
+  keal_array a = keal_array_push(keal_array_empty(), &one, sizeof one);
+  keal_array b = keal_array_push(a, &two, sizeof two);   /* in place: a ends where the buffer's used part ends */
+  keal_array c = keal_array_push(a, &three, sizeof three); /* a no longer does: a copy */
+  CHECK(b.data == a.data && c.data != a.data);
+  CHECK(a.len == 1 && b.len == 2 && c.len == 2 && ((int64_t *)b.data)[1] == 2 && ((int64_t *)c.data)[1] == 3);
+  keal_array d = keal_array_push(b, &three, sizeof three); /* b still owns the end: in place */
+  CHECK(d.data == b.data && ((int64_t *)d.data)[2] == 3 && ((int64_t *)c.data)[1] == 3);
+  /* A view of memory that is not ours (a PostgreSQL argument) is copied on append. */
+  int64_t outside[2] = {5, 6};
+  keal_array view = {(char *)outside, 2, NULL};
+  keal_array e = keal_array_push(view, &one, sizeof one);
+  CHECK(e.data != view.data && e.len == 3 && outside[1] == 6 && ((int64_t *)e.data)[1] == 6);
+  CHECK(keal_array_at(xs, 0, 1) == 0 && keal_array_at(xs, n - 1, 1) == n - 1);
+  CHECK_FAILS("2202E", keal_array_at(xs, n, 1));
+  CHECK_FAILS("2202E", keal_array_at(xs, -1, 1));
+  CHECK_FAILS("2202E", keal_array_at(keal_array_empty(), 0, 1));
+}
+
 int main(void) {
   test_arithmetic();
+  test_arrays();
   test_utf8();
   test_text();
   test_conversions();

@@ -1481,7 +1481,10 @@ class Checker {
     LiteralElements rule = literal_elements(types);
     if (!rule.error.empty()) {
       diags_.error(e.args[rule.at]->span, rule.error);
-      return bad();
+      // Still an array (of the first element's type, as far as known), so
+      // that its uses are not reported again; nothing is emitted after an error.
+      Type first = rule.elem.base == Base::Null || rule.elem.base == Base::Array ? kInt : rule.elem;
+      return ok(node(ir::Expr::Kind::ArrayLit, ir::array_type(first), e.span));
     }
     auto n = node(ir::Expr::Kind::ArrayLit, ir::array_type(rule.elem), e.span);
     for (Checked& c : elements) n->args.push_back(coerce(std::move(c), rule.elem));

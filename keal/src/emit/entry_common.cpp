@@ -10,7 +10,7 @@ const char* entry_reader(ir::Base base) {
     case ir::Base::Text: return "text";
     case ir::Base::Char: return "char";
     case ir::Base::Bytes: return "bytes";
-    case ir::Base::Array: return "text";  // JSON array text, parsed in the call (array_entries.hpp)
+    case ir::Base::Array: return "json";  // JSON array text, parsed in the call (array_entries.hpp)
     default: return "int";
   }
 }

@@ -21,7 +21,7 @@ const char* kind_constant(ir::Base base) {
     case ir::Base::Bool: return "KEAL_MDB_BOOL";
     case ir::Base::Text: return "KEAL_MDB_TEXT";
     case ir::Base::Char: return "KEAL_MDB_CHAR";
-    case ir::Base::Array: return "KEAL_MDB_TEXT";  // JSON array text
+    case ir::Base::Array: return "KEAL_MDB_JSON";  // JSON array text, a string
     default: return "KEAL_MDB_BYTES";
   }
 }

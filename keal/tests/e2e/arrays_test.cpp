@@ -69,6 +69,15 @@ TEST_F(Arrays, ANullElementNeedsANullableElementType) {
     EXPECT_EQ(db().scalar("SELECT total(NULL::bigint[])"), std::nullopt);
 }
 
+TEST_F(Arrays, AQueryLoopCanCollectRowsIntoArrays) {
+    // 2,500 rows are three batches; the row context is reset per row, so the
+    // arrays built in the body must live in the function's context.
+    EXPECT_EQ(db().scalar("SELECT array_length(collect(2500), 1)"), "2501");
+    EXPECT_EQ(db().scalar("SELECT (collect(2500))[1] || '|' || (collect(2500))[2500] || '|' || (collect(2500))[2501]"),
+              "row 1|row 2500|2500");
+    EXPECT_EQ(db().scalar("SELECT collect(0)::text"), "{}");
+}
+
 TEST_F(Arrays, ArrayFunctionsAreImmutableAndParallelSafe) {
     EXPECT_EQ(db().scalar("SELECT provolatile::text || proparallel::text FROM pg_proc WHERE oid = 'total(bigint[])'::regprocedure"),
               "is");

@@ -43,6 +43,24 @@ TEST_F(MariadbTarget, DeployRegistersEveryExportWithItsReturnType) {
     EXPECT_EQ(q("SELECT k_steps(27)").rendered, "111");
 }
 
+// [T] parameters are JSON array text (a string argument), results a STRING
+// of JSON; a bad array is the Keal error, with 22003 where the element is
+// out of range and HY000 (1644) for the rest, as for other Keal errors.
+TEST_F(MariadbTarget, ArraysAreJsonText) {
+    EXPECT_EQ(q("SELECT ret FROM mysql.func WHERE name = 'k_arr_squares'").rendered, "0");  // STRING_RESULT
+    EXPECT_EQ(q("SELECT k_arr_squares(4)", Kind::Text).rendered, "[0,1,4,9]");
+    EXPECT_EQ(q("SELECT k_arr_sum('[1, 2, 3]')").rendered, "6");
+    EXPECT_EQ(q("SELECT k_arr_sum(NULL) IS NULL").rendered, "1");
+    const Outcome malformed = q("SELECT k_arr_sum('[1,')");
+    EXPECT_THAT(malformed.rendered, StartsWith("error: corpus.keal:183: argument xs is not valid JSON: "));
+    EXPECT_EQ(malformed.sqlstate, "HY000");
+    const Outcome wide = q("SELECT k_arr_sum('[18446744073709551615]')");
+    EXPECT_EQ(wide.rendered, "error: corpus.keal:183: argument xs: element 0 is out of range for int");
+    EXPECT_EQ(wide.sqlstate, "22003");
+    EXPECT_EQ(q("SELECT k_arr_sum(42)").rendered, "error: corpus.keal: argument 1 (xs) must be JSON array text, not an integer");
+    EXPECT_EQ(q("SELECT k_arr_chars(CONVERT('é中' USING utf8mb4))", Kind::Text).rendered, "[\"é\",\"中\"]");
+}
+
 TEST_F(MariadbTarget, ArgumentTypesAreCheckedBeforeAnyRow) {
     // f_init's message comes inside the server's own (cut at 80 characters).
     EXPECT_EQ(q("SELECT k_steps(2.5e0)").rendered,

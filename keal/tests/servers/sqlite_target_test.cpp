@@ -52,6 +52,36 @@ TEST_F(SqliteTarget, ArgumentsAreCheckedNotCoerced) {
     EXPECT_THAT(q("SELECT k_steps(1, 2)").rendered, HasSubstr("wrong number of arguments to function k_steps()"));
 }
 
+// [T] parameters are JSON array text, checked element by element; results
+// are JSON array text as PostgreSQL's array_to_json writes it.
+TEST_F(SqliteTarget, ArrayArgumentsAreCheckedJson) {
+    EXPECT_EQ(q("SELECT k_arr_sum(' [1, 2 ,3] ')").rendered, "6");
+    EXPECT_EQ(q("SELECT k_arr_sum('[1, 2')").rendered,
+              "error: corpus.keal:183: argument xs is not valid JSON: The JSON document has an improper structure: missing or "
+              "superfluous commas, braces, missing keys, etc.");
+    EXPECT_EQ(q("SELECT k_arr_sum('{\"a\": 1}')").rendered,
+              "error: corpus.keal:183: argument xs must be a JSON array (Keal [int]), not an object");
+    EXPECT_EQ(q("SELECT k_arr_sum('[1, \"2\"]')").rendered,
+              "error: corpus.keal:183: argument xs: element 1 is a string, not a Keal int");
+    EXPECT_EQ(q("SELECT k_arr_sum('[1.5]')").rendered,
+              "error: corpus.keal:183: argument xs: element 0 is a number with a fraction or exponent, not a Keal int");
+    EXPECT_EQ(q("SELECT k_arr_sum('[[1]]')").rendered, "error: corpus.keal:183: argument xs: element 0 is an array, not a Keal int");
+    EXPECT_EQ(q("SELECT k_arr_sum('[18446744073709551615]')").rendered,
+              "error: corpus.keal:183: argument xs: element 0 is out of range for int");
+    EXPECT_EQ(q("SELECT k_arr_sum(42)").rendered,
+              "error: corpus.keal: k_arr_sum(): argument 1 (xs) must be a TEXT of a JSON array (a Keal array), not an INTEGER");
+    EXPECT_EQ(q("SELECT k_arr_at('[\"a\", \"b\\u0000\"]', 0)", Kind::Text).rendered,
+              "error: corpus.keal:195: argument xs: element 1 holds \\u0000, which a text cannot");
+    // float takes integers (as PostgreSQL casts bigint to double); bool only true and false.
+    EXPECT_EQ(q("SELECT k_arr_scale('[1, 2.5]', 2.0)", Kind::Text).rendered, "[2,5]");
+    EXPECT_EQ(q("SELECT k_arr_negate('[1]')", Kind::Text).rendered,
+              "error: corpus.keal:223: argument xs: element 0 is an integer, not a Keal bool");
+    // Escapes in, escapes out: a result is JSON as PostgreSQL's array_to_json writes it.
+    EXPECT_EQ(q(R"(SELECT k_arr_words('tab' || char(9) || 'here "q" \ ' || char(1)))", Kind::Text).rendered,
+              R"(["tab\there","\"q\"","\\","\u0001"])");
+    EXPECT_EQ(q("SELECT k_arr_scale('[1e308]', 10.0)", Kind::Text).rendered, "[\"Infinity\"]");
+}
+
 TEST_F(SqliteTarget, NullForANonNullableParameterIsNullWithoutACall) {
     EXPECT_EQ(q("SELECT k_steps(NULL) IS NULL").rendered, "1");
     // Not even a type check runs for NULL: an int parameter's NULL is fine.

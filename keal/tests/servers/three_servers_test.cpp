@@ -131,6 +131,10 @@ std::vector<Case> corpus() {
         {{"k_arr_mean", {J("[]", "float8[]")}, K::Float}, "error: corpus.keal:238: division by zero"},
         {{"k_arr_literal", {Null(K::Int)}, K::Json}, "[1,null,3,3]"},
         {{"k_arr_literal", {I(7)}, K::Json}, "[1,7,3,3]"},
+        {{"k_arr_byte_counts", {J(R"(["\\x00ff","\\x"])", "bytea[]")}, K::Json}, "[2,0]"},
+        {{"k_arr_join", {J(R"(["é",null,"中"])", "text[]")}, K::Text}, "é?中"},
+        {{"k_arr_join", {J(R"(["ab"])", "text[]")}, K::Text},
+         "error: corpus.keal:252: a char argument must be text of exactly one character"},
     };
 }
 
