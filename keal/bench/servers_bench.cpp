@@ -340,7 +340,7 @@ END $$)");
         const std::string pg_version = first_line(pg.scalar("SELECT version()"));
 
         // The aggregate rows: x in -1000..1000, spread by a multiplier.
-        pg.scalar("CREATE TABLE agg_rows AS SELECT ((g * 7919) % 2001 - 1000)::bigint AS x FROM generate_series(1, " +
+        pg.scalar("CREATE TABLE agg_rows AS SELECT ((g::bigint * 7919) % 2001 - 1000) AS x FROM generate_series(1, " +
                   std::to_string(agg_rows) + ") AS g");
         pg.scalar("VACUUM ANALYZE agg_rows");
         const std::string c_so = KEAL_BENCH_C_SO;
