@@ -8,6 +8,14 @@
 //            PostgreSQL; a SQL/PSM stored function and the Keal UDF on
 //            MariaDB; a C function this program registers and the Keal
 //            extension on SQLite.
+//   agg      the variance of 3,000,000 bigints from a checked count, sum and
+//            sum of squares: the Keal aggregate (programs/servers.keal),
+//            the same in C (c/variance.c, CREATE AGGREGATE with C
+//            functions), in PL/pgSQL, and the built-in SQL expression, on
+//            PostgreSQL without parallel workers ("agg") and with
+//            max_parallel_workers_per_gather = 2 ("agg parallel", with the
+//            Keal aggregate's EXPLAIN captured); on SQLite the Keal
+//            aggregate against a hand-written C one ("agg sqlite").
 //
 // Every contender of a table must return the same sum before any is timed.
 // Rounds interleave the contenders (round-robin), so a noisy neighbour hurts
@@ -96,6 +104,19 @@ struct PgConn {
         PQclear(r);
         return v;
     }
+    // Every row's first column (an EXPLAIN), one per element.
+    std::vector<std::string> lines(const std::string& sql) {
+        PGresult* r = PQexec(c, sql.c_str());
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+            std::string e = PQresultErrorMessage(r);
+            PQclear(r);
+            throw std::runtime_error("PostgreSQL: " + sql + ": " + e);
+        }
+        std::vector<std::string> out;
+        for (int i = 0; i < PQntuples(r); ++i) out.emplace_back(PQgetvalue(r, i, 0));
+        PQclear(r);
+        return out;
+    }
 };
 
 // --------------------------------------------------------------- MariaDB ---
@@ -141,9 +162,41 @@ void steps_c_sqlite(sqlite3_context* ctx, int, sqlite3_value** argv) {
     sqlite3_result_int64(ctx, s);
 }
 
+// The hand-written SQLite aggregate for the "agg sqlite" table: the same
+// checked count, sum and sum of squares as the Keal aggregate (overflow is an
+// error), NULLs skipped; no argument type checks.
+struct VarianceState {
+    sqlite3_int64 n, sum, sq;
+};
+
+void variance_c_sqlite_step(sqlite3_context* ctx, int, sqlite3_value** argv) {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
+    auto* st = static_cast<VarianceState*>(sqlite3_aggregate_context(ctx, sizeof(VarianceState)));
+    if (st == nullptr) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    const sqlite3_int64 x = sqlite3_value_int64(argv[0]);
+    sqlite3_int64 x2 = 0;
+    if (__builtin_add_overflow(st->n, 1, &st->n) || __builtin_add_overflow(st->sum, x, &st->sum) ||
+        __builtin_mul_overflow(x, x, &x2) || __builtin_add_overflow(st->sq, x2, &st->sq))
+        sqlite3_result_error(ctx, "integer overflow", -1);
+}
+
+void variance_c_sqlite_final(sqlite3_context* ctx) {
+    const auto* st = static_cast<const VarianceState*>(sqlite3_aggregate_context(ctx, 0));
+    if (st == nullptr || st->n < 2) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    const double n = static_cast<double>(st->n);
+    sqlite3_result_double(ctx, (static_cast<double>(st->sq) - static_cast<double>(st->sum) * static_cast<double>(st->sum) / n) /
+                                   (n - 1.0));
+}
+
 struct Lite {
     sqlite3* db = nullptr;
-    Lite(const std::string& extension, long rows) {
+    Lite(const std::string& extension, long rows, long agg_rows) {
         if (sqlite3_open(":memory:", &db) != SQLITE_OK) throw std::runtime_error("sqlite3_open");
         sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, nullptr);
         char* err = nullptr;
@@ -151,6 +204,11 @@ struct Lite {
             throw std::runtime_error(std::string("sqlite3_load_extension: ") + (err ? err : "?"));
         sqlite3_create_function_v2(db, "steps_c", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, steps_c_sqlite, nullptr,
                                    nullptr, nullptr);
+        sqlite3_create_window_function(db, "variance_c", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, variance_c_sqlite_step,
+                                       variance_c_sqlite_final, nullptr, nullptr, nullptr);
+        exec("CREATE TABLE agg_rows(x INTEGER)");
+        exec("WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < " + std::to_string(agg_rows) +
+             ") INSERT INTO agg_rows SELECT (g * 7919) % 2001 - 1000 FROM s");
         exec("CREATE TABLE nums(n INTEGER PRIMARY KEY)");
         exec("WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < " + std::to_string(rows) +
              ") INSERT INTO nums SELECT n FROM s");
@@ -228,7 +286,7 @@ int main(int argc, char** argv) {
     CLI::App app{"keal_servers_bench: Keal on PostgreSQL, MariaDB and SQLite (calls and Collatz)"};
     std::string env_path, out = "keal-servers-capture.json", work = fs::temp_directory_path().string();
     int rounds = 3, calls = 20000;
-    long rows = 300000, psm_rows = 300000;
+    long rows = 300000, psm_rows = 300000, agg_rows = 3000000;
     app.add_option("--env", env_path, "env file of the private servers (scripts/servers/start)")->required();
     app.add_option("--out", out, "JSON capture to write");
     app.add_option("--work", work, "scratch folder for the built libraries");
@@ -237,6 +295,7 @@ int main(int argc, char** argv) {
     app.add_option("--rows", rows, "rows of the Collatz table");
     app.add_option("--psm-rows", psm_rows,
                    "rows for the SQL/PSM function only (it is slow; the report scales it to --rows and says so)");
+    app.add_option("--agg-rows", agg_rows, "rows of the aggregate tables");
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -280,6 +339,55 @@ END $$)");
         pg.scalar("SET max_parallel_workers_per_gather = 0");
         const std::string pg_version = first_line(pg.scalar("SELECT version()"));
 
+        // The aggregate rows: x in -1000..1000, spread by a multiplier.
+        pg.scalar("CREATE TABLE agg_rows AS SELECT ((g::bigint * 7919) % 2001 - 1000) AS x FROM generate_series(1, " +
+                  std::to_string(agg_rows) + ") AS g");
+        pg.scalar("VACUUM ANALYZE agg_rows");
+        const std::string c_so = KEAL_BENCH_C_SO;
+        for (const char* fn : {"step(internal, bigint) RETURNS internal", "final(internal) RETURNS double precision",
+                               "combine(internal, internal) RETURNS internal", "serial(internal) RETURNS bytea",
+                               "deserial(bytea, internal) RETURNS internal"}) {
+            const std::string f = fn;
+            const std::string name = f.substr(0, f.find('('));
+            const bool strict = name == "serial" || name == "deserial";
+            pg.scalar("CREATE FUNCTION variance_c_" + f + " AS '" + c_so + "', 'variance_c_" + name + "' LANGUAGE C" +
+                      (strict ? " STRICT" : "") + " IMMUTABLE PARALLEL SAFE");
+        }
+        pg.scalar("CREATE AGGREGATE variance_c(bigint) (SFUNC = variance_c_step, STYPE = internal, FINALFUNC = variance_c_final, "
+                  "COMBINEFUNC = variance_c_combine, SERIALFUNC = variance_c_serial, DESERIALFUNC = variance_c_deserial, "
+                  "PARALLEL = SAFE)");
+        pg.scalar(R"(CREATE FUNCTION variance_plpgsql_step(s bigint[], x bigint) RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  IF x IS NULL THEN RETURN s; END IF;
+  RETURN ARRAY[s[1] + 1, s[2] + x, s[3] + x * x];
+END $$)");
+        pg.scalar(R"(CREATE FUNCTION variance_plpgsql_combine(a bigint[], b bigint[]) RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN ARRAY[a[1] + b[1], a[2] + b[2], a[3] + b[3]];
+END $$)");
+        pg.scalar(R"(CREATE FUNCTION variance_plpgsql_final(s bigint[]) RETURNS double precision
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  IF s[1] < 2 THEN RETURN NULL; END IF;
+  RETURN (s[3]::float8 - s[2]::float8 * s[2]::float8 / s[1]::float8) / (s[1]::float8 - 1.0);
+END $$)");
+        pg.scalar("CREATE AGGREGATE variance_plpgsql(bigint) (SFUNC = variance_plpgsql_step, STYPE = bigint[], "
+                  "INITCOND = '{0,0,0}', FINALFUNC = variance_plpgsql_final, COMBINEFUNC = variance_plpgsql_combine, "
+                  "PARALLEL = SAFE)");
+        // The parallel rows: a second connection with two workers per Gather.
+        PgConn pg_parallel(pg_url);
+        pg_parallel.scalar("SET max_parallel_workers_per_gather = 2");
+        const std::vector<std::string> keal_parallel_plan =
+            pg_parallel.lines("EXPLAIN (COSTS OFF) SELECT variance_keal(x) FROM agg_rows");
+        const std::vector<std::string> keal_serial_plan = pg.lines("EXPLAIN (COSTS OFF) SELECT variance_keal(x) FROM agg_rows");
+        auto plan_has = [](const std::vector<std::string>& plan, const std::string& what) {
+            return std::any_of(plan.begin(), plan.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; });
+        };
+        if (!plan_has(keal_parallel_plan, "Partial Aggregate") || !plan_has(keal_parallel_plan, "Finalize Aggregate"))
+            throw std::runtime_error("the Keal aggregate's plan with 2 workers has no Partial/Finalize Aggregate");
+
         // MariaDB: the Keal UDF and the SQL/PSM function.
         const std::string maria_url = env.require("SLUICE_MARIADB_URL");
         std::cerr << run_command(shell_quote(keal) + " deploy " + shell_quote(program) + " --db " + shell_quote(maria_url));
@@ -300,7 +408,7 @@ END)");
         // SQLite: the Keal extension and the C function, in this process.
         const std::string lite_so = dir + "/servers-sqlite.so";
         run_command(shell_quote(keal) + " build " + shell_quote(program) + " --target sqlite -o " + shell_quote(lite_so));
-        Lite lite(lite_so, rows);
+        Lite lite(lite_so, rows, agg_rows);
 
         // Connector/C, the control for sluice's MariaDB client.
         const sluice::mariadb::ConnectOptions mu = maria_options(maria_url);
@@ -390,12 +498,32 @@ END)");
         all.push_back({"collatz", "SQLite", "C (registered here)", [&] { return lite.scalar("SELECT sum(steps_c(n)) FROM nums"); }});
         all.push_back({"collatz", "SQLite", "Keal extension", [&] { return lite.scalar("SELECT sum(steps(n)) FROM nums"); }});
 
+        // ---- table 3: the aggregate over agg_rows ----
+        const auto pg_agg = [](const std::string& expression) {
+            return "SELECT round(v::numeric, 3)::text FROM (SELECT " + expression + " AS v FROM agg_rows) AS a";
+        };
+        const std::string sql_expression =
+            "(sum(x * x)::float8 - sum(x)::float8 * sum(x)::float8 / count(x)::float8) / (count(x)::float8 - 1.0)";
+        all.push_back({"agg", "PostgreSQL", "PL/pgSQL", [&] { return pg.scalar(pg_agg("variance_plpgsql(x)")); }});
+        all.push_back({"agg", "PostgreSQL", "SQL expression", [&] { return pg.scalar(pg_agg(sql_expression)); }});
+        all.push_back({"agg", "PostgreSQL", "C", [&] { return pg.scalar(pg_agg("variance_c(x)")); }});
+        all.push_back({"agg", "PostgreSQL", "Keal", [&] { return pg.scalar(pg_agg("variance_keal(x)")); }});
+        all.push_back({"agg parallel", "PostgreSQL", "PL/pgSQL", [&] { return pg_parallel.scalar(pg_agg("variance_plpgsql(x)")); }});
+        all.push_back({"agg parallel", "PostgreSQL", "SQL expression", [&] { return pg_parallel.scalar(pg_agg(sql_expression)); }});
+        all.push_back({"agg parallel", "PostgreSQL", "C", [&] { return pg_parallel.scalar(pg_agg("variance_c(x)")); }});
+        all.push_back({"agg parallel", "PostgreSQL", "Keal", [&] { return pg_parallel.scalar(pg_agg("variance_keal(x)")); }});
+        all.push_back({"agg sqlite", "SQLite", "C (registered here)",
+                       [&] { return lite.scalar("SELECT printf('%.3f', variance_c(x)) FROM agg_rows"); }});
+        all.push_back({"agg sqlite", "SQLite", "Keal extension",
+                       [&] { return lite.scalar("SELECT printf('%.3f', variance_keal(x)) FROM agg_rows"); }});
+
         // Agreement first: everything of a table returns the same sum (the
         // PSM function over its own row count: against Keal's over as many).
         std::map<std::string, std::string> expected;
         for (Contender& c : all) {
             c.value = c.run();
-            std::string key = c.table;
+            // Serial and parallel aggregates must agree with each other too.
+            std::string key = c.table == "agg parallel" ? "agg" : c.table;
             if (c.name == "SQL/PSM" && psm_rows != rows) {
                 const std::string keal_psm =
                     maria_scalar(maria, "SELECT sum(steps(seq)) FROM seq_1_to_" + std::to_string(psm_rows));
@@ -424,9 +552,18 @@ END)");
                 if (c.table == table && c.name == name) return c.best();
             throw std::logic_error(name);
         };
+        auto median = [&](const std::string& table, const std::string& name) {
+            for (const Contender& c : all)
+                if (c.table == table && c.name == name) return c.median();
+            throw std::logic_error(name);
+        };
         const double psm_ratio = best("collatz", "SQL/PSM") / best("collatz", "Keal UDF");
         const double lite_ratio = best("collatz", "Keal extension") / best("collatz", "C (registered here)");
         const double pg_ratio = best("collatz", "Keal") / best("collatz", "C");
+        const double agg_over_c = best("agg", "Keal") / best("agg", "C");
+        const double plpgsql_over_agg = best("agg", "PL/pgSQL") / best("agg", "Keal");
+        const double agg_serial_over_parallel = best("agg", "Keal") / best("agg parallel", "Keal");
+        const double agg_lite_over_c = best("agg sqlite", "Keal extension") / best("agg sqlite", "C (registered here)");
 
         utsname un{};
         uname(&un);
@@ -437,9 +574,19 @@ END)");
         j << "  \"versions\": {\"postgresql\": \"" << json_escape(pg_version) << "\", \"mariadb\": \"" << json_escape(maria_version)
           << "\", \"sqlite\": \"" << sqlite3_libversion() << "\", \"connector_c\": \"" << mysql_get_client_info() << "\"},\n";
         j << "  \"settings\": {\"rounds\": " << rounds << ", \"calls\": " << calls << ", \"rows\": " << rows
-          << ", \"psm_rows\": " << psm_rows << "},\n";
+          << ", \"psm_rows\": " << psm_rows << ", \"agg_rows\": " << agg_rows << "},\n";
+        auto json_lines = [&](const std::vector<std::string>& lines) {
+            std::string o = "[";
+            for (std::size_t k = 0; k < lines.size(); ++k) o += (k ? ", \"" : "\"") + json_escape(lines[k]) + "\"";
+            return o + "]";
+        };
+        j << "  \"plans\": {\"keal_parallel\": " << json_lines(keal_parallel_plan) << ", \"keal_serial\": "
+          << json_lines(keal_serial_plan) << "},\n";
         j << "  \"goals\": {\"psm_over_keal_udf\": " << psm_ratio << ", \"keal_sqlite_over_c\": " << lite_ratio
-          << ", \"keal_pg_over_c\": " << pg_ratio << "},\n  \"contenders\": [\n";
+          << ", \"keal_pg_over_c\": " << pg_ratio << ", \"keal_agg_over_c\": " << agg_over_c
+          << ", \"plpgsql_over_keal_agg\": " << plpgsql_over_agg << ", \"keal_agg_serial_over_parallel\": " << agg_serial_over_parallel
+          << ", \"keal_agg_serial_over_parallel_median\": " << median("agg", "Keal") / median("agg parallel", "Keal")
+          << ", \"keal_sqlite_agg_over_c\": " << agg_lite_over_c << "},\n  \"contenders\": [\n";
         for (std::size_t i = 0; i < all.size(); ++i) {
             const Contender& c = all[i];
             j << "    {\"table\": \"" << c.table << "\", \"server\": \"" << c.server << "\", \"name\": \"" << json_escape(c.name)
@@ -451,12 +598,16 @@ END)");
         j << "  ]\n}\n";
         std::ofstream(out) << j.str();
 
-        std::printf("\n%-8s %-11s %-22s %12s %12s\n", "table", "server", "contender", "best ms", "median ms");
+        std::printf("\n%-13s %-11s %-22s %12s %12s\n", "table", "server", "contender", "best ms", "median ms");
         for (const Contender& c : all)
-            std::printf("%-8s %-11s %-22s %12.1f %12.1f\n", c.table.c_str(), c.server.c_str(), c.name.c_str(), c.best(), c.median());
+            std::printf("%-13s %-11s %-22s %12.1f %12.1f\n", c.table.c_str(), c.server.c_str(), c.name.c_str(), c.best(), c.median());
         std::printf("\nSQL/PSM / Keal UDF: %.1fx (goal >= 100x)\n", psm_ratio);
         std::printf("Keal SQLite extension / C: %.2fx (goal <= 1.2x)\n", lite_ratio);
         std::printf("Keal on PostgreSQL / C: %.2fx (goal <= 1.2x)\n", pg_ratio);
+        std::printf("Keal aggregate / C aggregate (PostgreSQL, serial): %.2fx (goal <= 1.2x)\n", agg_over_c);
+        std::printf("PL/pgSQL aggregate / Keal aggregate: %.1fx (goal >= 20x)\n", plpgsql_over_agg);
+        std::printf("Keal aggregate serial / parallel (2 workers): %.2fx (goal > 1x)\n", agg_serial_over_parallel);
+        std::printf("Keal SQLite aggregate / C aggregate: %.2fx (goal <= 1.2x)\n", agg_lite_over_c);
         std::printf("load average %.2f -> %.2f; capture: %s\n", load_before, load_after, out.c_str());
 
         sqlite3_finalize(lst);

@@ -291,6 +291,9 @@ int deploy_mariadb(const std::string& file, const std::string& url, const std::s
   for (const ir::Function& f : c->module.functions) {
     if (f.exported) std::cout << "installed " << f.name << " RETURNS " << emit::mariadb_return_kind(f.ret) << " from " << installed << "\n";
   }
+  for (const ir::Aggregate& a : c->module.aggregates) {
+    std::cout << "installed aggregate " << a.name << " RETURNS " << emit::mariadb_return_kind(a.ret) << " from " << installed << "\n";
+  }
   return kOk;
 }
 
@@ -350,6 +353,11 @@ int cmd_deploy(const std::string& file, const std::string& db, const std::string
       types += (i ? ", " : "") + ir::sql_type(f.locals[static_cast<std::size_t>(f.params[i])].type);
     }
     std::cout << "installed " << f.name << "(" << types << ") from " << installed << "\n";
+  }
+  for (const ir::Aggregate& a : c->module.aggregates) {
+    std::string types;
+    for (std::size_t i = 0; i < a.params.size(); ++i) types += (i ? ", " : "") + ir::sql_type(a.params[i].type);
+    std::cout << "installed aggregate " << a.name << "(" << types << ") from " << installed << "\n";
   }
   return kOk;
 }

@@ -214,8 +214,8 @@ struct Local {
   Type type;
   bool is_param = false;
   bool is_mutable = false;
-  bool is_state = false;  // an aggregate's state field (never declared in C: read through the state pointer)
   std::string c_name;  // unique within the function
+  bool is_state = false;  // an aggregate's state field (never declared in C: read through the state pointer)
 };
 
 struct Function {
