@@ -143,7 +143,7 @@ TEST(IrRecord, FieldReadsDumpAndEmit) {
   f.name = "pick";
   f.ret = {Base::Float, true};
   const ir::Type row = ir::record_type({{"id", {Base::Int, false}}, {"score", {Base::Float, true}}});
-  f.locals.push_back(ir::Local{"r", row, true, false, false, "k_r"});
+  f.locals.push_back(ir::Local{"r", row, true, false, "k_r"});
   f.params.push_back(0);
   auto read = std::make_unique<ir::Expr>();
   read->kind = ir::Expr::Kind::Local;
