@@ -217,10 +217,10 @@ std::vector<AggregateCase> aggregate_corpus() {
         {ints + "SELECT k_nulls(x) FROM t WHERE x > 10", Kind::Int, "0"},
         // Errors keep Keal's message, line and SQLSTATE.
         {"WITH t(x) AS (VALUES (3037000500), (1)) SELECT k_sumsq(x) FROM t", Kind::Int,
-         "error: corpus.keal:187: integer overflow"},
+         "error: corpus.keal:264: integer overflow"},
         {"WITH t(x) AS (VALUES (5), (5000)) SELECT k_all_small(x) FROM t", Kind::Bool,
-         "error: corpus.keal:226: too large: 5000"},
-        {ints + "SELECT k_int_mean(x) FROM t WHERE x > 10", Kind::Int, "error: corpus.keal:238: division by zero"},
+         "error: corpus.keal:303: too large: 5000"},
+        {ints + "SELECT k_int_mean(x) FROM t WHERE x > 10", Kind::Int, "error: corpus.keal:315: division by zero"},
     };
 }
 
