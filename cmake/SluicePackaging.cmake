@@ -30,8 +30,9 @@ set(CPACK_DEBIAN_TOOLS_PACKAGE_SHLIBDEPS ON)
 # keal runs the system's C compiler on the C it generates, which includes
 # PostgreSQL's server headers and links its libpgcommon/libpgport
 # (postgresql-server-dev-15), MariaDB's mysql.h (libmariadb-dev) and, for
-# native programs with embedded SQL, libpq (libpq-dev).
-set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "gcc | c-compiler, libc6-dev, postgresql-server-dev-15, libpq-dev, libmariadb-dev")
+# native programs with embedded SQL, libpq (libpq-dev); SQLite and MariaDB
+# libraries with array parameters link libsimdjson (libsimdjson-dev).
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "gcc | c-compiler, libc6-dev, postgresql-server-dev-15, libpq-dev, libmariadb-dev, libsimdjson-dev")
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION "sluice command-line tools: sluice-mariadb, sluice-pipeline, tideweave, keal
  sluice-mariadb runs SQL on MariaDB and follows its binlog (change data
  capture); sluice-pipeline keeps Tideweave session windows of a MariaDB

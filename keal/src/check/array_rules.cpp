@@ -43,11 +43,4 @@ LiteralElements literal_elements(const std::vector<ir::Type>& elements) {
   return out;
 }
 
-std::string array_export_problem(const ir::Type& t, bool sqlite_or_mariadb) {
-  (void)sqlite_or_mariadb;
-  if (t.base != ir::Base::Array) return "";
-  if (is_empty_literal_type(t)) return "the element type of '[]' is unknown";
-  return "";
-}
-
 }  // namespace keal::check

@@ -26,8 +26,4 @@ inline bool is_empty_literal_type(const ir::Type& t) {
   return t.base == ir::Base::Array && t.elem && t.elem->base == ir::Base::Null;
 }
 
-// What is wrong with `t` as the type of a parameter or result of an
-// exported function on this target, or "" when it is fine.
-std::string array_export_problem(const ir::Type& t, bool sqlite_or_mariadb);
-
 }  // namespace keal::check
