@@ -92,6 +92,11 @@ int run_command(int argc, char** argv) {
                     "state; a restart replays from the last checkpoint, idempotently)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
         ->capture_default_str();
+    run->add_option("--part-changes", o.run.part_changes,
+                    "apply a larger source transaction this many row changes at a time, into one open Tideweave "
+                    "transaction (bounded memory; still atomic and exactly once)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}))
+        ->capture_default_str();
     std::string partition;
     run->add_option("--partition", partition,
                     "I/N: with a nats:// source, apply only the keys of partition I of N (0 <= I < N; FNV-1a 64 of "

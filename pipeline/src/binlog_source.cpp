@@ -1,5 +1,6 @@
 #include "binlog_source.hpp"
 
+#include <stdexcept>
 #include <variant>
 
 #include "sluice/mariadb/connection.hpp"
@@ -73,6 +74,7 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         snapshot_arena_.clear();
         snapshot_ended_ = false;
     }
+    last_transaction_ = nullptr;
     const cdc::ChangeEvent* event = stream_->next();
     Step step;
     if (event == nullptr) {
@@ -82,6 +84,7 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         step.kind = run_.until_end ? Step::Kind::end : Step::Kind::lost;
         if (!run_.until_end) step.text = "the binlog stream ended (the source server shut down?)";
     } else if (const auto* t = std::get_if<cdc::Transaction>(event)) {
+        last_transaction_ = t;
         mapper.begin();
         scratch_.clear();
         t->for_each_change([&](const cdc::Change& c) { mapper.add(adapter_.change(c, scratch_)); });
@@ -109,6 +112,13 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         step.kind = Step::Kind::skipped;
     }
     return step;
+}
+
+void BinlogSource::read_transaction_again(TransactionMapper& mapper) {
+    if (last_transaction_ == nullptr) throw std::logic_error("pipeline: read_transaction_again() after a step that was no transaction");
+    mapper.begin();
+    scratch_.clear();
+    last_transaction_->for_each_change([&](const cdc::Change& c) { mapper.add(adapter_.change(c, scratch_)); });
 }
 
 }  // namespace sluice::pipeline

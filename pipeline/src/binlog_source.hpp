@@ -34,6 +34,7 @@ public:
     Error ended_before_stored() const override;
 
     Step next(TransactionMapper& mapper, bool holding) override;
+    void read_transaction_again(TransactionMapper& mapper) override;
     bool resumable() const override { return stream_->resumable(); }
     std::string position() const override { return stream_->position().to_string(); }
     // The stream blocks for input: when none is pending, waiting for the
@@ -51,6 +52,7 @@ private:
     std::optional<mariadb::cdc::ChangeStream> stream_;
     std::optional<mariadb::cdc::GtidState> replay_until_;  // the stored position, when ahead of the checkpoint's
     BinlogAdapter adapter_;
+    const mariadb::cdc::Transaction* last_transaction_ = nullptr;  // the last transaction step's (the stream's, until next())
     StringArena scratch_;          // a transaction's cells that are not numbers or text
     StringArena snapshot_arena_;   // the open snapshot's cells
     bool snapshot_ended_ = false;  // its done step was handed out: its cells may go
