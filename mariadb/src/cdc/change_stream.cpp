@@ -293,6 +293,10 @@ struct ChangeStream::State {
                     skipped_since_event = false;
                     current = assembler->take_transaction();
                     return &current;
+                case detail::TransactionAssembler::Outcome::part:
+                    skipped_since_event = false;
+                    current = assembler->take_part();
+                    return &current;
                 case detail::TransactionAssembler::Outcome::ddl:
                     skipped_since_event = false;
                     learned.clear();  // re-learn every table after DDL
@@ -337,7 +341,7 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
             break;
         }
     }
-    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start);
+    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start, s->stream.part_bytes);
     if (!s->snapshot) s->start_dump(std::move(first));
     return ChangeStream(std::move(s));
 }

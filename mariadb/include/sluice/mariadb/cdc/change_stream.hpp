@@ -15,6 +15,29 @@
 // own state and position() in one transaction, and reopens with
 // StartAt::gtid from the committed position, sees every transaction once.
 //
+// Transactions in parts (StreamOptions::part_bytes > 0): next() returns a
+// TransactionPart instead of each Transaction, about part_bytes of row
+// images at a time, so memory does not grow with the transaction:
+//
+//   ChangeStream s = ChangeStream::open(url_options, {.start = StartAt::gtid, .gtid = saved,
+//                                                     .part_bytes = 1 << 20});
+//   while (const ChangeEvent* e = s.next()) {
+//       if (const auto* p = std::get_if<TransactionPart>(e)) {
+//           if (p->first()) begin();
+//           if (p->rolled_back) { rollback(); continue; }
+//           p->changes.for_each_change(apply);
+//           if (p->last) commit(s.position());   // position() covers it only now
+//       } ...
+//   }
+//
+// Parts of one transaction are consecutive; position() advances only after
+// the last. A reconnect inside a transaction whose first parts were
+// returned resumes at the next part (the group is read again from its GTID
+// and the Rows events already returned are skipped), so parts are neither
+// repeated nor lost. XA PREPARE-held rows are kept in memory until their XA
+// COMMIT (the prepare group's GTID is not the one they commit under) and
+// then returned as one part: docs/mariadb-cdc.md.
+//
 // Reconnects: a dropped connection, a KILL or a server restart is retried
 // (StreamOptions::reconnect_for) from position(): a transaction whose events
 // were cut off is read again from its start, so nothing is lost or repeated.
@@ -74,6 +97,9 @@ struct StreamOptions {
     std::chrono::milliseconds reconnect_for{60000};
     // Snapshot rows per chunk (SELECT ... LIMIT).
     std::size_t snapshot_chunk_rows = 1000;
+    // 0: whole Transaction events. Otherwise TransactionPart events, a part
+    // returned once its Rows events reach this many bytes (and at commit).
+    std::size_t part_bytes = 0;
     // next() returns an Idle event before it would block after skipping
     // transactions of other tables (change_events.hpp). For callers that
     // batch while input_pending(): without it, the bytes of other tables'

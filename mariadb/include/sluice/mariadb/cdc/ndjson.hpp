@@ -9,6 +9,19 @@
 //   {"snapshot":{"gtid":"0-1-41","db":...,"table":...},"rows":[{...},...]}
 //   {"snapshot":{"gtid":"0-1-41","done":true}}
 //
+// A transaction whose line would be longer than a bound (TransactionLines,
+// `cdc --max-line-bytes`) is written as consecutive lines, its parts, keys
+// in exactly this order:
+//
+//   {"gtid":"0-1-44","server_id":1,"ts":...,"part":1,"changes":[...]}
+//   {"gtid":"0-1-44","server_id":1,"ts":...,"part":2,"changes":[...]}
+//   {"gtid":"0-1-44","server_id":1,"ts":...,"part":3,"last":true,"changes":[...]}
+//
+// and a transaction that fits one line is written as above, without "part".
+// (A group the server logged with ROLLBACK after parts went out ends with
+// {"gtid":...,"part":K,"last":true,"rolled_back":true,"changes":[]}: its
+// parts are void. docs/mariadb-cdc.md, "Transactions in parts".)
+//
 // Images are objects keyed by column name with the columns the server
 // logged; every value is written by the formatter of sluice/mariadb/ndjson.hpp
 // (as `sluice-mariadb --format ndjson` prints it from a SELECT). A column
@@ -41,6 +54,36 @@ void append_value(mariadb::ndjson::Buffer& out, const binlog::Value& value, cons
 void append_image(mariadb::ndjson::Buffer& out, std::span<const binlog::Cell> cells, const binlog::TableMap& table);
 // Returns the row changes in the line (0 but for a transaction's).
 std::size_t append_line(mariadb::ndjson::Buffer& out, const ChangeEvent& event);
+
+// Writes a transaction as it arrives (ChangeStream's TransactionParts) in
+// lines of at most `max_line_bytes` each, newline included (a single change
+// longer than that is a line of its own, over the bound): memory is one
+// line's worth whatever the transaction's size. A transaction that fits one
+// line is written as append_line writes it, at its last part; otherwise a
+// line goes out as soon as the next change would not fit it.
+class TransactionLines {
+public:
+    explicit TransactionLines(std::size_t max_line_bytes);
+    // Formats the part's changes; complete lines are appended to `out`.
+    // Returns the changes formatted.
+    std::size_t add(mariadb::ndjson::Buffer& out, const TransactionPart& part);
+    // Changes of the transaction in flight so far (0 between transactions).
+    std::uint64_t rows_in_flight() const noexcept { return rows_; }
+    // Lines of the transaction in flight written so far.
+    std::size_t lines_out() const noexcept { return line_ - 1; }
+
+private:
+    void write_line(mariadb::ndjson::Buffer& out, std::string_view changes, bool last, bool rolled_back);
+    std::size_t part_line_size(std::size_t changes_bytes) const noexcept;
+
+    std::size_t max_;
+    mariadb::ndjson::Buffer head_;     // {"gtid":...,"server_id":...,"ts":...
+    mariadb::ndjson::Buffer pending_;  // the current line's changes, comma-separated
+    mariadb::ndjson::Buffer change_;   // the change being added
+    std::size_t fits_ = 0;             // pending_'s prefix (whole changes) that fits a part line
+    std::size_t line_ = 1;             // the part number of the line being filled
+    std::uint64_t rows_ = 0;
+};
 
 // The row changes in transaction lines (0 for the other kinds): each change
 // opens with {"op":" and a value cannot hold that unescaped, so counting it
