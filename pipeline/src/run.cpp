@@ -156,6 +156,12 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
     bool stopped = false;
     for (;;) {
         const Step step = source.next(mapper, !committer.holds_nothing());
+        // Parts applied for a transaction the step does not finish (rolled
+        // back at the source after parts went out) are void.
+        if (step.kind != Step::Kind::transaction && applier.in_transaction()) {
+            applier.abandon(committer.open_batch());
+            stats.in_flight = 0;
+        }
         if (step.kind == Step::Kind::end) break;
         if (step.kind == Step::Kind::lost) {
             lost = std::string(step.text);

@@ -1,5 +1,7 @@
 #include "sluice/pipeline/transaction_mapper.hpp"
 
+#include <stdexcept>
+
 namespace sluice::pipeline {
 
 namespace tw = sluice::tideweave;
@@ -25,6 +27,13 @@ void TransactionMapper::begin() {
     max_after_ts_.reset();
     changes_ = 0;
     first_change_ = 0;
+}
+
+void TransactionMapper::end_part() {
+    if (!part_handler_) throw std::logic_error("pipeline: TransactionMapper::end_part() without a part handler");
+    if (changes_ == first_change_) return;
+    part_handler_(*this);
+    begin_part();
 }
 
 void TransactionMapper::begin_part() {

@@ -509,5 +509,35 @@ TEST_F(Pipeline, HugeTransactionsKilledInsideTheUpdateEqualAWholeTransactionRun)
     std::remove(killed_log.c_str());
 }
 
+// Issue 25: a transaction of 50,000 rows (several of the binlog source's
+// 1 MiB parts, applied 1,000 row changes at a time) that Tideweave refuses
+// at its last row (an id the transaction inserted already): every part is
+// taken back, the transaction is read again from the binlog and all its
+// rows go to NAME_rejected; the small transactions around it are applied.
+TEST_F(Pipeline, AHugeTransactionRefusedAtItsLastRowIsReadAgainAndRejectedWhole) {
+    const std::string start =
+        fresh("refused", "refused", "pk INT PRIMARY KEY, id INT, k VARCHAR(16), t BIGINT, v DOUBLE");
+    my().execute("SET SESSION max_recursive_iterations = 100000000");
+    my().execute("INSERT INTO pipeline_test.refused VALUES (-1, -1, 'small', 1, 1)");
+    my().execute("INSERT INTO pipeline_test.refused WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s "
+                 "WHERE n < 50000) SELECT n, IF(n = 50000, 1, n), CONCAT('k', n MOD 97), n MOD 1000, 1 FROM s");
+    my().execute("INSERT INTO pipeline_test.refused VALUES (-2, -2, 'small', 2, 1)");
+    auto a = args("refused", "refused", {"--from-gtid", start, "--until-end", "--part-changes", "1000"});
+    Outcome o = run_pipeline(a, log_path("refused"));
+    ASSERT_EQ(o.status, 0) << o.log;
+    const Sessions have = sink_sessions(pg(), "refused");
+    ASSERT_EQ(have.size(), 1U);
+    EXPECT_EQ(have.begin()->first.first, "small");
+    EXPECT_EQ(have.begin()->second.count, 2);
+    EXPECT_EQ(pg().query("select count(*) from refused_rejected").row(0).get<std::string>(0), "50000");
+    EXPECT_EQ(pg().query("select count(distinct seq) from refused_rejected where reason like "
+                         "'transaction rejected by Tideweave: tx[49999].insert: an active event with id \"1\"%'")
+                  .row(0)
+                  .get<std::string>(0),
+              "50000");
+    EXPECT_EQ(pg().query("select min(seq)::text || ' ' || max(seq)::text from refused_rejected").row(0).get<std::string>(0),
+              "0 49999");
+}
+
 }  // namespace
 }  // namespace sluice::pipeline::test

@@ -53,6 +53,10 @@ public:
         part_changes_ = part_changes;
         part_handler_ = std::move(handler);
     }
+    // Ends the current part here (the changes it views are about to go:
+    // a source reads its input in parts of its own): hands it to the
+    // handler, if it has changes, and begins the next. Only with a handler.
+    void end_part();
     // The transaction's index of this part's first change.
     std::size_t part_first_change() const { return first_change_; }
     // Maps the next change of the transaction.
