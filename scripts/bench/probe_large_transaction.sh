@@ -39,7 +39,7 @@ for shape in one thousand; do
         echo "INSERT INTO large.t WITH RECURSIVE s(n) AS (SELECT $((b + 1)) UNION ALL SELECT n + 1 FROM s WHERE n < $((b + 1000))) $gen;"
       done; } | my
   fi
-  psql "$SLUICE_PG_URL" -q -c "drop table if exists large_$shape, large_${shape}_late, large_${shape}_rejected" \
+  PGOPTIONS=--client-min-messages=warning psql "$SLUICE_PG_URL" -q -c "drop table if exists large_$shape, large_${shape}_late, large_${shape}_rejected" \
     -c "create table if not exists sluice_pipeline_state (name text primary key, gtid text not null, checkpoint bytea, settings text not null)" \
     -c "delete from sluice_pipeline_state where name = 'large_$shape'"
   out=$({ /usr/bin/time -f "%e %M" "$build/pipeline/cli/sluice-pipeline" run --source "$SLUICE_MARIADB_URL" \
