@@ -320,6 +320,7 @@ int run_cdc_command(int argc, char** argv) {
                                                                         : jetstream::debezium::DecimalHandling::precise;
             po.window = window;
             po.progress = progress;
+            po.max_line_bytes = max_line_bytes;
             po.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(connect_timeout * 1000)));
             po.observer = metrics.get();
             po.stop_requested = &service::stop_requested;
