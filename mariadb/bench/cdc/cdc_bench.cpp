@@ -273,8 +273,12 @@ RunResult run_measured(const std::vector<std::string>& argv, const std::string& 
 }
 
 // The large-transaction part as a JSON array (see the file's comment).
-std::string large_transactions(Connection& c, const std::string& cli, const std::string& url, const std::vector<long>& sizes,
-                               int reps, const std::string& tmp) {
+std::string large_transactions(const ConnectOptions& options, const std::string& cli, const std::string& url,
+                               const std::vector<long>& sizes, int reps, const std::string& tmp) {
+    // One INSERT of millions of rows runs longer than the default 30 s read timeout.
+    ConnectOptions patient = options;
+    patient.timeouts.read = std::chrono::minutes(30);
+    Connection c = Connection::connect(patient);
     std::vector<LargeRun> runs;
     for (long n : sizes) {
         std::cerr << "large transaction: " << n << " rows\n";
@@ -393,7 +397,7 @@ int main(int argc, char** argv) {
     if (!a.large_only.empty()) {
         const std::string tmp = std::filesystem::temp_directory_path() / ("cdc-bench-" + std::to_string(::getpid()));
         std::filesystem::create_directories(tmp);
-        const std::string large = large_transactions(c, a.cli, url, a.large_sizes, a.reps, tmp);
+        const std::string large = large_transactions(options, a.cli, url, a.large_sizes, a.reps, tmp);
         std::filesystem::remove_all(tmp);
         auto ts = std::chrono::system_clock::to_time_t(wall_start);
         char date[64];
@@ -546,7 +550,7 @@ int main(int argc, char** argv) {
     }
     std::string tail = read_file(out_file);
     const long resume_updates = static_cast<long>(count(tail, "\"op\":\"update\"")) - w.updates;
-    const std::string large = large_transactions(c, a.cli, url, a.large_sizes, a.reps, tmp);
+    const std::string large = large_transactions(options, a.cli, url, a.large_sizes, a.reps, tmp);
     std::filesystem::remove_all(tmp);
 
     // Capture.
