@@ -299,7 +299,9 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
         head_.clear();
         pending_.clear();
         fits_ = 0;
-        line_ = 1;
+        line_ = resume_lines_ + 1;
+        resumed_ = resume_lines_ > 0;
+        resume_lines_ = 0;
         rows_ = 0;
         write_gtid_head(head_, part.changes.gtid, part.changes.timestamp);
     }
@@ -307,6 +309,10 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
     keys.reset();  // the table maps of an earlier part may have been freed
     std::size_t changes = 0;
     part.changes.for_each_change([&](const Change& c) {
+        if (skip_ > 0) {  // written before a resume
+            --skip_;
+            return;
+        }
         ++changes;
         change_.clear();
         write_change(change_, c, keys);
@@ -316,7 +322,7 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
             const bool fits_part = part_line_size(grown) <= max_;
             // Line 1 may still become the transaction's only line (no part
             // keys); a later line is a part line for sure.
-            if (pending_.empty() || fits_part || (line_ == 1 && fits_whole)) {
+            if (pending_.empty() || fits_part || (line_ == 1 && !resumed_ && fits_whole)) {
                 if (!pending_.empty()) pending_.push_back(',');
                 pending_.append(change_.view());
                 if (fits_part || fits_ == 0) fits_ = pending_.size();
@@ -336,8 +342,8 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
     rows_ += changes;
     if (part.last) {
         if (part.rolled_back) {
-            if (line_ > 1) write_line(out, {}, true, true);  // void the parts already out
-        } else if (line_ == 1) {
+            if (line_ > 1 || resumed_) write_line(out, {}, true, true);  // void the parts already out
+        } else if (line_ == 1 && !resumed_) {
             out.append(head_.view());
             out.append(changes_key);
             out.append(pending_.view());
@@ -348,6 +354,8 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
         pending_.clear();
         rows_ = 0;
         line_ = 1;
+        resumed_ = false;
+        skip_ = 0;
     }
     return changes;
 }

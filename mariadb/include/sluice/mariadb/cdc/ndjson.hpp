@@ -71,6 +71,14 @@ public:
     std::uint64_t rows_in_flight() const noexcept { return rows_; }
     // Lines of the transaction in flight written so far.
     std::size_t lines_out() const noexcept { return line_ - 1; }
+    // The next transaction (its part 1 comes next) continues lines written
+    // earlier (a JetStream publisher resuming at the next part): its first
+    // `changes` changes are left out and its lines are numbered from
+    // `lines_written` + 1, all as parts.
+    void resume_after(std::uint64_t changes, std::size_t lines_written) noexcept {
+        skip_ = changes;
+        resume_lines_ = lines_written;
+    }
 
 private:
     void write_line(mariadb::ndjson::Buffer& out, std::string_view changes, bool last, bool rolled_back);
@@ -83,6 +91,9 @@ private:
     std::size_t fits_ = 0;             // pending_'s prefix (whole changes) that fits a part line
     std::size_t line_ = 1;             // the part number of the line being filled
     std::uint64_t rows_ = 0;
+    std::uint64_t skip_ = 0;         // resume_after
+    std::size_t resume_lines_ = 0;
+    bool resumed_ = false;           // the transaction in flight continues earlier lines
 };
 
 // The row changes in transaction lines (0 for the other kinds): each change
