@@ -10,6 +10,7 @@
 #include "server_env.hpp"
 #include "sluice/mariadb/host_list.hpp"
 #include "sluice/mariadb/mariadb.hpp"
+#include "sluice/mariadb/pool.hpp"
 
 namespace sluice::mariadb {
 namespace {
