@@ -49,7 +49,10 @@ PositionCheck check_position(const GtidState& position, const ServerHistory& ser
         } else {
             d.holding = server.replicating ? Holding::behind : Holding::lost;
         }
-        d.missing_from = below + 1;
+        // What the server lacks starts after its last GTID of the delivered
+        // one's server id (the histories forked there); without one, after
+        // its highest number below the delivered one.
+        d.missing_from = (d.same_origin ? d.same_origin->seq_no : below) + 1;
         if (d.holding == Holding::lost) out.verdict = Holding::lost;
         else if (d.holding == Holding::behind && out.verdict == Holding::has_it) out.verdict = Holding::behind;
         out.domains.push_back(d);

@@ -51,7 +51,8 @@ struct DomainCheck {
     std::optional<GtidPosition> same_origin;  // the server's last GTID of the delivered one's server id
     std::optional<GtidPosition> latest;      // the server's highest GTID in the domain
     // lost: the first sequence number of the delivered range the server
-    // lacks (after its highest GTID of the domain below the delivered one).
+    // lacks: after its last GTID of the delivered one's server id (where
+    // the histories forked), else after its highest one below the delivered.
     std::uint64_t missing_from = 0;
 };
 

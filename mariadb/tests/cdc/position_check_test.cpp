@@ -46,6 +46,11 @@ TEST(PositionCheck, AServerThatWentOnWithoutTheDeliveredTransactionsLostThem) {
     EXPECT_EQ(check("0-1-10", "0-1-8,0-2-11", true).verdict, Holding::lost);
     // Went past by one transaction: 0-2-10 took number 10.
     EXPECT_EQ(check("0-1-10", "0-1-9,0-2-10", false).missing_gtids(), "0-1-10");
+    // New GTIDs below the delivered number (0-2-7, 0-2-8 after the fork at
+    // 0-1-6) do not shorten the range: it starts at the fork.
+    EXPECT_EQ(check("0-1-9", "0-1-6,0-2-8", false).missing_gtids(), "0-1-7..0-1-9");
+    // Without a GTID of that server: after the highest number below.
+    EXPECT_EQ(check("0-1-9", "0-3-4", false).missing_gtids(), "0-1-5..0-1-9");
 }
 
 TEST(PositionCheck, AServerShortOfThePositionThatIsNoReplicaLostThem) {

@@ -157,6 +157,9 @@ binlog_row_image=FULL
 binlog_row_metadata=FULL
 binlog_checksum=CRC32
 gtid_strict_mode=ON
+# What it applies as a replica goes to its binlog too: a primary rebuilt as
+# a replica of its replica (failover tests) can be promoted and read again.
+log_slave_updates=ON
 # TLS with the CA made at start.
 ssl_ca=$m/tls/ca.pem
 ssl_cert=$m/tls/server-cert.pem

@@ -16,7 +16,7 @@ mariadb_as_replica() {
   MARIADB_CNF=$MARIADB_REPLICA_CNF
   MARIADB_SERVER_ID=$MARIADB_REPLICA_SERVER_ID
   MARIADB_INSTANCE=mariadb-replica
-  MARIADB_REPLICA_EXTRA=$'# Replica of the primary: what it applies goes to its own binlog (it can be\n# promoted and read by CDC), in the same GTID domain, strictly ordered.\nlog_slave_updates=ON\nread_only=ON\nrelay_log='"$DATA_DIR"$'/mariadb-replica/binlog/relay-bin\nskip_slave_start=OFF'
+  MARIADB_REPLICA_EXTRA=$'# Replica of the primary (log_slave_updates=ON above: what it applies goes\n# to its own binlog, so it can be promoted and read by CDC).\nread_only=ON\nrelay_log='"$DATA_DIR"$'/mariadb-replica/binlog/relay-bin\nskip_slave_start=OFF'
   "$@" || status=$?
   MARIADB_SOCKET=$socket MARIADB_CNF=$cnf MARIADB_SERVER_ID=$id MARIADB_INSTANCE=$instance MARIADB_REPLICA_EXTRA=
   return $status
