@@ -2,11 +2,41 @@
 # The CDC benchmark end to end: ZongJi installed under the build tree (never
 # committed), a private MariaDB, the release build of the CLI and the bench,
 # the capture, the rendered report. Usage:
-#   scripts/bench/run_mariadb_cdc.sh [BUILD_DIR=build/release] [extra mariadb_cdc_bench options]
+#   scripts/bench/run_mariadb_cdc.sh [BUILD_DIR=build/release] [--failover-only] [extra mariadb_cdc_bench options]
+# --failover-only: measure the failover section alone (issue 26) and put it
+# into the existing capture, keeping its other sections (and their date).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$here/build/release}
 shift || true
+failover_only=0
+if [ "${1:-}" = --failover-only ]; then failover_only=1; shift; fi
+capture="$here/docs/benchmarks/mariadb-cdc-capture.json"
+
+# Failover (issue 26): a fresh primary and replica per run (the bench starts
+# and stops them itself), the time from the replica's promotion to the first
+# transaction delivered from it, put into the capture under "failover".
+failover_section() {
+  cmake --build "$build" -j2 --target sluice_mariadb_cli mariadb_cdc_failover_bench
+  local scratch="$build/servers-own/cdc-failover-bench" fragment
+  fragment=$(mktemp)
+  "$build/mariadb/bench/cdc/mariadb_cdc_failover_bench" --cli "$build/mariadb/tools/sluice-mariadb" \
+    --dir "$scratch" --out "$fragment"
+  python3 - "$capture" "$fragment" <<'PY'
+import json, sys
+capture, fragment = sys.argv[1], sys.argv[2]
+with open(capture) as f:
+    cap = json.load(f)
+with open(fragment) as f:
+    cap["failover"] = json.load(f)
+with open(capture, "w") as f:
+    json.dump(cap, f, indent=2)
+    f.write("\n")
+PY
+  rm -f "$fragment"
+}
+
+if [ $failover_only = 0 ]; then
 mkdir -p "$build/zongji"
 if [ ! -d "$build/zongji/node_modules/@vlasky/zongji" ]; then
   (cd "$build/zongji" && npm install --no-audit --no-fund @vlasky/zongji >/dev/null)
@@ -15,8 +45,10 @@ cmake --build "$build" -j2 --target sluice_mariadb_cli mariadb_cdc_bench
 servers="$build/servers-own/cdc-bench"
 source "$here/scripts/bench/lib/private_servers.sh"
 bench_servers_start "$servers" mariadb
-capture="$here/docs/benchmarks/mariadb-cdc-capture.json"
 "$build/mariadb/bench/cdc/mariadb_cdc_bench" --env "$servers/env" --cli "$build/mariadb/tools/sluice-mariadb" \
   --zongji "$build/zongji" --out "$capture" "$@"
+bench_servers_stop_now  # idle servers would share the cores with the failover runs
+fi
+failover_section
 "$here/scripts/bench/render_mariadb_cdc.py" "$capture" -o "$here/docs/benchmarks/mariadb-cdc.md" \
   --command "scripts/bench/run_mariadb_cdc.sh $* (capture: docs/benchmarks/mariadb-cdc-capture.json)"

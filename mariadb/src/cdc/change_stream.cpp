@@ -223,7 +223,7 @@ struct ChangeStream::State {
                             "binlog connection lost and not regained within " +
                                 std::to_string(stream.reconnect_for.count()) + " ms: " + last);
             }
-            std::this_thread::sleep_for(pause);
+            std::this_thread::sleep_for(failover->pause_before_attempt(*lost_since, pause));
             pause = std::min(pause * 2, std::chrono::milliseconds(2000));
             try {
                 start_dump();

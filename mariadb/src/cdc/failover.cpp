@@ -1,5 +1,6 @@
 #include "failover.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include "position_check.hpp"
@@ -67,6 +68,15 @@ Connection Failover::reconnect(Clock::time_point lost_at) {
             current_name());
     }
     return c;
+}
+
+std::chrono::milliseconds Failover::pause_before_attempt(Clock::time_point lost_at,
+                                                         std::chrono::milliseconds pause) const {
+    if (!has_list()) return pause;
+    const auto due = lost_at + stream_.failover_after;
+    const auto now = Clock::now();
+    if (now >= due) return pause;
+    return std::min(pause, std::chrono::duration_cast<std::chrono::milliseconds>(due - now) + std::chrono::milliseconds(1));
 }
 
 GtidState Failover::hold_position(Connection& c, const GtidState& position) {

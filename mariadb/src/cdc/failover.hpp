@@ -33,6 +33,10 @@ public:
     // After a loss at `lost_at`: the same server until failover_after has
     // passed, then the servers after it in order (it comes last).
     Connection reconnect(std::chrono::steady_clock::time_point lost_at);
+    // `pause` (the reconnect back-off), cut short so that an attempt falls
+    // right when failover_after has passed since `lost_at`.
+    std::chrono::milliseconds pause_before_attempt(std::chrono::steady_clock::time_point lost_at,
+                                                   std::chrono::milliseconds pause) const;
 
     // Before the dump on `c` (a connection to current()): returns the
     // position to read from (`position`, or with on_lost_transactions =
