@@ -44,7 +44,8 @@ def render_failover(cap, w):
         return
     runs = {r["failover_after"]: r for r in fo["runs"]}
     goal_run, floor_run = runs.get(1), runs.get(0)
-    w(f"Measured {fo['date']} UTC on {fo['machine']}; load average {fo['load_at_end']:.2f} at the end. Each run: a "
+    w(f"Command: `{fo.get('command', 'scripts/bench/run_mariadb_cdc.sh')}`. "
+      f"Measured {fo['date']} UTC on {fo['machine']}; load average {fo['load_at_end']:.2f} at the end. Each run: a "
       "fresh primary and replica (`scripts/servers/start --only mariadb,mariadb-replica`), "
       "`sluice-mariadb cdc mariadb://...@PRIMARY,REPLICA/sluice --from-start --failover-after N` caught up on 100 "
       "transactions, then the primary SIGKILLed, the replica promoted (`STOP ALL SLAVES; RESET SLAVE ALL; SET "

@@ -22,13 +22,14 @@ failover_section() {
   fragment=$(mktemp)
   "$build/mariadb/bench/cdc/mariadb_cdc_failover_bench" --cli "$build/mariadb/tools/sluice-mariadb" \
     --dir "$scratch" --out "$fragment"
-  python3 - "$capture" "$fragment" <<'PY'
+  python3 - "$capture" "$fragment" "scripts/bench/run_mariadb_cdc.sh ${build#$here/} $1" <<'PY'
 import json, sys
 capture, fragment = sys.argv[1], sys.argv[2]
 with open(capture) as f:
     cap = json.load(f)
 with open(fragment) as f:
     cap["failover"] = json.load(f)
+cap["failover"]["command"] = sys.argv[3]
 with open(capture, "w") as f:
     json.dump(cap, f, indent=2)
     f.write("\n")
@@ -36,6 +37,7 @@ PY
   rm -f "$fragment"
 }
 
+command="scripts/bench/run_mariadb_cdc.sh $* (capture: docs/benchmarks/mariadb-cdc-capture.json)"
 if [ $failover_only = 0 ]; then
 mkdir -p "$build/zongji"
 if [ ! -d "$build/zongji/node_modules/@vlasky/zongji" ]; then
@@ -48,7 +50,10 @@ bench_servers_start "$servers" mariadb
 "$build/mariadb/bench/cdc/mariadb_cdc_bench" --env "$servers/env" --cli "$build/mariadb/tools/sluice-mariadb" \
   --zongji "$build/zongji" --out "$capture" "$@"
 bench_servers_stop_now  # idle servers would share the cores with the failover runs
+  failover_section ""
+else
+  # The other sections are the earlier run's: so is the command they name.
+  command=$(sed -n 's/^- Command: `\(.*\)`$/\1/p' "$here/docs/benchmarks/mariadb-cdc.md")
+  failover_section --failover-only
 fi
-failover_section
-"$here/scripts/bench/render_mariadb_cdc.py" "$capture" -o "$here/docs/benchmarks/mariadb-cdc.md" \
-  --command "scripts/bench/run_mariadb_cdc.sh $* (capture: docs/benchmarks/mariadb-cdc-capture.json)"
+"$here/scripts/bench/render_mariadb_cdc.py" "$capture" -o "$here/docs/benchmarks/mariadb-cdc.md" --command "$command"
