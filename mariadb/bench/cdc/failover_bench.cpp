@@ -72,7 +72,8 @@ std::string machine() {
 
 bool process_alive(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string stat;
+    std::getline(in, stat);
     const auto close = stat.rfind(") ");
     return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
