@@ -1,6 +1,7 @@
 // sluice-mariadb cdc URL [--from-start | --from-gtid GTIDS | --from-now | --snapshot [--snapshot-chunk-rows N]]
 //                        [--tables DB.TABLE,DB.*,...] [--until-end] [--out FILE] [--max-line-bytes N]
 //                        [--server-id N] [--heartbeat SECONDS]
+//                        [--failover-after SECONDS] [--on-lost-transactions stop|continue]
 //                        [--to nats://HOST:PORT --stream NAME [--subject PREFIX]
 //                         [--replicas N] [--format sluice|debezium]
 //                         [--debezium-decimal precise|string|double] [--window N]]
@@ -223,6 +224,19 @@ int run_cdc_command(int argc, char** argv) {
     app.add_option("--heartbeat", heartbeat, "heartbeat period asked of the server, seconds (0 = none)")
         ->check(CLI::Range(0.0, 4294967.0))
         ->capture_default_str();
+    double failover_after = 10;
+    std::string on_lost_transactions = "stop";
+    app.add_option("--failover-after", failover_after,
+                   "SECONDS: with several servers in the URL (mariadb://u:p@HOST1:PORT1,HOST2:PORT2/), a lost "
+                   "server not back within this long is left for the next one of the list (see "
+                   "docs/mariadb-cdc.md, \"Replicas and failover\")")
+        ->check(CLI::Range(0.0, 86400.0))
+        ->capture_default_str();
+    app.add_option("--on-lost-transactions", on_lost_transactions,
+                   "on a server of the list that lacks transactions already delivered (lost in a failover): "
+                   "stop (exit 1, naming them) or continue from that server's history (downstream must repair)")
+        ->check(CLI::IsMember({"stop", "continue"}))
+        ->capture_default_str();
     if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-mariadb cdc", argc, argv))
         return *status;
     // Every later line on stderr is masked, and JSON when asked.
@@ -271,6 +285,12 @@ int run_cdc_command(int argc, char** argv) {
         stream.server_id = server_id;
         stream.snapshot_chunk_rows = chunk_rows;
         stream.heartbeat = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(heartbeat * 1000)));
+        stream.failover_after =
+            std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(failover_after * 1000)));
+        stream.on_lost_transactions =
+            on_lost_transactions == "continue" ? OnLostTransactions::continue_ : OnLostTransactions::stop;
+        stream.log = &std::cerr;
+        stream.log_prefix = "sluice-mariadb cdc: ";
         if (!tables.empty()) stream.tables = TableFilter::parse(tables);
         GtidState from;
         const bool gtid_given = o_gtid->count() > 0;

@@ -1,5 +1,6 @@
 #include "binlog_source.hpp"
 
+#include <iostream>
 #include <stdexcept>
 #include <variant>
 
@@ -43,6 +44,12 @@ void BinlogSource::open(const std::optional<Resume>& resume) {
     so.until_end = run_.until_end;
     // --metrics: the stream's reconnects, which happen inside next().
     so.observer = run_.observer;
+    // A source URL with several servers: failover (docs/mariadb-cdc.md).
+    so.failover_after = options_.failover_after;
+    so.on_lost_transactions =
+        options_.continue_after_lost ? cdc::OnLostTransactions::continue_ : cdc::OnLostTransactions::stop;
+    so.log = &std::cerr;
+    so.log_prefix = "sluice-pipeline: source: ";
     if (resume) {
         so.start = cdc::StartAt::gtid;
         so.gtid = cdc::GtidState::parse(resume->checkpoint_position);

@@ -1,6 +1,7 @@
 #include "sluice/mariadb/connection.hpp"
 
 #include "session.hpp"
+#include "sluice/mariadb/host_list.hpp"
 #include "sluice/mariadb/auth/auth_plugin.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/constants.hpp"
@@ -178,6 +179,8 @@ void login(detail::Session& s) {
 }  // namespace
 
 Connection Connection::connect(const ConnectOptions& options) {
+    // A list of servers: each one in turn, through this same function.
+    if (!options.hosts.empty()) return connect_in_order(options);
     auto s = std::make_unique<detail::Session>();
     s->options = options;
     try {

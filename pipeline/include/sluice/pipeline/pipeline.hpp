@@ -80,6 +80,12 @@ enum class StartMode { from_start, from_gtid, from_now, snapshot };
 struct BinlogOptions {
     StartMode start = StartMode::snapshot;
     std::string from_gtid;
+    // With several servers in the source URL (issue 26): a lost server not
+    // back within this long is left for the next (--failover-after), and a
+    // server that lacks applied transactions stops the run unless
+    // continue_after_lost (--on-lost-transactions continue).
+    std::chrono::milliseconds failover_after{10000};
+    bool continue_after_lost = false;
 };
 
 // A nats:// source's own (stream_source.hpp).

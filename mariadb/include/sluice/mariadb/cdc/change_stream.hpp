@@ -44,11 +44,20 @@
 // Errors that retrying cannot fix (purged GTIDs, missing privileges, a
 // server without a ROW binlog, corrupt events) throw Error.
 //
+// Failover: with a list of servers in the URL (host_list.hpp), a server not
+// back within StreamOptions::failover_after is left for the next one of the
+// list, and every connection first checks that the server holds the
+// position in every domain (position_check: has it / behind: wait / lost:
+// Error{usage} naming the GTIDs delivered but missing there, unless
+// on_lost_transactions says continue). docs/mariadb-cdc.md, "Replicas and
+// failover".
+//
 // Not thread-safe. The stream owns its connections (the binlog connection,
 // busy with the dump, and a side connection for information_schema and the
 // snapshot).
 #include <chrono>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +85,13 @@ public:
     // Lost, and each failed attempt to connect again after that.
     virtual void connection_lost(const std::string& why) = 0;
     virtual void connection_regained() = 0;
+};
+
+// What a stream does on a server of its list that lacks transactions it
+// already delivered (lost in an unplanned failover).
+enum class OnLostTransactions {
+    stop,       // Error{usage} naming them; nothing more is delivered
+    continue_,  // go on from that server's own history (downstream must repair)
 };
 
 struct StreamOptions {
@@ -108,6 +124,16 @@ struct StreamOptions {
     bool idle_events = false;
     // Told about reconnects; may be null. Must outlive the stream.
     ConnectionObserver* observer = nullptr;
+    // With a list of servers: a lost server that is not back within this
+    // long is left for the next one of the list (within reconnect_for).
+    std::chrono::milliseconds failover_after{10000};
+    OnLostTransactions on_lost_transactions = OnLostTransactions::stop;
+    // Failover lines (moving to another server, waiting for one that is
+    // behind, transactions lost and continued past), each ending in a
+    // newline, after log_prefix (e.g. "sluice-mariadb cdc: "); may be null.
+    // Must outlive the stream.
+    std::ostream* log = nullptr;
+    std::string log_prefix;
 };
 
 class ChangeStream {
@@ -136,6 +162,8 @@ public:
 
     // Connections made so far (1 + reconnects), for tests and logs.
     std::size_t connects() const noexcept;
+    // The server of the list read from now ("HOST:PORT").
+    std::string server() const;
     std::uint32_t server_id() const noexcept;
 
 private:
