@@ -48,6 +48,33 @@ protected:
     ~PendingReply() = default;
 };
 
+// A command's whole response, read ahead by an AsyncConnection: the
+// session's reads take its packets instead of reading a channel, so the
+// blocking API's ResultSet walks it (src/client/async_connection.cpp).
+struct Replay {
+    std::vector<std::uint8_t> bytes;
+    std::vector<std::size_t> ends;  // where each packet ends in `bytes`
+    std::size_t next = 0;
+
+    void clear() noexcept {
+        bytes.clear();
+        ends.clear();
+        next = 0;
+    }
+    void add(protocol::Bytes packet) {
+        bytes.insert(bytes.end(), packet.begin(), packet.end());
+        ends.push_back(bytes.size());
+    }
+    protocol::Bytes take() {
+        if (next == ends.size()) {
+            throw Error(ErrorKind::protocol, "read past the end of the response read ahead");
+        }
+        const std::size_t begin = next == 0 ? 0 : ends[next - 1];
+        const std::size_t end = ends[next++];
+        return protocol::Bytes(bytes.data() + begin, end - begin);
+    }
+};
+
 struct Session {
     std::optional<PacketChannel> channel;
     ConnectOptions options;
@@ -79,6 +106,9 @@ struct Session {
     // Set while the last command sent is a pipelined fetch whose reply is
     // unread (the session is otherwise idle).
     PendingReply* pending_reply = nullptr;
+    // Set by an AsyncConnection while its ResultSet reads a response it
+    // read ahead.
+    Replay* replay = nullptr;
     // Answers the LOCAL INFILE request for `requested`: streams the
     // registered source or refuses, then reads the server's final OK/ERR
     // (src/client/upload.cpp).
@@ -107,8 +137,14 @@ struct Session {
     Error naming_peer(const Error& e) const;
     void mark_broken(std::string reason) noexcept;
 
-    PacketChannel& chan() { return *channel; }
-    protocol::Bytes read() { return chan().read_packet(); }
+    PacketChannel& chan() {
+        if (!channel) {
+            throw Error(ErrorKind::usage,
+                        "this connection is an AsyncConnection's: run its commands through the AsyncConnection");
+        }
+        return *channel;
+    }
+    protocol::Bytes read() { return replay ? replay->take() : chan().read_packet(); }
     // Starts a command: reads a pending reply, discards the previous
     // result, flushes deferred closes, resets the sequence, bumps the
     // generation.
@@ -141,7 +177,19 @@ struct Session {
 };
 
 template <class Resume>
-void Session::run(exchange::Step first, Resume&& resume) {
-    run_blocking(chan(), outbox, first, resume);
+void Session::run(exchange::Step step, Resume&& resume) {
+    using exchange::Step;
+    for (;;) {
+        switch (step) {
+            case Step::read: step = resume(read()); break;
+            case Step::write:
+                send_outbox(chan(), outbox);
+                step = resume(protocol::Bytes{});
+                break;
+            case Step::done: return;
+            case Step::start_tls:
+            case Step::compress: throw Error(ErrorKind::usage, "only the login switches the transport");
+        }
+    }
 }
 }  // namespace sluice::mariadb::detail

@@ -72,7 +72,9 @@ void Statement::reset() {
 void Statement::close() {
     detail::Session* s = std::exchange(session_, nullptr);
     if (!s || s->is_broken) return;
-    if (s->result.phase != detail::Phase::idle) {
+    // An AsyncConnection's statement (no channel) is closed before its
+    // connection's next command, as one destroyed mid-result is.
+    if (s->result.phase != detail::Phase::idle || !s->channel) {
         s->deferred_closes.push_back(id_);
         return;
     }

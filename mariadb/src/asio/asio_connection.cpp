@@ -1,0 +1,231 @@
+// AsioConnection: waits for AsyncConnection's descriptor through the
+// executor's reactor (a posix::stream_descriptor that never owns the fd),
+// with one steady_timer for the earliest deadline, and sends KILL QUERY
+// from a side AsioConnection when a statement deadline passes or cancel()
+// is called.
+#include "sluice/mariadb/asio_connection.hpp"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/posix/stream_descriptor.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include <optional>
+#include <utility>
+
+#include "sluice/mariadb/error.hpp"
+
+namespace sluice::mariadb {
+
+struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::State> {
+    explicit State(asio::any_io_executor ex) : executor(ex), descriptor(ex), timer(ex), kill_done(ex) {}
+    ~State() {
+        if (descriptor.is_open()) descriptor.release();  // the fd is AsyncConnection's
+    }
+
+    asio::any_io_executor executor;
+    AsyncConnection conn;
+    asio::posix::stream_descriptor descriptor;
+    int assigned_fd = -1;
+    asio::steady_timer timer;
+    bool timer_armed = false;
+    Deadline timer_at{};
+    bool woken = false;  // the timer or cancel() interrupted a wait
+    // Statement deadlines and cancellation.
+    bool cancel_requested = false;
+    bool kill_sent = false;
+    int kills_in_flight = 0;
+    asio::steady_timer kill_done;
+    std::string kill_error;
+
+    void wake() {
+        woken = true;
+        if (descriptor.is_open()) descriptor.cancel();
+    }
+
+    void arm(Deadline at) {
+        if (at == Deadline::max()) return;
+        // An earlier timer still covers a later deadline: it wakes the loop
+        // early, which finds nothing due and waits again (no re-arming per
+        // packet as the read deadline moves on).
+        if (timer_armed && timer_at <= at) return;
+        timer_armed = true;
+        timer_at = at;
+        timer.expires_at(at);
+        timer.async_wait([weak = weak_from_this()](const std::error_code& ec) {
+            if (ec) return;  // cancelled, maybe with the state gone
+            if (auto self = weak.lock()) {
+                self->timer_armed = false;
+                self->wake();
+            }
+        });
+    }
+
+    void watch_descriptor() {
+        const int fd = conn.fd();
+        if (fd == assigned_fd) return;
+        if (descriptor.is_open()) descriptor.release();
+        assigned_fd = fd;
+        if (fd >= 0) descriptor.assign(fd);
+    }
+
+    void start_kill() {
+        if (kill_sent) return;
+        kill_sent = true;
+        ++kills_in_flight;
+        ConnectOptions side = conn.options();
+        side.init_commands.clear();
+        const std::uint32_t id = conn.connection_id();
+        asio::co_spawn(
+            executor,
+            [self = shared_from_this(), side, id]() -> asio::awaitable<void> {
+                try {
+                    AsioConnection killer = co_await AsioConnection::connect(self->executor, side);
+                    co_await killer.async_execute("KILL QUERY " + std::to_string(id));
+                    co_await killer.async_close();
+                    self->kill_error.clear();
+                } catch (const Error& e) {
+                    self->kill_error = e.what();
+                }
+                if (--self->kills_in_flight == 0) self->kill_done.cancel();
+            },
+            asio::detached);
+    }
+
+    // A KILL still on its way would hit the next statement: wait for it
+    // first, as QueryDeadline's disarm() does.
+    asio::awaitable<void> wait_for_kills() {
+        while (kills_in_flight > 0) {
+            kill_done.expires_at(Deadline::max());
+            std::error_code ec;
+            co_await kill_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+    }
+
+    // Drives the operation just started until it ends. `statement_deadline`
+    // (Deadline::max(): none) triggers KILL QUERY.
+    asio::awaitable<void> drive(Deadline statement_deadline) {
+        cancel_requested = false;
+        kill_sent = false;
+        while (conn.busy()) {
+            watch_descriptor();
+            const bool kill_due =
+                !kill_sent && (cancel_requested || (statement_deadline != Deadline::max() && Clock::now() >= statement_deadline));
+            if (kill_due) start_kill();
+            if (!kill_sent) arm(std::min(conn.deadline(), statement_deadline));
+            arm(conn.deadline());
+            const unsigned wants = conn.wants();
+            woken = false;
+            std::error_code ec;
+            co_await descriptor.async_wait((wants & AsyncConnection::writable) ? asio::posix::descriptor_base::wait_write
+                                                                               : asio::posix::descriptor_base::wait_read,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            if (woken || ec == asio::error::operation_aborted) {
+                conn.on_deadline();  // nothing unless the transport's deadline passed
+                continue;
+            }
+            conn.on_ready();
+        }
+    }
+
+    template <class Start>
+    asio::awaitable<bool> run(Start&& start, std::chrono::milliseconds deadline) {
+        co_await wait_for_kills();
+        const Deadline statement_deadline = deadline_after(deadline);
+        start(conn);
+        co_await drive(statement_deadline);
+        co_return kill_sent && !cancel_requested;
+    }
+};
+
+namespace {
+// A statement cancelled by its deadline reads as with_deadline's error.
+template <class F>
+auto deadline_error(bool deadline_fired, std::chrono::milliseconds after, F&& take) -> decltype(take()) {
+    try {
+        return take();
+    } catch (const Error& e) {
+        if (deadline_fired && e.kind() == ErrorKind::server && e.server_code() == 1317) {
+            throw Error(ErrorKind::timeout, "statement passed its deadline of " + std::to_string(after.count()) +
+                                                " ms and was cancelled with KILL QUERY (connection still usable)");
+        }
+        throw;
+    }
+}
+}  // namespace
+
+AsioConnection::AsioConnection(std::shared_ptr<State> state) noexcept : state_(std::move(state)) {}
+AsioConnection::AsioConnection(AsioConnection&&) noexcept = default;
+AsioConnection& AsioConnection::operator=(AsioConnection&&) noexcept = default;
+AsioConnection::~AsioConnection() = default;
+
+asio::awaitable<AsioConnection> AsioConnection::connect(asio::any_io_executor executor, ConnectOptions options) {
+    auto state = std::make_shared<State>(executor);
+    co_await state->run([&](AsyncConnection& c) { c.start_connect(options); }, {});
+    state->conn.finish();
+    co_return AsioConnection(std::move(state));
+}
+
+asio::awaitable<ResultSet> AsioConnection::async_query(std::string sql, std::chrono::milliseconds deadline) {
+    const bool fired = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
+    co_return deadline_error(fired, deadline, [&] { return state_->conn.take_result(); });
+}
+
+asio::awaitable<OkInfo> AsioConnection::async_execute(std::string sql, std::chrono::milliseconds deadline) {
+    const bool fired = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
+    co_return deadline_error(fired, deadline, [&] {
+        ResultSet rs = state_->conn.take_result();
+        OkInfo last;
+        do {
+            while (rs.next()) {
+            }
+            last = rs.ok();
+        } while (rs.next_result());
+        return last;
+    });
+}
+
+asio::awaitable<Statement> AsioConnection::async_prepare(std::string sql) {
+    co_await state_->run([&](AsyncConnection& c) { c.start_prepare(sql); }, {});
+    co_return state_->conn.take_statement();
+}
+
+asio::awaitable<ResultSet> AsioConnection::async_execute_values(Statement& statement,
+                                                                std::vector<protocol::ParamValue> values,
+                                                                std::chrono::milliseconds deadline) {
+    const bool fired =
+        co_await state_->run([&](AsyncConnection& c) { c.start_execute(statement, values); }, deadline);
+    co_return deadline_error(fired, deadline, [&] { return state_->conn.take_result(); });
+}
+
+asio::awaitable<void> AsioConnection::async_ping() {
+    co_await state_->run([](AsyncConnection& c) { c.start_ping(); }, {});
+    state_->conn.finish();
+}
+
+asio::awaitable<void> AsioConnection::async_reset_session() {
+    co_await state_->run([](AsyncConnection& c) { c.start_reset_session(); }, {});
+    state_->conn.finish();
+}
+
+asio::awaitable<void> AsioConnection::async_close() {
+    co_await state_->run([](AsyncConnection& c) { c.start_close(); }, {});
+    state_->conn.finish();
+}
+
+void AsioConnection::cancel() {
+    if (!state_ || !state_->conn.busy()) return;
+    state_->cancel_requested = true;
+    state_->wake();
+}
+
+bool AsioConnection::broken() const noexcept { return !state_ || state_->conn.broken(); }
+bool AsioConnection::is_tls() const noexcept { return state_ && state_->conn.is_tls(); }
+std::uint32_t AsioConnection::connection_id() const noexcept { return state_ ? state_->conn.connection_id() : 0; }
+std::string AsioConnection::kill_error() const { return state_ ? state_->kill_error : std::string(); }
+AsyncConnection& AsioConnection::async_connection() noexcept { return state_->conn; }
+
+}  // namespace sluice::mariadb
