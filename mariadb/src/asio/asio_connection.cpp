@@ -14,11 +14,20 @@
 #include <asio/use_awaitable.hpp>
 
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "sluice/mariadb/error.hpp"
 
 namespace sluice::mariadb {
+
+namespace {
+// Whether the operation just driven had a KILL QUERY sent for it, and why.
+struct Killed {
+    bool sent = false;
+    bool by_deadline = false;
+};
+}  // namespace
 
 struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::State> {
     explicit State(asio::any_io_executor ex) : executor(ex), descriptor(ex), timer(ex), kill_done(ex) {}
@@ -64,6 +73,7 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
         });
     }
 
+    // Keeps `descriptor` on AsyncConnection's current fd (none once closed).
     void watch_descriptor() {
         const int fd = conn.fd();
         if (fd == assigned_fd) return;
@@ -125,30 +135,47 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
                                            asio::redirect_error(asio::use_awaitable, ec));
             if (woken || ec == asio::error::operation_aborted) {
                 conn.on_deadline();  // nothing unless the transport's deadline passed
-                continue;
+            } else {
+                conn.on_ready();
             }
-            conn.on_ready();
+            // A connection that broke closed its socket just now: let go of
+            // the descriptor before another socket can reuse its number.
+            watch_descriptor();
         }
+        watch_descriptor();
     }
 
     template <class Start>
-    asio::awaitable<bool> run(Start&& start, std::chrono::milliseconds deadline) {
+    asio::awaitable<Killed> run(Start&& start, std::chrono::milliseconds deadline) {
         co_await wait_for_kills();
         const Deadline statement_deadline = deadline_after(deadline);
         start(conn);
         co_await drive(statement_deadline);
-        co_return kill_sent && !cancel_requested;
+        co_return Killed{kill_sent, kill_sent && !cancel_requested};
     }
 };
 
 namespace {
-// A statement cancelled by its deadline reads as with_deadline's error.
+// A statement its KILL QUERY interrupted fails as a whole, even when the
+// ERR came after some rows (the partial result is not handed out), and one
+// its deadline killed reads as with_deadline's error.
 template <class F>
-auto deadline_error(bool deadline_fired, std::chrono::milliseconds after, F&& take) -> decltype(take()) {
+auto finish_killable(AsyncConnection& conn, Killed killed, std::chrono::milliseconds after, F&& take)
+    -> decltype(take()) {
     try {
-        return take();
+        auto outcome = take();
+        if constexpr (std::is_same_v<decltype(outcome), ResultSet>) {
+            if (killed.sent && conn.response_error_code() == 1317) {
+                // Walk to the ERR, so it is thrown with the server's words.
+                do {
+                    while (outcome.next()) {
+                    }
+                } while (outcome.next_result());
+            }
+        }
+        return outcome;
     } catch (const Error& e) {
-        if (deadline_fired && e.kind() == ErrorKind::server && e.server_code() == 1317) {
+        if (killed.by_deadline && e.kind() == ErrorKind::server && e.server_code() == 1317) {
             throw Error(ErrorKind::timeout, "statement passed its deadline of " + std::to_string(after.count()) +
                                                 " ms and was cancelled with KILL QUERY (connection still usable)");
         }
@@ -170,13 +197,13 @@ asio::awaitable<AsioConnection> AsioConnection::connect(asio::any_io_executor ex
 }
 
 asio::awaitable<ResultSet> AsioConnection::async_query(std::string sql, std::chrono::milliseconds deadline) {
-    const bool fired = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
-    co_return deadline_error(fired, deadline, [&] { return state_->conn.take_result(); });
+    const Killed killed = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
+    co_return finish_killable(state_->conn, killed, deadline, [&] { return state_->conn.take_result(); });
 }
 
 asio::awaitable<OkInfo> AsioConnection::async_execute(std::string sql, std::chrono::milliseconds deadline) {
-    const bool fired = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
-    co_return deadline_error(fired, deadline, [&] {
+    const Killed killed = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
+    co_return finish_killable(state_->conn, killed, deadline, [&] {
         ResultSet rs = state_->conn.take_result();
         OkInfo last;
         do {
@@ -196,9 +223,9 @@ asio::awaitable<Statement> AsioConnection::async_prepare(std::string sql) {
 asio::awaitable<ResultSet> AsioConnection::async_execute_values(Statement& statement,
                                                                 std::vector<protocol::ParamValue> values,
                                                                 std::chrono::milliseconds deadline) {
-    const bool fired =
+    const Killed killed =
         co_await state_->run([&](AsyncConnection& c) { c.start_execute(statement, values); }, deadline);
-    co_return deadline_error(fired, deadline, [&] { return state_->conn.take_result(); });
+    co_return finish_killable(state_->conn, killed, deadline, [&] { return state_->conn.take_result(); });
 }
 
 asio::awaitable<void> AsioConnection::async_ping() {

@@ -114,15 +114,15 @@ struct AsyncConnection::Impl {
             });
         }
         session->deferred_closes.clear();
+        scanner.reset();
         stage = Stage::exchange;
     }
 
-    void start_response(Op what, bool binary_rows, std::shared_ptr<std::vector<Column>>* columns) {
+    void start_response(bool binary_rows, std::shared_ptr<std::vector<Column>>* columns) {
         binary = binary_rows;
         statement_columns = columns;
         scanner.emplace(session->capabilities, session->deprecate_eof);
         step = Step::write;
-        (void)what;
         advance();
     }
 
@@ -516,7 +516,7 @@ void AsyncConnection::start_query(std::string_view sql) {
     Impl& im = *impl_;
     im.begin_command(Impl::Op::query);
     exchange::write_query(im.session->outbox, sql);
-    im.start_response(Impl::Op::query, false, nullptr);
+    im.start_response(false, nullptr);
 }
 
 void AsyncConnection::start_execute(const Statement& statement, std::span<const protocol::ParamValue> values) {
@@ -531,7 +531,7 @@ void AsyncConnection::start_execute(const Statement& statement, std::span<const 
     }
     im.begin_command(Impl::Op::execute);
     exchange::write_execute(im.session->outbox, stmt.id(), values, im.o().long_data_threshold);
-    im.start_response(Impl::Op::execute, true, &detail::Access::columns(stmt));
+    im.start_response(true, &detail::Access::columns(stmt));
 }
 
 void AsyncConnection::start_prepare(std::string_view sql) {
@@ -617,6 +617,10 @@ Statement AsyncConnection::take_statement() {
     Statement st = std::move(*impl_->statement);
     impl_->statement.reset();
     return st;
+}
+
+std::uint16_t AsyncConnection::response_error_code() const noexcept {
+    return impl_->scanner ? impl_->scanner->final_error_code() : 0;
 }
 
 bool AsyncConnection::broken() const noexcept { return impl_->session->is_broken || !impl_->framer; }

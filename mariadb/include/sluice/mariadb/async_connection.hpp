@@ -90,6 +90,11 @@ public:
     void finish();
     ResultSet take_result();     // start_query / start_execute
     Statement take_statement();  // start_prepare
+    // The server error code a query's or execute's response ended with
+    // (also when the ERR came after rows, where ResultSet::next() throws
+    // it), 0 when none: front ends see a KILL QUERY's 1317 before handing
+    // out a partial result.
+    std::uint16_t response_error_code() const noexcept;
 
     bool broken() const noexcept;
     bool is_tls() const noexcept;

@@ -29,16 +29,21 @@ public:
 
     // The name of the refused LOCAL INFILE request, empty when none came.
     const std::string& refused_local_infile() const noexcept { return refused_; }
+    // The server error the response ended with (a head's or mid-rows), 0
+    // when it ended in OK or the end of rows.
+    std::uint16_t final_error_code() const noexcept { return final_error_code_; }
 
 private:
     enum class State { head, definitions, rows, infile_refused, infile_reply };
     Step after_status(std::uint16_t status);
+    Step ended_in_error(protocol::Bytes err);
 
     std::uint64_t capabilities_;
     bool deprecate_eof_;
     State state_ = State::head;
     std::uint64_t definitions_left_ = 0;
     std::string refused_;
+    std::uint16_t final_error_code_ = 0;
 };
 
 }  // namespace sluice::mariadb::exchange
