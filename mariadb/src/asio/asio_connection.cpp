@@ -59,7 +59,7 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
         if (at == Deadline::max()) return;
         // An earlier timer still covers a later deadline: it wakes the loop
         // early, which finds nothing due and waits again (no re-arming per
-        // packet as the read deadline moves on).
+        // packet within an operation as the read deadline moves on).
         if (timer_armed && timer_at <= at) return;
         timer_armed = true;
         timer_at = at;
@@ -143,11 +143,18 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
             watch_descriptor();
         }
         watch_descriptor();
+        // An armed timer is pending work: left armed, it would keep the
+        // executor's run() going until the deadline long after the last
+        // operation ended.
+        if (timer_armed) {
+            timer.cancel();
+            timer_armed = false;
+        }
     }
 
     template <class Start>
     asio::awaitable<Killed> run(Start&& start, std::chrono::milliseconds deadline) {
-        co_await wait_for_kills();
+        if (kills_in_flight > 0) co_await wait_for_kills();
         const Deadline statement_deadline = deadline_after(deadline);
         start(conn);
         co_await drive(statement_deadline);
