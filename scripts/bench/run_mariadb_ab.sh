@@ -3,12 +3,12 @@
 # and a base commit's (default 35dcb6d, the commit before the exchanges
 # redesign; its tree from git archive, so no checkout), starts one private
 # MariaDB and runs scripts/bench/ab_mariadb_blocking.py on both. Usage:
-#   scripts/bench/run_mariadb_ab.sh [BASE_COMMIT] [ab_mariadb_blocking.py options, e.g. --pairs 5]
+#   [A_BUILD=build/release] scripts/bench/run_mariadb_ab.sh [BASE_COMMIT] [ab_mariadb_blocking.py options, e.g. --pairs 5]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 base=${1:-35dcb6d}
 shift || true
-a_build=$here/build/release
+a_build=${A_BUILD:-$here/build/release}
 b_src=$here/build/ab-base-$base/src
 b_build=$here/build/ab-base-$base/build
 if [ ! -f "$a_build/CMakeCache.txt" ]; then

@@ -192,6 +192,11 @@ auto finish_killable(AsyncConnection& conn, Killed killed, std::chrono::millisec
 }  // namespace
 
 AsioConnection::AsioConnection(std::shared_ptr<State> state) noexcept : state_(std::move(state)) {}
+
+AsioConnection::State& AsioConnection::st() const {
+    if (!state_) throw Error(ErrorKind::usage, "connection was moved from");
+    return *state_;
+}
 AsioConnection::AsioConnection(AsioConnection&&) noexcept = default;
 AsioConnection& AsioConnection::operator=(AsioConnection&&) noexcept = default;
 AsioConnection::~AsioConnection() = default;
@@ -204,14 +209,14 @@ asio::awaitable<AsioConnection> AsioConnection::connect(asio::any_io_executor ex
 }
 
 asio::awaitable<ResultSet> AsioConnection::async_query(std::string sql, std::chrono::milliseconds deadline) {
-    const Killed killed = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
-    co_return finish_killable(state_->conn, killed, deadline, [&] { return state_->conn.take_result(); });
+    const Killed killed = co_await st().run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
+    co_return finish_killable(state_->conn, killed, deadline, [&] { return st().conn.take_result(); });
 }
 
 asio::awaitable<OkInfo> AsioConnection::async_execute(std::string sql, std::chrono::milliseconds deadline) {
-    const Killed killed = co_await state_->run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
+    const Killed killed = co_await st().run([&](AsyncConnection& c) { c.start_query(sql); }, deadline);
     co_return finish_killable(state_->conn, killed, deadline, [&] {
-        ResultSet rs = state_->conn.take_result();
+        ResultSet rs = st().conn.take_result();
         OkInfo last;
         do {
             while (rs.next()) {
@@ -223,43 +228,43 @@ asio::awaitable<OkInfo> AsioConnection::async_execute(std::string sql, std::chro
 }
 
 asio::awaitable<Statement> AsioConnection::async_prepare(std::string sql) {
-    co_await state_->run([&](AsyncConnection& c) { c.start_prepare(sql); }, {});
-    co_return state_->conn.take_statement();
+    co_await st().run([&](AsyncConnection& c) { c.start_prepare(sql); }, {});
+    co_return st().conn.take_statement();
 }
 
 asio::awaitable<ResultSet> AsioConnection::async_execute_values(Statement& statement,
                                                                 std::vector<protocol::ParamValue> values,
                                                                 std::chrono::milliseconds deadline) {
     const Killed killed =
-        co_await state_->run([&](AsyncConnection& c) { c.start_execute(statement, values); }, deadline);
-    co_return finish_killable(state_->conn, killed, deadline, [&] { return state_->conn.take_result(); });
+        co_await st().run([&](AsyncConnection& c) { c.start_execute(statement, values); }, deadline);
+    co_return finish_killable(state_->conn, killed, deadline, [&] { return st().conn.take_result(); });
 }
 
 asio::awaitable<void> AsioConnection::async_ping() {
-    co_await state_->run([](AsyncConnection& c) { c.start_ping(); }, {});
-    state_->conn.finish();
+    co_await st().run([](AsyncConnection& c) { c.start_ping(); }, {});
+    st().conn.finish();
 }
 
 asio::awaitable<void> AsioConnection::async_reset_session() {
-    co_await state_->run([](AsyncConnection& c) { c.start_reset_session(); }, {});
-    state_->conn.finish();
+    co_await st().run([](AsyncConnection& c) { c.start_reset_session(); }, {});
+    st().conn.finish();
 }
 
 asio::awaitable<void> AsioConnection::async_close() {
-    co_await state_->run([](AsyncConnection& c) { c.start_close(); }, {});
-    state_->conn.finish();
+    co_await st().run([](AsyncConnection& c) { c.start_close(); }, {});
+    st().conn.finish();
 }
 
 void AsioConnection::cancel() {
-    if (!state_ || !state_->conn.busy()) return;
+    if (!state_ || !st().conn.busy()) return;
     state_->cancel_requested = true;
     state_->wake();
 }
 
-bool AsioConnection::broken() const noexcept { return !state_ || state_->conn.broken(); }
-bool AsioConnection::is_tls() const noexcept { return state_ && state_->conn.is_tls(); }
-std::uint32_t AsioConnection::connection_id() const noexcept { return state_ ? state_->conn.connection_id() : 0; }
+bool AsioConnection::broken() const noexcept { return !state_ || st().conn.broken(); }
+bool AsioConnection::is_tls() const noexcept { return state_ && st().conn.is_tls(); }
+std::uint32_t AsioConnection::connection_id() const noexcept { return state_ ? st().conn.connection_id() : 0; }
 std::string AsioConnection::kill_error() const { return state_ ? state_->kill_error : std::string(); }
-AsyncConnection& AsioConnection::async_connection() noexcept { return state_->conn; }
+AsyncConnection& AsioConnection::async_connection() { return st().conn; }
 
 }  // namespace sluice::mariadb

@@ -97,11 +97,12 @@ public:
     // Why the last KILL QUERY could not be sent (empty when it was).
     std::string kill_error() const;
     // The event-loop-agnostic connection underneath.
-    AsyncConnection& async_connection() noexcept;
+    AsyncConnection& async_connection();
 
 private:
     struct State;
     explicit AsioConnection(std::shared_ptr<State> state) noexcept;
+    State& st() const;  // Error{usage} when moved from
     std::shared_ptr<State> state_;
 };
 
