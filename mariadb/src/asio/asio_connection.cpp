@@ -7,6 +7,7 @@
 
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
+#include <asio/buffer.hpp>
 #include <asio/posix/stream_descriptor.hpp>
 #include <asio/redirect_error.hpp>
 #include <asio/steady_timer.hpp>
@@ -130,13 +131,31 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
             const unsigned wants = conn.wants();
             woken = false;
             std::error_code ec;
-            co_await descriptor.async_wait((wants & AsyncConnection::writable) ? asio::posix::descriptor_base::wait_write
-                                                                               : asio::posix::descriptor_base::wait_read,
-                                           asio::redirect_error(asio::use_awaitable, ec));
-            if (woken || ec == asio::error::operation_aborted) {
-                conn.on_deadline();  // nothing unless the transport's deadline passed
+            // Plain TCP: asio reads (speculatively, then on the edge the
+            // descriptor is registered for once). A readiness wait re-arms
+            // the descriptor with epoll_ctl every time.
+            if (std::span<std::uint8_t> into = conn.readable_into(); !into.empty()) {
+                const std::size_t n = co_await descriptor.async_read_some(
+                    asio::buffer(into.data(), into.size()), asio::redirect_error(asio::use_awaitable, ec));
+                if (woken || ec == asio::error::operation_aborted) {
+                    conn.on_deadline();
+                } else if (ec == asio::error::eof) {
+                    conn.on_received(0);
+                } else if (ec) {
+                    conn.on_read_error(ec.value());
+                } else {
+                    conn.on_received(n);
+                }
             } else {
-                conn.on_ready();
+                co_await descriptor.async_wait((wants & AsyncConnection::writable)
+                                                   ? asio::posix::descriptor_base::wait_write
+                                                   : asio::posix::descriptor_base::wait_read,
+                                               asio::redirect_error(asio::use_awaitable, ec));
+                if (woken || ec == asio::error::operation_aborted) {
+                    conn.on_deadline();  // nothing unless the transport's deadline passed
+                } else {
+                    conn.on_ready();
+                }
             }
             // A connection that broke closed its socket just now: let go of
             // the descriptor before another socket can reuse its number.

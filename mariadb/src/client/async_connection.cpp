@@ -588,6 +588,34 @@ void AsyncConnection::on_ready() {
     if (busy()) impl_->advance();
 }
 
+std::span<std::uint8_t> AsyncConnection::readable_into() {
+    Impl& im = *impl_;
+    if (!busy() || im.tls || im.stage != Impl::Stage::exchange || !(im.wants & readable) || !im.framer) return {};
+    return im.framer->input_space();
+}
+
+void AsyncConnection::on_received(std::size_t n) {
+    Impl& im = *impl_;
+    if (!busy()) return;
+    if (n == 0) {
+        im.fail(Error(ErrorKind::closed, "connection to " + im.peer + " closed by the server"));
+        return;
+    }
+    im.framer->received(n);
+    im.awaiting_reply = false;
+    im.advance();
+}
+
+void AsyncConnection::on_read_error(int error_number) {
+    Impl& im = *impl_;
+    if (!busy()) return;
+    if (error_number == ECONNRESET) {
+        im.fail(Error(ErrorKind::closed, "connection to " + im.peer + " reset by the server"));
+    } else {
+        im.fail(Error(ErrorKind::io, "read from " + im.peer + " failed: " + std::strerror(error_number)));
+    }
+}
+
 void AsyncConnection::on_deadline() {
     Impl& im = *impl_;
     if (!busy() || im.deadline == Deadline::max() || Clock::now() < im.deadline) return;

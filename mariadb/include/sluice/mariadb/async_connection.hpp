@@ -77,6 +77,14 @@ public:
     // The descriptor is ready for (some of) wants(); safe to call anytime:
     // it goes as far as it can without waiting.
     void on_ready();
+    // Completion-style loops (asio's async_read_some, io_uring) may do the
+    // read themselves: while readable_into() is not empty (the connection
+    // waits to read, over plain TCP or a unix socket, not TLS), read into
+    // it and report the bytes with on_received(n) (0: the peer closed), or
+    // a failed read with on_read_error(errno).
+    std::span<std::uint8_t> readable_into();
+    void on_received(std::size_t n);
+    void on_read_error(int error_number);
     // The loop saw deadline() pass: the operation fails with Error{timeout}
     // and the connection breaks (nothing happens if it has not passed).
     void on_deadline();
