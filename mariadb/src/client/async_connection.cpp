@@ -3,7 +3,6 @@
 // has to wait, which sets wants() and deadline().
 #include "sluice/mariadb/async_connection.hpp"
 
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -77,10 +76,10 @@ struct AsyncConnection::Impl {
     std::optional<ResultSet> result;
     std::optional<Statement> statement;
 
+    // `statement` (declared last) goes first: its close is deferred into
+    // the session, which is still alive then.
     ~Impl() {
         if (connecting_fd >= 0) ::close(connecting_fd);
-        // Statements still referring to the session must not outlive it;
-        // an AsyncConnection's statements are the caller's to drop first.
     }
 
     const ConnectOptions& o() const noexcept { return session->options; }
