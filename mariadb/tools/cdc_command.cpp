@@ -1,6 +1,7 @@
 // sluice-mariadb cdc URL [--from-start | --from-gtid GTIDS | --from-now | --snapshot [--snapshot-chunk-rows N]]
-//                        [--tables DB.TABLE,DB.*,...] [--until-end] [--out FILE]
+//                        [--tables DB.TABLE,DB.*,...] [--until-end] [--out FILE] [--max-line-bytes N]
 //                        [--server-id N] [--heartbeat SECONDS]
+//                        [--failover-after SECONDS] [--on-lost-transactions stop|continue]
 //                        [--to nats://HOST:PORT --stream NAME [--subject PREFIX]
 //                         [--replicas N] [--format sluice|debezium]
 //                         [--debezium-decimal precise|string|double] [--window N]]
@@ -43,6 +44,13 @@ namespace sluice::mariadb::tools {
 namespace {
 
 using namespace sluice::mariadb::cdc;
+
+// Row images per TransactionPart of the stream: the bound of what is held of
+// a transaction before it is formatted (the line bound is --max-line-bytes).
+constexpr std::size_t transaction_part_bytes = std::size_t{1} << 20;
+// Lines of a transaction in parts after its first (TransactionLines): small
+// enough to stay in the CPU's cache while they are filled.
+constexpr std::size_t later_part_line_bytes = std::size_t{128} << 10;
 
 int fail(const std::string& message, int status = 1) {
     std::cerr << "sluice-mariadb cdc: error: " << message << "\n";
@@ -165,6 +173,12 @@ int run_cdc_command(int argc, char** argv) {
     app.add_option("--out", out,
                    "append to FILE; if it holds lines, continue right after its last complete transaction "
                    "(the --from-* flag then only applies to an empty or missing FILE)");
+    std::size_t max_line_bytes = std::size_t{8} << 20;
+    app.add_option("--max-line-bytes", max_line_bytes,
+                   "a transaction whose line would be longer is written as consecutive lines, its parts "
+                   "(\"part\":K, the last with \"last\":true; docs/mariadb-cdc.md)")
+        ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 30))
+        ->capture_default_str();
     std::string to, stream_name, subject, format = "sluice", debezium_decimal = "precise";
     std::int64_t replicas = 0;
     std::int64_t window = 1000;
@@ -212,6 +226,19 @@ int run_cdc_command(int argc, char** argv) {
         ->check(CLI::Range(1U, 0xFFFFFFFFU));
     app.add_option("--heartbeat", heartbeat, "heartbeat period asked of the server, seconds (0 = none)")
         ->check(CLI::Range(0.0, 4294967.0))
+        ->capture_default_str();
+    double failover_after = 10;
+    std::string on_lost_transactions = "stop";
+    app.add_option("--failover-after", failover_after,
+                   "SECONDS: with several servers in the URL (mariadb://u:p@HOST1:PORT1,HOST2:PORT2/), a lost "
+                   "server not back within this long is left for the next one of the list (see "
+                   "docs/mariadb-cdc.md, \"Replicas and failover\")")
+        ->check(CLI::Range(0.0, 86400.0))
+        ->capture_default_str();
+    app.add_option("--on-lost-transactions", on_lost_transactions,
+                   "on a server of the list that lacks transactions already delivered (lost in a failover): "
+                   "stop (exit 1, naming them) or continue from that server's history (downstream must repair)")
+        ->check(CLI::IsMember({"stop", "continue"}))
         ->capture_default_str();
     if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-mariadb cdc", argc, argv))
         return *status;
@@ -261,6 +288,12 @@ int run_cdc_command(int argc, char** argv) {
         stream.server_id = server_id;
         stream.snapshot_chunk_rows = chunk_rows;
         stream.heartbeat = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(heartbeat * 1000)));
+        stream.failover_after =
+            std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(failover_after * 1000)));
+        stream.on_lost_transactions =
+            on_lost_transactions == "continue" ? OnLostTransactions::continue_ : OnLostTransactions::stop;
+        stream.log = &std::cerr;
+        stream.log_prefix = "sluice-mariadb cdc: ";
         if (!tables.empty()) stream.tables = TableFilter::parse(tables);
         GtidState from;
         const bool gtid_given = o_gtid->count() > 0;
@@ -310,6 +343,7 @@ int run_cdc_command(int argc, char** argv) {
                                                                         : jetstream::debezium::DecimalHandling::precise;
             po.window = window;
             po.progress = progress;
+            po.max_line_bytes = max_line_bytes;
             po.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(connect_timeout * 1000)));
             po.observer = metrics.get();
             po.stop_requested = &service::stop_requested;
@@ -336,6 +370,11 @@ int run_cdc_command(int argc, char** argv) {
             }
         }
         Output output(std::move(file));
+        // Transactions arrive in parts and are written as they arrive:
+        // memory holds one line, not the transaction.
+        stream.part_bytes = transaction_part_bytes;
+        cdc::ndjson::TransactionLines transaction_lines(max_line_bytes, later_part_line_bytes);
+        std::uint64_t transaction_rows = 0, transaction_bytes = 0;
         // Idle events: the buffered lines are flushed when the stream goes
         // quiet after other tables' transactions, not with this table's next.
         stream.idle_events = true;
@@ -353,12 +392,21 @@ int run_cdc_command(int argc, char** argv) {
         while (const ChangeEvent* e = cdc.next()) {
             std::lock_guard lock(output.mutex);
             const std::size_t before = output.buffer().size();
-            const std::size_t changes = cdc::ndjson::append_line(output.buffer(), *e);
-            if (metrics) {
-                if (const auto* t = std::get_if<Transaction>(e))
-                    metrics->written(t->timestamp, changes, output.buffer().size() - before);
+            const auto* part = std::get_if<TransactionPart>(e);
+            if (part) {
+                transaction_rows += transaction_lines.add(output.buffer(), *part);
+                transaction_bytes += output.buffer().size() - before;
+                if (part->last) {
+                    if (metrics) metrics->written(part->changes.timestamp, transaction_rows, transaction_bytes);
+                    transaction_rows = transaction_bytes = 0;
+                }
+            } else {
+                cdc::ndjson::append_line(output.buffer(), *e);
             }
             const bool stopping = service::stop_requested();
+            // Inside a transaction the lines written so far are its parts:
+            // out they go in 1 MiB batches (a restart cuts them until the
+            // last part is in the file).
             if (!cdc.input_pending() || output.buffer().size() >= (1U << 20) || stopping) {
                 output.flush();
                 if (metrics) metrics->flushed(cdc.position());

@@ -37,9 +37,10 @@ StreamReader StreamReader::open(JetStreamClient& client, const std::string& stre
     jsErrCode jerr = static_cast<jsErrCode>(0);
     check_nats(js_SubscribeSync(&h->sub, client.context(), subject.c_str(), nullptr, &so, &jerr), jerr,
                "ordered consumer of stream \"" + stream + "\" from sequence " + std::to_string(first_seq));
-    // The library's queue of received messages: large enough for bursts,
-    // bounded so a slow consumer holds at most this much.
-    natsSubscription_SetPendingLimits(h->sub, 65536, 256 * 1024 * 1024);
+    // The library's queue of received messages: bounded so that a worker
+    // holds at most this much (stream_reader.hpp; it was 256 MiB).
+    check_nats(natsSubscription_SetPendingLimits(h->sub, max_pending_messages, max_pending_bytes), 0,
+               "the pending limits of the consumer of stream \"" + stream + "\"");
     return StreamReader(std::move(h));
 }
 
@@ -69,6 +70,20 @@ bool StreamReader::pending() const {
     int msgs = 0, bytes = 0;
     if (natsSubscription_GetPending(h_->sub, &msgs, &bytes) != NATS_OK) return false;
     return msgs > 0;
+}
+
+StreamReader::Pending StreamReader::pending_now() const {
+    Pending p;
+    check_nats(natsSubscription_GetPending(h_->sub, &p.messages, &p.bytes), 0,
+               "the pending messages of stream \"" + h_->stream + "\"");
+    return p;
+}
+
+StreamReader::Pending StreamReader::pending_limits() const {
+    Pending p;
+    check_nats(natsSubscription_GetPendingLimits(h_->sub, &p.messages, &p.bytes), 0,
+               "the pending limits of stream \"" + h_->stream + "\"");
+    return p;
 }
 
 }  // namespace sluice::nats

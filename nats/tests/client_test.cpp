@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <nats/nats.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "jetstream_reads.hpp"
 #include "nats_cluster.hpp"
@@ -135,6 +137,32 @@ TEST_F(NatsClient, AnOrderedReaderDeliversFromItsSequenceOn) {
     auto later = r.next(std::chrono::seconds(10));
     ASSERT_TRUE(later);
     EXPECT_EQ(later->seq, 6U);
+    EXPECT_TRUE(client_->delete_stream(s));
+}
+
+// Issue 25: a worker holds at most 32 MiB of NATS buffers. A stream of
+// 48 MiB, not read for a moment and then read whole: the library never
+// holds more than the bound, and no message is dropped as a slow consumer
+// (flow control keeps the server from sending ahead), every one in order.
+TEST_F(NatsClient, AReaderHoldsAtMostItsBoundOfUnreadMessagesAndReadsALargerStreamWhole) {
+    const std::string s = fresh("NATS_BOUND");
+    const std::size_t size = std::min<std::size_t>(512 * 1024, static_cast<std::size_t>(client_->max_payload()) - 1024);
+    const std::uint64_t messages = (48U * 1024 * 1024) / size;
+    const std::string body(size, 'b');
+    for (std::uint64_t i = 0; i < messages; ++i) ASSERT_EQ(client_->publish(s, body, {}), i + 1);
+    StreamReader r = StreamReader::open(*client_, s, s, 1);
+    EXPECT_EQ(r.pending_limits().bytes, 32 * 1024 * 1024);
+    EXPECT_EQ(r.pending_limits().messages, StreamReader::max_pending_messages);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the server send what it will; no assert on time
+    int most = 0;
+    for (std::uint64_t seq = 1; seq <= messages; ++seq) {
+        most = std::max(most, r.pending_now().bytes);
+        auto m = r.next(std::chrono::seconds(30));
+        ASSERT_TRUE(m) << "sequence " << seq;
+        ASSERT_EQ(m->seq, seq);
+        ASSERT_EQ(m->data.size(), size);
+    }
+    EXPECT_LE(most, StreamReader::max_pending_bytes);
     EXPECT_TRUE(client_->delete_stream(s));
 }
 

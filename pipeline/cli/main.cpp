@@ -2,6 +2,7 @@
 //                     --sink POSTGRES_URL --sink-table NAME
 //                     [--gap N] [--lateness N] [--watermark-lag N]
 //                     [--from-start | --from-gtid GTIDS | --from-now | --snapshot] [--until-end]
+//                     [--failover-after SECONDS] [--on-lost-transactions stop|continue]
 //                     [--metrics HOST:PORT] [--log-format text|json]
 // (issue 15; docs/pipeline.md). Exit 0 when --until-end finished, 1 for a
 // failure the pipeline cannot retry (message on stderr), 2 for bad usage.
@@ -92,6 +93,11 @@ int run_command(int argc, char** argv) {
                     "state; a restart replays from the last checkpoint, idempotently)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
         ->capture_default_str();
+    run->add_option("--part-changes", o.run.part_changes,
+                    "apply a larger source transaction this many row changes at a time, into one open Tideweave "
+                    "transaction (bounded memory; still atomic and exactly once)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}))
+        ->capture_default_str();
     std::string partition;
     run->add_option("--partition", partition,
                     "I/N: with a nats:// source, apply only the keys of partition I of N (0 <= I < N; FNV-1a 64 of "
@@ -102,6 +108,19 @@ int run_command(int argc, char** argv) {
                     "login this long (default 0: fail at once; a connection lost after it worked is retried for "
                     "5 minutes either way)")
         ->check(CLI::Range(0.0, 86400.0));
+    double failover_after = 10;
+    std::string on_lost_transactions = "stop";
+    run->add_option("--failover-after", failover_after,
+                    "SECONDS: with several servers in --source (mariadb://u:p@HOST1:PORT1,HOST2:PORT2/), a lost "
+                    "server not back within this long is left for the next one of the list (docs/mariadb-cdc.md, "
+                    "\"Replicas and failover\")")
+        ->check(CLI::Range(0.0, 86400.0))
+        ->capture_default_str();
+    run->add_option("--on-lost-transactions", on_lost_transactions,
+                    "on a server of the list that lacks transactions already applied (lost in a failover): stop "
+                    "(exit 1, naming them) or continue from that server's history (the sink must then be repaired)")
+        ->check(CLI::IsMember({"stop", "continue"}))
+        ->capture_default_str();
     run->add_flag("--quiet", quiet, "no progress lines on stderr (default: one at most every second)");
     std::string metrics_address, log_format = "text";
     run->add_option("--metrics", metrics_address,
@@ -112,6 +131,8 @@ int run_command(int argc, char** argv) {
         ->capture_default_str();
     if (const std::optional<int> status = sluice::cli::parse_or_exit(app, "sluice-pipeline", argc, argv)) return *status;
     o.run.progress = !quiet;
+    o.binlog.failover_after = std::chrono::milliseconds(static_cast<std::int64_t>(failover_after * 1000));
+    o.binlog.continue_after_lost = on_lost_transactions == "continue";
     o.run.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(connect_timeout * 1000));
     // Every later line on stderr is masked, and JSON when asked.
     sluice::service::LogLines& log_lines =

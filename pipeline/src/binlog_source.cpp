@@ -1,5 +1,7 @@
 #include "binlog_source.hpp"
 
+#include <iostream>
+#include <stdexcept>
 #include <variant>
 
 #include "sluice/mariadb/connection.hpp"
@@ -42,6 +44,12 @@ void BinlogSource::open(const std::optional<Resume>& resume) {
     so.until_end = run_.until_end;
     // --metrics: the stream's reconnects, which happen inside next().
     so.observer = run_.observer;
+    // A source URL with several servers: failover (docs/mariadb-cdc.md).
+    so.failover_after = options_.failover_after;
+    so.on_lost_transactions =
+        options_.continue_after_lost ? cdc::OnLostTransactions::continue_ : cdc::OnLostTransactions::stop;
+    so.log = &std::cerr;
+    so.log_prefix = "sluice-pipeline: source: ";
     if (resume) {
         so.start = cdc::StartAt::gtid;
         so.gtid = cdc::GtidState::parse(resume->checkpoint_position);
@@ -58,7 +66,36 @@ void BinlogSource::open(const std::optional<Resume>& resume) {
             case StartMode::snapshot: so.start = cdc::StartAt::snapshot; break;
         }
     }
+    // A transaction in parts of about this many bytes of binlog rows: what
+    // the source holds of a huge one (issue 25).
+    so.part_bytes = std::size_t{1} << 20;
+    stream_options_ = so;
     stream_.emplace(cdc::ChangeStream::open(server_, so));
+}
+
+void BinlogSource::map(const cdc::Transaction& t, TransactionMapper& mapper) {
+    t.for_each_change([&](const cdc::Change& c) { mapper.add(adapter_.change(c, scratch_)); });
+}
+
+bool BinlogSource::map_parts(cdc::ChangeStream& stream, const cdc::TransactionPart& first, TransactionMapper& mapper) {
+    const cdc::TransactionPart* part = &first;
+    mapper.begin();
+    scratch_.clear();
+    for (;;) {
+        if (part->rolled_back) return false;
+        map(part->changes, mapper);
+        if (part->last) return true;
+        // The part's bytes go at the next read: what the mapper holds of
+        // them is applied first.
+        mapper.end_part();
+        scratch_.clear();
+        const cdc::ChangeEvent* event = stream.next();
+        part = event ? std::get_if<cdc::TransactionPart>(event) : nullptr;
+        if (part == nullptr)
+            throw Error(ErrorKind::source_ended, "the binlog stream ended inside transaction " +
+                                                     mariadb::binlog::to_string(first.changes.gtid) + " after part " +
+                                                     std::to_string(first.part));
+    }
 }
 
 bool BinlogSource::before_stored() const { return replay_until_ && !reached(stream_->position(), *replay_until_); }
@@ -73,6 +110,8 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         snapshot_arena_.clear();
         snapshot_ended_ = false;
     }
+    before_transaction_.reset();
+    again_.reset();
     const cdc::ChangeEvent* event = stream_->next();
     Step step;
     if (event == nullptr) {
@@ -81,10 +120,28 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         // dump down): a lost source, read again from the sink's state.
         step.kind = run_.until_end ? Step::Kind::end : Step::Kind::lost;
         if (!run_.until_end) step.text = "the binlog stream ended (the source server shut down?)";
+    } else if (const auto* part = std::get_if<cdc::TransactionPart>(event)) {
+        // (position() is the one before the transaction until its last part.)
+        const cdc::GtidState before = stream_->position();
+        const std::string gtid = mariadb::binlog::to_string(part->changes.gtid);
+        const std::uint32_t timestamp = part->changes.timestamp;
+        if (map_parts(*stream_, *part, mapper)) {
+            before_transaction_ = before;
+            text_ = gtid;
+            step.kind = Step::Kind::transaction;
+            step.text = text_;
+            step.timestamp = timestamp;
+        } else {
+            // Rolled back after parts went out: its parts are void (the
+            // run abandons what it applied of them).
+            step.kind = Step::Kind::skipped;
+        }
     } else if (const auto* t = std::get_if<cdc::Transaction>(event)) {
+        // (Only without part_bytes; kept for a stream opened so.)
+        before_transaction_.reset();
         mapper.begin();
         scratch_.clear();
-        t->for_each_change([&](const cdc::Change& c) { mapper.add(adapter_.change(c, scratch_)); });
+        map(*t, mapper);
         text_ = mariadb::binlog::to_string(t->gtid);
         step.kind = Step::Kind::transaction;
         step.text = text_;
@@ -109,6 +166,38 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         step.kind = Step::Kind::skipped;
     }
     return step;
+}
+
+void BinlogSource::read_transaction_again(TransactionMapper& mapper) {
+    if (!before_transaction_)
+        throw std::logic_error("pipeline: read_transaction_again() after a step that was no transaction in parts");
+    // Its earlier parts are gone: a stream of its own reads it again from
+    // the position before it (the next transaction of the table there is
+    // this one), while the run's stream stays after it.
+    cdc::StreamOptions so = stream_options_;
+    so.start = cdc::StartAt::gtid;
+    so.gtid = *before_transaction_;
+    so.until_end = true;
+    so.observer = nullptr;
+    so.idle_events = false;
+    // Kept until the next step: the mapper's last part views its bytes.
+    again_.emplace(cdc::ChangeStream::open(server_, so));
+    cdc::ChangeStream& again = *again_;
+    for (;;) {
+        const cdc::ChangeEvent* event = again.next();
+        if (event == nullptr)
+            throw Error(ErrorKind::source_ended, "reading transaction " + text_ + " again from " +
+                                                     before_transaction_->to_string() + ": the binlog ended before it");
+        const auto* part = std::get_if<cdc::TransactionPart>(event);
+        if (part == nullptr) continue;  // Idle
+        if (mariadb::binlog::to_string(part->changes.gtid) != text_)
+            throw Error(ErrorKind::source_image, "reading transaction " + text_ + " again from " +
+                                                     before_transaction_->to_string() + ": found " +
+                                                     mariadb::binlog::to_string(part->changes.gtid) + " there");
+        if (!map_parts(again, *part, mapper))
+            throw Error(ErrorKind::source_image, "reading transaction " + text_ + " again: it was rolled back");
+        return;
+    }
 }
 
 }  // namespace sluice::pipeline

@@ -3,7 +3,10 @@
 // mariadb's ChangeStream: DB.TABLE's transactions, its snapshot (chunks,
 // then done: one Tideweave transaction), and Idle events when the stream
 // went quiet after other tables' transactions. Positions are GTID states;
-// a fresh run starts as --from-* says (BinlogOptions).
+// a fresh run starts as --from-* says (BinlogOptions). A transaction comes
+// from the stream in parts of about 1 MiB of binlog rows
+// (StreamOptions::part_bytes), each mapped and handed to the mapper's part
+// handler before the next is read, so the source holds one part of it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +37,7 @@ public:
     Error ended_before_stored() const override;
 
     Step next(TransactionMapper& mapper, bool holding) override;
+    void read_transaction_again(TransactionMapper& mapper) override;
     bool resumable() const override { return stream_->resumable(); }
     std::string position() const override { return stream_->position().to_string(); }
     // The stream blocks for input: when none is pending, waiting for the
@@ -51,7 +55,18 @@ private:
     std::optional<mariadb::cdc::ChangeStream> stream_;
     std::optional<mariadb::cdc::GtidState> replay_until_;  // the stored position, when ahead of the checkpoint's
     BinlogAdapter adapter_;
-    StringArena scratch_;          // a transaction's cells that are not numbers or text
+    // Maps the parts of the transaction `first` begins (the stream's next
+    // events, up to its last part) into `mapper`; false when it was rolled
+    // back after parts went out (docs/pipeline.md, "Huge transactions").
+    bool map_parts(mariadb::cdc::ChangeStream& stream, const mariadb::cdc::TransactionPart& first,
+                   TransactionMapper& mapper);
+    void map(const mariadb::cdc::Transaction& t, TransactionMapper& mapper);
+
+    mariadb::cdc::StreamOptions stream_options_;  // open()'s, for reading a transaction again
+    // The last transaction step's: its GTID and the position before it.
+    std::optional<mariadb::cdc::GtidState> before_transaction_;
+    std::optional<mariadb::cdc::ChangeStream> again_;  // read_transaction_again()'s, until the next step
+    StringArena scratch_;          // a part's cells that are not numbers or text
     StringArena snapshot_arena_;   // the open snapshot's cells
     bool snapshot_ended_ = false;  // its done step was handed out: its cells may go
     std::vector<SourceChange> chunk_rows_;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <stdexcept>
 
 #include "sluice/nats/error.hpp"
 
@@ -155,6 +156,7 @@ Step JetStreamSource::next(TransactionMapper& mapper, bool holding) {
 
 Step JetStreamSource::step_of(const js::DeliveredMessage& m, TransactionMapper& mapper) {
     const std::string where = "stream \"" + stream_.stream + "\" sequence " + std::to_string(m.seq);
+    last_transaction_ = nullptr;
     const ParsedLine& line = lines_.parse(m.data, where);
     if (snapshot_ && (line.transaction || (line.snapshot != SnapshotPart::none && line.snapshot_gtid != *snapshot_)))
         throw Error(ErrorKind::source_image,
@@ -180,6 +182,7 @@ Step JetStreamSource::step_of(const js::DeliveredMessage& m, TransactionMapper& 
         step.kind = line.snapshot == SnapshotPart::done ? Step::Kind::snapshot_done : Step::Kind::snapshot_aborted;
         step.text = line.snapshot_gtid;
     } else if (line.transaction) {
+        last_transaction_ = &line;
         mapper.begin();
         for (const SourceChange& c : line.changes) mapper.add(c);
         step.kind = Step::Kind::transaction;
@@ -189,6 +192,12 @@ Step JetStreamSource::step_of(const js::DeliveredMessage& m, TransactionMapper& 
         step.kind = Step::Kind::skipped;  // DDL
     }
     return step;
+}
+
+void JetStreamSource::read_transaction_again(TransactionMapper& mapper) {
+    if (last_transaction_ == nullptr) throw std::logic_error("pipeline: read_transaction_again() after a step that was no transaction");
+    mapper.begin();
+    for (const SourceChange& c : last_transaction_->changes) mapper.add(c);
 }
 
 std::string JetStreamSource::position() const {

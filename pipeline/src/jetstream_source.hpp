@@ -50,6 +50,7 @@ public:
     Error ended_before_stored() const override;
 
     Step next(TransactionMapper& mapper, bool holding) override;
+    void read_transaction_again(TransactionMapper& mapper) override;
     bool resumable() const override { return !snapshot_; }
     // Every message applied so far, except an open snapshot's chunks.
     std::string position() const override;
@@ -61,6 +62,7 @@ public:
 private:
     // One message, read and checked: the step it is.
     Step step_of(const nats::DeliveredMessage& m, TransactionMapper& mapper);
+    const ParsedLine* last_transaction_ = nullptr;  // the last transaction step's line (lines_', until the next parse)
 
     StreamSource stream_;
     JetStreamOptions options_;

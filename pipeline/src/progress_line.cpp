@@ -20,6 +20,7 @@ void ProgressLine::write(std::string_view where, const RunStats& s, std::uint32_
     log_ << s.source_transactions << " transactions, "
          << s.row_changes << " row changes, " << s.sink_commits << " sink commits, " << s.late
          << " late, " << s.rejected << " rejected";
+    if (s.in_flight > 0) log_ << ", " << s.in_flight << " row changes of a transaction in flight";
     if (sink_time)
         log_ << ", " << static_cast<std::int64_t>(s.sink_seconds * 1000) << " ms in sink commits";
     if (last_commit_time)

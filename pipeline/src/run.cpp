@@ -4,6 +4,7 @@
 #include "sluice/pipeline/run.hpp"
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -126,10 +127,41 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
                            source.progress_shows_sink_time(), wall_seconds_now());
     };
 
+    // A transaction (or snapshot) larger than a part is applied a part at
+    // a time as the source maps it (SessionApplier::apply_part), the
+    // progress line showing its rows in flight.
+    // The line is written at once at a transaction's first part (a user
+    // sees that a long one started), then at most once a second.
+    mapper.split_into_parts(o.part_changes, [&](TransactionMapper& part) {
+        applier.apply_part(part, committer.open_batch());
+        const bool first_part = stats.in_flight == 0;
+        stats.in_flight = part.changes();
+        progress_line(first_part);
+    });
+    // Applies what the mapper holds (a whole transaction, or the last part
+    // of one given in parts). A transaction refused in parts is read again
+    // (`again`), its changes then going to NAME_rejected.
+    auto apply = [&](std::string_view gtid, const std::function<void()>& again) {
+        if (!applier.in_transaction()) return applier.apply(mapper, gtid, committer.open_batch());
+        auto outcome = applier.finish(mapper, gtid, committer.open_batch());
+        if (!outcome) {
+            again();
+            outcome = applier.finish(mapper, gtid, committer.open_batch());
+        }
+        stats.in_flight = 0;
+        return *outcome;
+    };
+
     std::optional<std::string> lost;
     bool stopped = false;
     for (;;) {
         const Step step = source.next(mapper, !committer.holds_nothing());
+        // Parts applied for a transaction the step does not finish (rolled
+        // back at the source after parts went out) are void.
+        if (step.kind != Step::Kind::transaction && applier.in_transaction()) {
+            applier.abandon(committer.open_batch());
+            stats.in_flight = 0;
+        }
         if (step.kind == Step::Kind::end) break;
         if (step.kind == Step::Kind::lost) {
             lost = std::string(step.text);
@@ -137,7 +169,7 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
         }
         switch (step.kind) {
             case Step::Kind::transaction: {
-                const auto outcome = applier.apply(mapper, step.text, committer.open_batch());
+                const auto outcome = apply(step.text, [&] { source.read_transaction_again(mapper); });
                 ++stats.source_transactions;
                 count(stats, stats.row_changes, mapper, outcome);
                 committer.source_commit_time(step.timestamp);
@@ -152,9 +184,12 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
                 // The whole snapshot is one Tideweave transaction: its rows
                 // come in key order, not in time, so no watermark moves
                 // inside it.
-                mapper.begin();
-                for (const SourceChange& c : snapshot_rows) mapper.add(c);
-                const auto outcome = applier.apply(mapper, "snapshot:" + std::string(step.text), committer.open_batch());
+                auto add_rows = [&] {
+                    mapper.begin();
+                    for (const SourceChange& c : snapshot_rows) mapper.add(c);
+                };
+                add_rows();
+                const auto outcome = apply("snapshot:" + std::string(step.text), add_rows);
                 count(stats, stats.snapshot_rows, mapper, outcome);
                 watch.snapshot_applied(mapper.changes(), outcome.late, outcome.rejected);
                 snapshot_rows.clear();
@@ -176,6 +211,10 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
         if (committer.due(source.input_pending(), step.quiet)) committer.commit(source.position());
         progress_line(false);
     }
+    // A source that ended inside a transaction given in parts (a JetStream
+    // worker stopped between them): nothing of it is applied.
+    applier.abandon(committer.open_batch());
+    stats.in_flight = 0;
     // Short of the stored position (replaying): nothing may be committed,
     // which would move the state row back. A graceful stop there commits
     // nothing; any other end there is an error.

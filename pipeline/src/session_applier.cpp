@@ -63,4 +63,102 @@ SessionApplier::Outcome SessionApplier::apply(TransactionMapper& mapped, std::st
     return out;
 }
 
+void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
+    if (!parts_) {
+        parts_ = true;
+        mark_ = batch.mark();
+        mutations_before_ = 0;
+        owned_before_ = 0;
+        part_outcome_ = {};
+    }
+    if (reading_again_) {
+        for (RejectedRow& r : part.reject_all(*refused_)) {
+            if (!owns(r)) continue;
+            batch.reject(std::string(), std::move(r));
+            ++part_outcome_.rejected;
+        }
+        return;
+    }
+    if (refused_) return;  // the rest of this reading: it is read again
+    const std::span<const tw::Mutation> mine = owned(part.mutations());
+    if (!mine.empty() || partition_.count == 1) {
+        if (!engine_->in_transaction()) engine_->begin_transaction();
+        auto late = engine_->apply_part(mine);
+        if (!late) return refuse("transaction rejected by Tideweave: " + late.error().message, batch);
+        for (const tw::LateItem& l : *late) {
+            const std::size_t in_part = l.index - owned_before_;
+            const tw::Mutation& m = mine[in_part];
+            batch.late(LateRow{std::string(l.id), std::string(l.key), l.ts, std::string(),
+                               static_cast<std::int64_t>(mutations_before_ + whole_index(in_part)),
+                               m.kind == tw::Mutation::Kind::insert ? "insert" : "retract", m.value});
+            ++part_outcome_.late;
+        }
+    }
+    owned_before_ += mine.size();
+    mutations_before_ += part.mutations().size();
+    for (RejectedRow& r : part.rejected()) {
+        if (!owns(r)) continue;
+        batch.reject(std::string(), std::move(r));
+        ++part_outcome_.rejected;
+    }
+}
+
+void SessionApplier::refuse(const std::string& reason, SinkBatch& batch) {
+    // (The engine has taken back every part already.)
+    batch.take_back_to(mark_);
+    part_outcome_ = {};
+    refused_ = reason;
+}
+
+std::optional<SessionApplier::Outcome> SessionApplier::finish(TransactionMapper& last, std::string_view gtid,
+                                                              SinkBatch& batch) {
+    apply_part(last, batch);
+    if (reading_again_) {
+        Outcome out = part_outcome_;
+        out.accepted = false;
+        batch.name_gtid_from(mark_, std::string(gtid));
+        batch.count_source_transaction(last.changes());
+        end_parts();
+        return out;
+    }
+    if (!refused_ && engine_->in_transaction()) {
+        auto changes = engine_->commit_transaction();
+        if (!changes) {
+            refuse("transaction rejected by Tideweave: " + changes.error().message, batch);
+        } else {
+            for (const tw::Row& r : changes->before) batch.remove(r);
+            for (const tw::Row& r : changes->after) batch.put(r);
+        }
+    }
+    if (refused_) {  // read it again, to reject every change
+        reading_again_ = true;
+        return std::nullopt;
+    }
+    Outcome out = part_outcome_;
+    batch.name_gtid_from(mark_, std::string(gtid));
+    batch.count_source_transaction(last.changes());
+    end_parts();
+    rule_->observe(last.max_after_ts());
+    if (auto w = rule_->advance()) {
+        auto finalized = engine_->advance_watermark(*w);
+        if (!finalized) throw std::logic_error("pipeline: watermark " + std::to_string(*w) + ": " + finalized.error().message);
+        for (const tw::Row& r : finalized->rows) batch.put(r);
+    }
+    return out;
+}
+
+void SessionApplier::abandon(SinkBatch& batch) {
+    if (!parts_) return;
+    if (engine_->in_transaction()) engine_->rollback_transaction();
+    batch.take_back_to(mark_);
+    end_parts();
+}
+
+void SessionApplier::end_parts() {
+    parts_ = false;
+    refused_.reset();
+    reading_again_ = false;
+    part_outcome_ = {};
+}
+
 }  // namespace sluice::pipeline

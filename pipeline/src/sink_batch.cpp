@@ -82,6 +82,16 @@ std::vector<NetChange> SinkBatch::net() const {
     return out;
 }
 
+void SinkBatch::take_back_to(Mark m) {
+    late_.resize(m.late);
+    rejected_.resize(m.rejected);
+}
+
+void SinkBatch::name_gtid_from(Mark m, const std::string& gtid) {
+    for (std::size_t i = m.late; i < late_.size(); ++i) late_[i].gtid = gtid;
+    for (std::size_t i = m.rejected; i < rejected_.size(); ++i) rejected_[i].gtid = gtid;
+}
+
 void SinkBatch::clear() {
     used_ = 0;
     late_.clear();

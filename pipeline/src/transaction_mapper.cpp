@@ -1,5 +1,7 @@
 #include "sluice/pipeline/transaction_mapper.hpp"
 
+#include <stdexcept>
+
 namespace sluice::pipeline {
 
 namespace tw = sluice::tideweave;
@@ -24,9 +26,30 @@ void TransactionMapper::begin() {
     images_.clear();
     max_after_ts_.reset();
     changes_ = 0;
+    first_change_ = 0;
+}
+
+void TransactionMapper::end_part() {
+    if (!part_handler_) throw std::logic_error("pipeline: TransactionMapper::end_part() without a part handler");
+    if (changes_ == first_change_) return;
+    part_handler_(*this);
+    begin_part();
+}
+
+void TransactionMapper::begin_part() {
+    arena_.clear();
+    mutations_.clear();
+    origins_.clear();
+    rejected_.clear();
+    images_.clear();
+    first_change_ = changes_;
 }
 
 void TransactionMapper::add(const SourceChange& change) {
+    if (part_handler_ && changes_ - first_change_ == part_changes_) [[unlikely]] {
+        part_handler_(*this);
+        begin_part();
+    }
     const std::size_t index = changes_++;
     auto map = [&](const RowImage& image) { return map_event(names_, image[0], image[1], image[2], image[3], arena_); };
     auto push = [&](const tw::Mutation& m) {
@@ -53,14 +76,15 @@ void TransactionMapper::add(const SourceChange& change) {
 std::vector<RejectedRow> TransactionMapper::reject_all(const std::string& reason) const {
     std::vector<RejectedRow> out;
     std::size_t next_own = 0;
-    for (std::size_t i = 0; i < images_.size(); ++i) {
+    for (std::size_t at = 0; at < images_.size(); ++at) {
+        const std::size_t i = first_change_ + at;
         while (next_own < rejected_.size() && rejected_[next_own].change < i) ++next_own;
         if (next_own < rejected_.size() && rejected_[next_own].change == i) {
             out.push_back(rejected_[next_own]);
             continue;
         }
-        if (!images_[i].cells) continue;
-        out.push_back(rejected_row(i, images_[i].image, *images_[i].cells, reason));
+        if (!images_[at].cells) continue;
+        out.push_back(rejected_row(i, images_[at].image, *images_[at].cells, reason));
     }
     return out;
 }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <cstdlib>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -435,6 +436,107 @@ TEST_F(Pipeline, SourceServerRestartAndLostSinkConnectionsAreRetriedAndResumeExa
     EXPECT_EQ(sink_late(pg(), "restart"), want.late);
     std::remove(ndjson.c_str());
     std::remove(log.c_str());
+}
+
+// Issue 25: a large insert, an update of every row and a delete of a third,
+// each one source transaction, between small ones. The run applies them a
+// part of 1,000 row changes at a time and is SIGKILLed at the first part of
+// the update (its progress line says a transaction is in flight); started
+// again it gives the sink a run applying every transaction whole gives.
+// Rows: SLUICE_HUGE_TX_ROWS (CI: 20,000; the issue's full form:
+// SLUICE_HUGE_TX_ROWS=3000000 ctest --test-dir build/dev -R HugeTransactions).
+TEST_F(Pipeline, HugeTransactionsKilledInsideTheUpdateEqualAWholeTransactionRun) {
+    const char* env_rows = std::getenv("SLUICE_HUGE_TX_ROWS");
+    const std::string rows = env_rows ? env_rows : "20000";
+    const std::string start = fresh("huge", "huge");
+    drop_sink(pg(), "huge_whole");
+    auto small = [&](int id) {
+        my().execute("INSERT INTO pipeline_test.huge VALUES (" + std::to_string(-id) + ", 'small', " +
+                     std::to_string(id) + ", 1)");
+    };
+    my().execute("SET SESSION max_recursive_iterations = 100000000");
+    small(1);
+    my().execute("INSERT INTO pipeline_test.huge WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s "
+                 "WHERE n < " + rows + ") SELECT n, CONCAT('k', n MOD 97), n MOD 1000, n MOD 7 FROM s");
+    small(2);
+    my().execute("UPDATE pipeline_test.huge SET v = v + 0.5, t = t + 1 WHERE id > 0");
+    small(3);
+    my().execute("DELETE FROM pipeline_test.huge WHERE id > 0 AND id MOD 3 = 0");
+    small(4);
+
+    const std::vector<std::string> common = {"--from-gtid", start, "--lateness", "1000000", "--until-end"};
+    auto with = [&](const std::string& sink, std::vector<std::string> extra) {
+        auto a = args("huge", sink, common);
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
+    };
+    // Whole transactions: parts larger than any of them.
+    Outcome whole = run_pipeline(with("huge_whole", {"--part-changes", "100000000"}), log_path("huge-whole"));
+    ASSERT_EQ(whole.status, 0) << whole.log;
+    EXPECT_EQ(whole.log.find("in flight"), std::string::npos) << whole.log;
+
+    // Killed at the update's first part: the 3 transactions before it are
+    // read (the small one, the insert, the small one).
+    const std::string killed_log = log_path("huge-killed");
+    std::remove(killed_log.c_str());
+    {
+        Child c(with("huge", {"--part-changes", "1000"}), killed_log);
+        const std::string mark = "sluice-pipeline: 3 transactions, ";
+        for (;;) {
+            const std::string log = read_file(killed_log);
+            const std::size_t at = log.find(mark);
+            if (at != std::string::npos && log.find("of a transaction in flight", at) != std::string::npos) break;
+            ASSERT_TRUE(c.running()) << "finished before the update was in flight:\n" << log;
+            std::this_thread::sleep_for(5ms);
+        }
+        c.kill();
+    }
+    Outcome again = run_pipeline(with("huge", {"--part-changes", "1000"}), log_path("huge-again"));
+    ASSERT_EQ(again.status, 0) << again.log;
+    EXPECT_NE(again.log.find("1000 row changes of a transaction in flight"), std::string::npos) << again.log;
+
+    const Sessions want = sink_sessions(pg(), "huge_whole");
+    const Sessions have = sink_sessions(pg(), "huge");
+    EXPECT_GE(want.size(), 97U + 1U);  // every key's sessions, and the small rows'
+    EXPECT_EQ(have, want);
+    EXPECT_EQ(sink_late(pg(), "huge"), sink_late(pg(), "huge_whole"));
+    EXPECT_EQ(pg().query("select count(*) from huge_rejected").row(0).get<std::string>(0), "0");
+    // The rows the sessions count are the table's: two thirds of the
+    // large insert's, and the four small ones.
+    std::int64_t counted = 0;
+    for (const auto& [k, v] : have) counted += v.count;
+    EXPECT_EQ(std::to_string(counted), scalar(my(), "SELECT COUNT(*) FROM pipeline_test.huge"));
+    std::remove(killed_log.c_str());
+}
+
+// Issue 25: a transaction of 50,000 rows (several of the binlog source's
+// 1 MiB parts, applied 1,000 row changes at a time) that Tideweave refuses
+// at its last row (an id the transaction inserted already): every part is
+// taken back, the transaction is read again from the binlog and all its
+// rows go to NAME_rejected; the small transactions around it are applied.
+TEST_F(Pipeline, AHugeTransactionRefusedAtItsLastRowIsReadAgainAndRejectedWhole) {
+    const std::string start =
+        fresh("refused", "refused", "pk INT PRIMARY KEY, id INT, k VARCHAR(16), t BIGINT, v DOUBLE");
+    my().execute("SET SESSION max_recursive_iterations = 100000000");
+    my().execute("INSERT INTO pipeline_test.refused VALUES (-1, -1, 'small', 1, 1)");
+    my().execute("INSERT INTO pipeline_test.refused WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s "
+                 "WHERE n < 50000) SELECT n, IF(n = 50000, 1, n), CONCAT('k', n MOD 97), n MOD 1000, 1 FROM s");
+    my().execute("INSERT INTO pipeline_test.refused VALUES (-2, -2, 'small', 2, 1)");
+    auto a = args("refused", "refused", {"--from-gtid", start, "--until-end", "--part-changes", "1000"});
+    Outcome o = run_pipeline(a, log_path("refused"));
+    ASSERT_EQ(o.status, 0) << o.log;
+    const Sessions have = sink_sessions(pg(), "refused");
+    ASSERT_EQ(have.size(), 1U);
+    EXPECT_EQ(have.begin()->first.first, "small");
+    EXPECT_EQ(have.begin()->second.count, 2);
+    EXPECT_EQ(pg().query("select count(*) from refused_rejected").row(0).get<std::string>(0), "50000");
+    EXPECT_EQ(pg().query("select count(distinct seq) from refused_rejected where reason like "
+                         "'transaction rejected by Tideweave: tx[49999].insert: an active event with id \"1\"%'")
+                  .row(0)
+                  .get<std::string>(0),
+              "50000");
+    EXPECT_EQ(pg().query("select min(seq)::text || ' ' || max(seq)::text from refused_rejected").row(0).get<std::string>(0),
+              "0 49999");
 }
 
 }  // namespace

@@ -32,6 +32,17 @@ TEST(ProgressLine, TheBinlogLoopsLineShowsTheSinkTimeAndTheLag) {
               "1234 ms in sink commits, lag 7 s\n");
 }
 
+TEST(ProgressLine, ATransactionInFlightShowsItsRowChangesReadSoFar) {
+    std::ostringstream log;
+    ProgressLine p(true, log);
+    RunStats s = some_stats();
+    s.in_flight = 24576;
+    p.write("", s, 1000, true, 1007);
+    EXPECT_EQ(log.str(),
+              "sluice-pipeline: 1200 transactions, 3600 row changes, 41 sink commits, 12 late, 3 rejected, "
+              "24576 row changes of a transaction in flight, 1234 ms in sink commits, lag 7 s\n");
+}
+
 TEST(ProgressLine, AWorkersLineNamesItsPartitionAndNoLagBeforeATransaction) {
     std::ostringstream log;
     ProgressLine p(true, log);

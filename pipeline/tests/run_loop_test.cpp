@@ -89,6 +89,10 @@ public:
             ++position_;
         return step;
     }
+    void read_transaction_again(TransactionMapper& mapper) override {
+        mapper.begin();
+        for (SourceChange& c : changes(current_)) mapper.add(c);
+    }
     bool resumable() const override { return !in_snapshot_; }
     std::string position() const override { return "fake:" + std::to_string(in_snapshot_ ? before_snapshot_ : position_); }
     bool input_pending() const override { return false; }
@@ -150,12 +154,15 @@ struct RunLoop : ::testing::Test {
     void TearDown() override { test::drop_sink(*pg, name); }
 
     // One run of `script` on a fresh sink connection, as run_once does it.
-    RunStats run_script(std::deque<Event> script, RunStats stats = {}, ScriptedSource** seen = nullptr) {
+    RunStats run_script(std::deque<Event> script, RunStats stats = {}, ScriptedSource** seen = nullptr,
+                        std::size_t part_changes = RunOptions{}.part_changes) {
         source.emplace(name, std::move(script));
         if (seen) *seen = &*source;
         Sink sink = Sink::open(pg_url(), name, source->state_name());
         std::ostringstream log;
-        run(*source, sink, options(name), stats, log);
+        RunOptions o = options(name);
+        o.part_changes = part_changes;
+        run(*source, sink, o, stats, log);
         return stats;
     }
 
@@ -193,6 +200,32 @@ TEST_F(RunLoop, ASnapshotIsOneTransactionAtItsDoneStepAndAnAbortedOneIsDropped) 
     EXPECT_EQ(sessions.at({"k1", 1}).count, 2);
     EXPECT_EQ(sessions.count({"gone", 1}), 0u);
     EXPECT_EQ(stored_position(*pg, name), "fake:5");
+}
+
+TEST_F(RunLoop, TransactionsInPartsAreAppliedWholeAndARefusedOneIsReadAgainAndRejectedWhole) {
+    // Parts of 2 changes: the first transaction comes in three parts; the
+    // second is refused by the engine at its last part (id f again), after
+    // its first part was applied, and is read from the source again.
+    const RunStats s = run_script({tx({{"a", "k1", 1}, {"b", "k1", 2}, {"c", "k1", 3}, {"d", "k2", 40}, {"e", "k2", 41}}),
+                                   tx({{"f", "k3", 60}, {"g", "k3", 61}, {"f", "k3", 62}}), tx({{"h", "k4", 80}})},
+                                  {}, nullptr, 2);
+    EXPECT_EQ(s.source_transactions, 3u);
+    EXPECT_EQ(s.row_changes, 9u);
+    EXPECT_EQ(s.rejected, 3u);
+    EXPECT_EQ(s.in_flight, 0u);
+    EXPECT_EQ(stored_position(*pg, name), "fake:3");
+    const test::Sessions sessions = test::sink_sessions(*pg, name);
+    ASSERT_EQ(sessions.size(), 3u);
+    EXPECT_EQ(sessions.at({"k1", 1}).count, 3);
+    EXPECT_EQ(sessions.at({"k2", 40}).count, 2);
+    EXPECT_EQ(sessions.at({"k4", 80}).count, 1);
+    std::vector<std::string> rejected;
+    for (postgres::Row r : pg->query("select gtid, seq::text, id, reason from \"" + name + "_rejected\" order by seq"))
+        rejected.push_back(r.get<std::string>(0) + " " + r.get<std::string>(1) + " " + r.get<std::string>(2) + " " +
+                           r.get<std::string>(3).substr(0, 33));
+    EXPECT_EQ(rejected, (std::vector<std::string>{"0-1-2 0 f transaction rejected by Tideweave",
+                                                  "0-1-2 1 g transaction rejected by Tideweave",
+                                                  "0-1-2 2 f transaction rejected by Tideweave"}));
 }
 
 TEST_F(RunLoop, NothingIsCommittedInsideAnOpenSnapshot) {

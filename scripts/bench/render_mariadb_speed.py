@@ -43,6 +43,13 @@ GOALS = {
 # last column is read against Connector/C's Baseline (its best) instead.
 VS_CC_BASELINE = {"pipeline_point_16", "pipeline_point_64", "pipeline_point_256"}
 PIPELINE_VS_CC_GOAL = 0.20
+# Issue 29: 64 connections on one thread. The goals are read against
+# Connector/C's non-blocking API on one thread (the row's Connector/C
+# current): sluice's time at most 1.0x of it (throughput at least 1.0x),
+# and sluice's client CPU per SELECT at most 0.8x of Connector/C's.
+ASYNC_ROWS = {"async_64_vs_threads"}
+ASYNC_TIME_VS_CC_GOAL = 1.0
+ASYNC_CPU_VS_CC_GOAL = 0.8
 
 
 def fmt(value, unit):
@@ -119,6 +126,8 @@ def table(cap, w):
         ccur = median("connector-c", row["current"])
         cbase = median("connector-c", row["baseline"])
         ratio = f"{cur / ccur:.2f}" if ccur else "—"
+        if ccur and row["id"] in ASYNC_ROWS:
+            ratio += " ✓" if cur / ccur <= ASYNC_TIME_VS_CC_GOAL else " ✗"
         if not ccur and row["id"] in VS_CC_BASELINE and cbase:
             r = cur / cbase
             ratio = f"{r:.2f} of C/C baseline {'✓' if r <= PIPELINE_VS_CC_GOAL else '✗'}"
@@ -168,6 +177,23 @@ def notes(cap, w):
           "execute); a third row is the loop with no statement, its own share. If the server's own loop is above "
           "1.5x native bulk, no client can bring pipelined single-row INSERTs within 1.5x of bulk on this server: "
           "every pipelined step is one such statement, plus its packet and reply (docs/mariadb.md, Decisions).")
+    if ids & ASYNC_ROWS:
+        prof = {(p["client"], p["workload"]): p for p in cap["profiles"]}
+        ours = prof.get(("sluice", "point_async_64"), {}).get("client_cpu_per_unit")
+        theirs = prof.get(("connector-c", "point_async_64"), {}).get("client_cpu_per_unit")
+        w("")
+        w("Many connections (issue 29): the same 20,000 point SELECTs (text queries by primary key) spread over 64 "
+          "connections, on one thread through the non-blocking APIs (sluice's `AsioConnection` coroutines; "
+          "Connector/C's `mysql_real_query_start`/`_cont` and `mysql_store_result_start`/`_cont` driven by "
+          "`poll`), against 64 threads with one blocking connection each, all pinned to the one client CPU. Goals "
+          f"(the issue's): sluice's time at most {ASYNC_TIME_VS_CC_GOAL:.1f}x Connector/C's non-blocking time "
+          f"(last column), and its client CPU per SELECT at most {ASYNC_CPU_VS_CC_GOAL:.1f}x Connector/C's.")
+        if ours and theirs:
+            r = ours / theirs
+            w("")
+            w(f"Client CPU per SELECT on one thread: sluice {fmt(ours, 'ns/select')} ns, Connector/C "
+              f"{fmt(theirs, 'ns/select')} ns: {r:.2f}x {'✓' if r <= ASYNC_CPU_VS_CC_GOAL else '✗'} "
+              f"(goal at most {ASYNC_CPU_VS_CC_GOAL:.1f}x).")
     cpu_table(cap, w)
 
 
@@ -230,6 +256,8 @@ def extra_title(extra):
     ids = [r["id"] for r in extra["rows"] if r["current"] in measured and r["baseline"] in measured]
     if ids and all(i.startswith(("pipeline_", "server_")) for i in ids):
         return "Pipelines: many statements per round trip (issue 17)"
+    if ids and all(i in ASYNC_ROWS for i in ids):
+        return "Many connections on one thread: the non-blocking API (issue 29)"
     return "A later run: " + ", ".join(ids)
 
 

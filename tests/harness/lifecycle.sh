@@ -63,6 +63,31 @@ if [[ " $* " == *" --only "* ]] && [ "$SLUICE_SERVERS" = mariadb ]; then
   grep -q '^SLUICE_PG_' "$dir/env" && fail "env file of a MariaDB-only instance has PostgreSQL keys"
 fi
 
+if [[ ",$SLUICE_SERVERS," == *",mariadb-replica,"* ]]; then
+  # The replica (issue 26): GTID replication of the primary, the same
+  # users, server_id 2, read_only, its binlog logging what it applies.
+  replica_sql() {
+    mariadb --no-defaults --protocol=TCP -h "$SLUICE_HOST" -P "$SLUICE_MARIADB_REPLICA_PORT" \
+      --ssl-ca="$SLUICE_CA" --ssl-verify-server-cert --batch --skip-column-names "$@"
+  }
+  expected_url="mariadb://$SLUICE_MARIADB_ADMIN_USER:$SLUICE_MARIADB_ADMIN_PASSWORD@127.0.0.1:$SLUICE_MARIADB_REPLICA_PORT/sluice"
+  expect_equal "SLUICE_MARIADB_REPLICA_URL" "$expected_url" "$SLUICE_MARIADB_REPLICA_URL"
+  got=$(replica_sql -u "$SLUICE_MARIADB_ADMIN_USER" -p"$SLUICE_MARIADB_ADMIN_PASSWORD" -e \
+    "SELECT CONCAT_WS(' ', @@server_id, @@read_only, @@gtid_strict_mode, @@log_slave_updates, @@binlog_format, @@log_bin)")
+  expect_equal "replica settings (server_id read_only gtid_strict_mode log_slave_updates binlog_format log_bin)" \
+    "2 ON ON ON ROW ON" "$got"
+  mariadb_tls -u "$SLUICE_MARIADB_ADMIN_USER" -p"$SLUICE_MARIADB_ADMIN_PASSWORD" -e \
+    "CREATE TABLE sluice.lifecycle (id INT PRIMARY KEY); INSERT INTO sluice.lifecycle VALUES (7)"
+  pos=$(mariadb_tls -u "$SLUICE_MARIADB_ADMIN_USER" -p"$SLUICE_MARIADB_ADMIN_PASSWORD" -e "SELECT @@gtid_binlog_pos")
+  got=$(replica_sql -u "$SLUICE_MARIADB_ADMIN_USER" -p"$SLUICE_MARIADB_ADMIN_PASSWORD" -e \
+    "SELECT MASTER_GTID_WAIT('$pos', 60); SELECT id FROM sluice.lifecycle; SELECT @@gtid_binlog_pos")
+  expect_equal "the replica applied and logged the primary's transactions" "0 7 $pos" "$(echo $got)"
+  # The same users: the native account logs in to the replica too.
+  got=$(replica_sql -u "$SLUICE_MARIADB_NATIVE_USER" -p"$SLUICE_MARIADB_NATIVE_PASSWORD" -e "SELECT CURRENT_USER()")
+  expect_equal "native login on the replica" "$SLUICE_MARIADB_NATIVE_USER@%" "$got"
+  pass "replica on :$SLUICE_MARIADB_REPLICA_PORT follows the primary by GTID ($pos)"
+fi
+
 "$servers/stop" --dir "$dir" || fail "stop failed"
 
 for i in "${!names[@]}"; do

@@ -295,16 +295,62 @@ Result<Changes> Engine::Impl::apply(std::span<const Mutation> mutations, const s
         undo_applied(mutations, n);
         return error;
     }
+    late_out_.clear();
+    if (late_count != 0)
+        for (std::size_t i = 0; i < n; ++i)
+            if (mutations[i].ts < h) late_out_.push_back(LateItem{i, mutations[i].id, mutations[i].key, mutations[i].ts});
+    return accept();
+}
+
+Changes Engine::Impl::accept() {
     sessions_->commit();
     ++version_;
     cancel_unchanged();
     publish(before_, before_out_);
     publish(after_, after_out_);
-    late_out_.clear();
-    if (late_count != 0)
-        for (std::size_t i = 0; i < n; ++i)
-            if (mutations[i].ts < h) late_out_.push_back(LateItem{i, mutations[i].id, mutations[i].key, mutations[i].ts});
     return Changes{version_, before_out_, after_out_, late_out_};
+}
+
+// A part of the open transaction (open_transaction.cpp has the rest): here
+// beside apply() for the checks they share. Each applied mutation leaves an
+// undo record; an error takes back every part.
+Result<std::span<const LateItem>> Engine::Impl::apply_part(std::span<const Mutation> part) {
+    if (!open_) throw std::logic_error("tideweave: apply_part() without begin_transaction()");
+    const std::size_t base = open_given_;
+    open_given_ += part.size();
+    late_out_.clear();
+    const std::int64_t h = horizon();
+    std::uint64_t id_bits = 0;
+    hashes_.resize(part.size());
+    for (std::size_t i = 0; i < part.size(); ++i) hashes_[i] = IdIndex::hash(part[i].id, id_bits);
+    const bool ids_ascii = (id_bits & 0x8080808080808080ULL) == 0;
+    std::optional<Error> identity_error;
+    for (std::size_t i = 0; i < part.size(); ++i) {
+        const Mutation& m = part[i];
+        const std::size_t index = base + i;  // in the whole transaction
+        const std::uint64_t key_word = KeyNames::word_of(m.key);
+        if (!shape_ok(m, ids_ascii, key_word)) [[unlikely]] {
+            if (std::optional<Error> shape = shape_error(m, index)) {
+                undo_open();
+                return std::move(*shape);
+            }
+        }
+        if (m.ts < h) {
+            late_out_.push_back(LateItem{index, m.id, m.key, m.ts});
+            continue;
+        }
+        double retracted = 0;
+        if (!apply_checked(m, index, hashes_[i], key_word, h, retracted, identity_error)) {
+            undo_open();
+            return std::move(*identity_error);
+        }
+        // The key is interned (an insert registered it; a retraction's
+        // matched the held event's), so this finds it without adding.
+        const KeyId key = intern(m.key, key_word);
+        undo_.push_back(Undo{m.ts, retracted, undo_ids_.size(), key, static_cast<std::uint16_t>(m.id.size()), m.kind});
+        undo_ids_.append(m.id);
+    }
+    return std::span<const LateItem>(late_out_);
 }
 
 Result<Finalized> Engine::Impl::advance_watermark(std::int64_t w) {
@@ -519,11 +565,26 @@ Engine::~Engine() = default;
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 
-Result<Changes> Engine::apply(std::span<const Mutation> mutations) { return impl_->apply(mutations); }
-Result<Finalized> Engine::advance_watermark(std::int64_t watermark) { return impl_->advance_watermark(watermark); }
-Forgotten Engine::forget() { return impl_->forget(); }
-Snapshot Engine::snapshot() { return impl_->snapshot(); }
-Checkpoint Engine::checkpoint(std::string_view source_position) const { return impl_->checkpoint(source_position); }
+Result<Changes> Engine::apply(std::span<const Mutation> mutations) {
+    impl_->require_closed("apply");
+    return impl_->apply(mutations);
+}
+Result<Finalized> Engine::advance_watermark(std::int64_t watermark) {
+    impl_->require_closed("advance_watermark");
+    return impl_->advance_watermark(watermark);
+}
+Forgotten Engine::forget() {
+    impl_->require_closed("forget");
+    return impl_->forget();
+}
+Snapshot Engine::snapshot() {
+    impl_->require_closed("snapshot");
+    return impl_->snapshot();
+}
+Checkpoint Engine::checkpoint(std::string_view source_position) const {
+    impl_->require_closed("checkpoint");
+    return impl_->checkpoint(source_position);
+}
 
 Result<Engine> Engine::restore(const Checkpoint& checkpoint, EngineKind kind) {
     const Config& config = checkpoint.config;
@@ -543,5 +604,12 @@ const Config& Engine::config() const { return impl_->config(); }
 std::size_t Engine::active_events() const { return impl_->sessions().active_events(); }
 std::size_t Engine::row_count() const { return impl_->sessions().row_count(); }
 std::size_t Engine::key_count() const { return impl_->key_count(); }
+
+void Engine::begin_transaction() { impl_->begin_transaction(); }
+Result<std::span<const LateItem>> Engine::apply_part(std::span<const Mutation> part) { return impl_->apply_part(part); }
+Result<Changes> Engine::commit_transaction() { return impl_->commit_transaction(); }
+void Engine::rollback_transaction() { impl_->rollback_transaction(); }
+bool Engine::in_transaction() const { return impl_->in_transaction(); }
+std::size_t Engine::transaction_mutations() const { return impl_->transaction_mutations(); }
 
 }  // namespace sluice::tideweave

@@ -28,6 +28,16 @@ public:
     // to its first malformed mutation); it rejects the transaction unless an
     // earlier mutation's error comes first.
     Result<Changes> apply(std::span<const Mutation> mutations, const std::optional<Error>& trailing = {});
+    // The open transaction (Engine::begin_transaction, open_transaction.cpp).
+    void begin_transaction();
+    Result<std::span<const LateItem>> apply_part(std::span<const Mutation> part);
+    Result<Changes> commit_transaction();
+    void rollback_transaction();
+    bool in_transaction() const { return open_; }
+    std::size_t transaction_mutations() const { return open_given_; }
+    // Throws std::logic_error naming `call` if a transaction is open.
+    void require_closed(const char* call) const;
+
     Result<Finalized> advance_watermark(std::int64_t w);
     Forgotten forget();
     Snapshot snapshot();
@@ -54,6 +64,9 @@ private:
                                                      std::optional<Error>& error);
     void undo_applied(std::span<const Mutation> mutations, std::size_t applied);
     void unapply(const Mutation& m, double retracted_value);
+    // Ends an accepted transaction: commits the sessions, counts the
+    // version, and publishes the changes (late items are the caller's).
+    Changes accept();
     void cancel_unchanged();  // drops rows in both before_ and after_
     void publish(const std::vector<SessionRow>& from, std::vector<Row>& to) const;
 
@@ -83,6 +96,22 @@ private:
     // that became sealed (ts < horizon) are stale and ignored; forget removes
     // them.
     IdIndex ids_;
+
+    // The open transaction: how to take back each mutation applied so far,
+    // newest last (32 bytes each, plus the id's bytes in undo_ids_).
+    struct Undo {
+        std::int64_t ts;
+        double value;  // a retraction's retracted value
+        std::uint64_t id_at;  // in undo_ids_
+        KeyId key;
+        std::uint16_t id_size;
+        Mutation::Kind kind;
+    };
+    void undo_open();  // takes back undo_ (newest first) and closes the transaction
+    bool open_ = false;
+    std::size_t open_given_ = 0;  // mutations given to the open transaction
+    std::vector<Undo> undo_;
+    std::string undo_ids_;
 
     // Buffers kept between calls (results point into them).
     std::vector<std::uint64_t> hashes_;

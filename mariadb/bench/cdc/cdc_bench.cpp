@@ -8,6 +8,15 @@
 //
 //   mariadb_cdc_bench --env SERVERS/env --cli build/release/.../sluice-mariadb
 //                     --zongji build/zongji --out capture.json [--changes 500000] [--reps 5]
+//                     [--large-sizes 1000000,3000000] [--large-only CAPTURE_PART.json]
+//
+// Large transactions (issue 25): for each size N, N narrow rows inserted in
+// one transaction and the same rows in 1,000-row transactions (two tables,
+// one binlog span that both runs read, each formatting its own table), then
+// `cdc --out` of each, interleaved, rows/s and peak RSS (the child's
+// ru_maxrss, i.e. VmHWM); and `cdc --snapshot` of the N-row table. With
+// --large-only only that part runs and is written to the file named (the
+// run script merges it into the capture as "large_transaction").
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -45,6 +54,8 @@ struct Args {
     int reps = 5;
     int lag_seconds = 10;
     int lag_rate = 500;  // inserts per second
+    std::vector<long> large_sizes{1000000, 3000000};
+    std::string large_only;  // a file: only the large-transaction part, written there
 };
 
 std::string scalar(Connection& c, const std::string& sql) {
@@ -227,6 +238,121 @@ struct Peer {
     long validated_changes = -1;
 };
 
+// One measured shape of the large-transaction part.
+struct LargeRun {
+    long rows = 0;
+    std::string shape;
+    std::vector<std::string> argv;
+    std::vector<double> seconds, peak_rss_mib;
+    std::string error;
+};
+
+// RunResult plus the child's peak RSS in MiB (wait4's ru_maxrss: VmHWM).
+double last_peak_rss_mib = 0;
+
+RunResult run_measured(const std::vector<std::string>& argv, const std::string& err_path) {
+    auto t0 = Clock::now();
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::vector<char*> av;
+        for (const std::string& x : argv) av.push_back(const_cast<char*>(x.c_str()));
+        av.push_back(nullptr);
+        if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
+        if (!std::freopen(err_path.c_str(), "w", stderr)) ::_exit(126);
+        ::execvp(av[0], av.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    rusage ru{};
+    ::wait4(pid, &status, 0, &ru);
+    RunResult r;
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    last_peak_rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    return r;
+}
+
+// The large-transaction part as a JSON array (see the file's comment).
+std::string large_transactions(const ConnectOptions& options, const std::string& cli, const std::string& url,
+                               const std::vector<long>& sizes, int reps, const std::string& tmp) {
+    // One INSERT of millions of rows runs longer than the default 30 s read timeout.
+    ConnectOptions patient = options;
+    patient.timeouts.read = std::chrono::minutes(30);
+    Connection c = Connection::connect(patient);
+    std::vector<LargeRun> runs;
+    for (long n : sizes) {
+        std::cerr << "large transaction: " << n << " rows\n";
+        c.execute("DROP DATABASE IF EXISTS cdc_large");
+        c.execute("CREATE DATABASE cdc_large");
+        c.execute("CREATE TABLE cdc_large.one (id BIGINT PRIMARY KEY, v INT, pad CHAR(40))");
+        c.execute("CREATE TABLE cdc_large.batched (id BIGINT PRIMARY KEY, v INT, pad CHAR(40))");
+        const std::string before = scalar(c, "SELECT @@global.gtid_binlog_pos");
+        const std::string rows = "SELECT seq, seq % 1000, REPEAT('p', 40) FROM seq_";
+        c.execute("INSERT INTO cdc_large.one " + rows + "1_to_" + std::to_string(n));
+        for (long at = 1; at <= n; at += 1000)
+            c.execute("INSERT INTO cdc_large.batched " + rows + std::to_string(at) + "_to_" +
+                      std::to_string(std::min(n, at + 999)));
+        const std::string file = tmp + "/large.ndjson";
+        auto cdc_of = [&](const std::string& table) {
+            return std::vector<std::string>{cli, "cdc", url, "--from-gtid", before, "--until-end", "--tables",
+                                            "cdc_large." + table, "--out", file, "--server-id", "4005"};
+        };
+        std::vector<LargeRun> shapes(4);
+        shapes[0] = {n, "one transaction", cdc_of("one"), {}, {}, {}};
+        shapes[1] = {n, "1,000-row transactions", cdc_of("batched"), {}, {}, {}};
+        shapes[2] = {n, "snapshot (1,000-row chunks)",
+                     {cli, "cdc", url, "--snapshot", "--until-end", "--tables", "cdc_large.one", "--out", file, "--server-id",
+                      "4006"},
+                     {}, {}, {}};
+        // The same transaction in 128 KiB lines: how much of its cost is the
+        // size of the line being filled (8 MiB by default).
+        shapes[3] = {n, "one transaction, 128 KiB lines", cdc_of("one"), {}, {}, {}};
+        shapes[3].argv.insert(shapes[3].argv.end(), {"--max-line-bytes", "131072"});
+        std::mt19937 rng(static_cast<unsigned>(n));
+        for (int rep = 0; rep < reps; ++rep) {
+            std::vector<std::size_t> order{0, 1, 2, 3};
+            std::shuffle(order.begin(), order.end(), rng);
+            for (std::size_t i : order) {
+                LargeRun& s = shapes[i];
+                if (!s.error.empty()) continue;
+                std::filesystem::remove(file);
+                RunResult r = run_measured(s.argv, tmp + "/large.err");
+                if (r.status != 0) {
+                    s.error = "exit status " + std::to_string(r.status) + ": " + read_file(tmp + "/large.err").substr(0, 400);
+                    continue;
+                }
+                const std::string text = i == 2 ? std::string() : read_file(file);
+                if (i != 2 && static_cast<long>(count(text, "{\"op\":")) != n) {
+                    s.error = "the file holds " + std::to_string(count(text, "{\"op\":")) + " row changes, not " +
+                              std::to_string(n);
+                    continue;
+                }
+                s.seconds.push_back(r.seconds);
+                s.peak_rss_mib.push_back(last_peak_rss_mib);
+                std::cerr << "  rep " << rep << " " << s.shape << ": " << r.seconds << " s, "
+                          << static_cast<double>(n) / r.seconds << " rows/s, peak RSS " << last_peak_rss_mib << " MiB\n";
+            }
+        }
+        std::filesystem::remove(file);
+        for (LargeRun& s : shapes) runs.push_back(std::move(s));
+        c.execute("DROP DATABASE cdc_large");
+    }
+    std::string out = "[\n";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const LargeRun& r = runs[i];
+        std::string shape, err, cmd;
+        sluice::json::append_string(shape, r.shape);
+        sluice::json::append_string(err, r.error);
+        std::string joined;
+        for (std::size_t k = 0; k < r.argv.size(); ++k) joined += (k ? " " : "") + (k == 2 ? std::string("URL") : r.argv[k]);
+        sluice::json::append_string(cmd, joined);
+        out += "    {\"rows\": " + std::to_string(r.rows) + ", \"shape\": " + shape + ", \"command\": " + cmd +
+               ", \"error\": " + err + ", \"seconds\": " + json_array(r.seconds) +
+               ", \"peak_rss_mib\": " + json_array(r.peak_rss_mib) + "}" + (i + 1 < runs.size() ? "," : "") + "\n";
+    }
+    return out + "  ]";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -241,12 +367,17 @@ int main(int argc, char** argv) {
         else if (k == "--reps") a.reps = std::stoi(v);
         else if (k == "--lag-seconds") a.lag_seconds = std::stoi(v);
         else if (k == "--lag-rate") a.lag_rate = std::stoi(v);
+        else if (k == "--large-sizes") {
+            a.large_sizes.clear();
+            std::stringstream list(v);
+            for (std::string n; std::getline(list, n, ',');) a.large_sizes.push_back(std::stol(n));
+        } else if (k == "--large-only") a.large_only = v;
         else {
             std::cerr << "unknown option " << k << "\n";
             return 2;
         }
     }
-    if (a.env.empty() || a.cli.empty() || a.out.empty()) {
+    if (a.env.empty() || a.cli.empty() || (a.out.empty() && a.large_only.empty())) {
         std::cerr << "usage: mariadb_cdc_bench --env FILE --cli PATH --zongji DIR --out CAPTURE.json [--changes N] [--reps R]\n";
         return 2;
     }
@@ -267,6 +398,21 @@ int main(int argc, char** argv) {
     Connection c = Connection::connect(options);
     const std::string version = scalar(c, "SELECT @@version");
 
+    if (!a.large_only.empty()) {
+        const std::string tmp = std::filesystem::temp_directory_path() / ("cdc-bench-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(tmp);
+        const std::string large = large_transactions(options, a.cli, url, a.large_sizes, a.reps, tmp);
+        std::filesystem::remove_all(tmp);
+        auto ts = std::chrono::system_clock::to_time_t(wall_start);
+        char date[64];
+        std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", std::gmtime(&ts));
+        std::string m;
+        sluice::json::append_string(m, started);
+        std::ofstream(a.large_only) << "{\"date\": \"" << date << "\", \"machine\": " << m << ", \"reps\": " << a.reps
+                                    << ",\n  \"runs\": " << large << "}\n";
+        std::cerr << "wrote " << a.large_only << "\n";
+        return 0;
+    }
     std::cerr << "workload: " << a.changes << " row changes...\n";
     auto t_setup = Clock::now();
     Workload w = make_workload(c, a.changes);
@@ -408,6 +554,7 @@ int main(int argc, char** argv) {
     }
     std::string tail = read_file(out_file);
     const long resume_updates = static_cast<long>(count(tail, "\"op\":\"update\"")) - w.updates;
+    const std::string large = large_transactions(options, a.cli, url, a.large_sizes, a.reps, tmp);
     std::filesystem::remove_all(tmp);
 
     // Capture.
@@ -447,7 +594,8 @@ int main(int argc, char** argv) {
       << ", \"p50_ms\": " << percentile(lag_ms, 50) << ", \"p99_ms\": " << percentile(lag_ms, 99)
       << ", \"max_ms\": " << percentile(lag_ms, 100) << "},\n";
     o << "  \"resume\": {\"file_bytes\": " << file_bytes << ", \"seconds\": " << json_array(resume_s)
-      << ", \"new_updates_delivered\": " << resume_updates << "}\n}\n";
+      << ", \"new_updates_delivered\": " << resume_updates << "},\n";
+    o << "  \"large_transaction\": {\"reps\": " << a.reps << ", \"runs\": " << large << "}\n}\n";
     std::cerr << "wrote " << a.out << "\n";
     for (const Peer& p : peers)
         if (!p.seconds.empty())

@@ -155,6 +155,8 @@ public:
     Outcome run(const std::string& w) override {
         if (w == "bulk_native") return bulk_array();
         if (w == "point_sequential") return point_sequential();
+        if (w == "point_async_64") return connector_c_point_async(t_);
+        if (w == "point_threads_64") return connector_c_point_threads(t_);
         if (w == "insert_bulk_20k") return bulk_array(pipeline_inserts);
         if (w == "insert_sequential_20k") return bulk_sequential(pipeline_inserts);
         if (w == "bulk_sequential") return bulk_sequential();

@@ -89,6 +89,8 @@ public:
         if (w == "wide_zlib") return text_select(true, true);
         if (w == "wide_plain") return text_select(false, true);
         if (w == "point_sequential") return point_sequential();
+        if (w == "point_async_64") return sluice_point_async(plain_, server_pid_);
+        if (w == "point_threads_64") return sluice_point_threads(plain_, server_pid_);
         if (w == "point_pipelined_16") return point_pipelined(16);
         if (w == "point_pipelined_64") return point_pipelined(64);
         if (w == "point_pipelined_256") return point_pipelined(256);

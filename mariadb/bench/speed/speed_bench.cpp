@@ -122,6 +122,14 @@ const std::vector<TableRow> table_rows{
     {"pipeline_insert_unix_vs_bulk_unix",
      "20,000 single-row INSERTs over the unix socket: pipelined (depth 256, one transaction) vs native bulk",
      "insert_pipelined_unix", "insert_bulk_20k_unix"},
+    // Many connections on one thread (issue 29): the async API against 64
+    // blocking threads; the last column is sluice's one thread against
+    // Connector/C's non-blocking API on one thread (goals: time at most
+    // 1.0x, client CPU per SELECT at most 0.8x).
+    {"async_64_vs_threads",
+     "20,000 point SELECTs over 64 connections: one thread, non-blocking (sluice AsioConnection; Connector/C "
+     "_start/_cont on poll) vs 64 blocking threads",
+     "point_async_64", "point_threads_64"},
     {"pipeline_insert_vs_server_loop",
      "20,000 single-row INSERTs: pipelined (depth 256, one transaction) vs the server's own loop of INSERT",
      "insert_pipelined", "insert_server_loop_20k"},

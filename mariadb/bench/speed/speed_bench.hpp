@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "../target.hpp"
+#include "sluice/mariadb/connect_options.hpp"
 
 namespace sluice::mariadb::speed_bench {
 
@@ -135,6 +136,15 @@ Outcome timed_operations(int operations, Op&& op) {
     return o;
 }
 
+// The many-connections rows (issue 29): 20,000 point SELECTs (text
+// queries) spread over this many connections, on one thread (non-blocking)
+// or on one thread per connection (blocking).
+inline constexpr int many_connections = 64;
+Outcome sluice_point_async(const ConnectOptions& options, long server_pid);
+Outcome sluice_point_threads(const ConnectOptions& options, long server_pid);
+Outcome connector_c_point_async(const Target& target);
+Outcome connector_c_point_threads(const Target& target);
+
 // A client's workloads by key; each call is one run.
 class Client {
 public:
@@ -180,6 +190,9 @@ inline const std::vector<Workload>& workloads() {
         // loop, and the loop alone.
         {"insert_server_loop_20k", "ns/row", false}, {"insert_server_execute_20k", "ns/row", false},
         {"server_loop_empty_20k", "ns/row", false},
+        // Many connections (issue 29): 64 of them, one thread (sluice's
+        // AsioConnection, Connector/C's _start/_cont on poll) or 64 threads.
+        {"point_async_64", "ns/select", false},      {"point_threads_64", "ns/select", false},
     };
     return w;
 }

@@ -22,6 +22,7 @@ void Transaction::add_rows(const binlog::Rows& rows) {
     s.rows.columns_after = keep(rows.columns_after);
     s.rows.rows = keep(rows.rows);
     s.rows.extra_data = keep(rows.extra_data);
+    bytes_ += total;
     rows_.push_back(std::move(s));
 }
 

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "binlog_connection.hpp"
+#include "failover.hpp"
 #include "snapshot_reader.hpp"
 #include "sluice/mariadb/binlog/decoder.hpp"
 #include "sluice/mariadb/cdc/table_columns.hpp"
@@ -74,6 +75,10 @@ struct ChangeStream::State {
     ConnectOptions options;
     StreamOptions stream;
     std::uint32_t server_id = 0;
+    // Which server of the list is read, and the position check there.
+    std::optional<detail::Failover> failover;
+    // Since when the binlog connection is lost (reconnect), for failover_after.
+    std::optional<Clock::time_point> lost_since;
     std::optional<Connection> side;  // information_schema
     std::unique_ptr<detail::SnapshotReader> snapshot;
     std::unique_ptr<detail::BinlogConnection> binlog;
@@ -114,7 +119,7 @@ struct ChangeStream::State {
         auto pause = std::chrono::milliseconds(100);
         for (;;) {
             try {
-                if (!side || side->broken()) side.emplace(Connection::connect(options));
+                if (!side || side->broken()) side.emplace(Connection::connect(failover->current_options()));
                 f(*side);
                 return;
             } catch (const Error& e) {
@@ -178,15 +183,17 @@ struct ChangeStream::State {
         learned[key] = std::move(signature);
     }
 
-    std::string peer() const {
-        if (!options.unix_socket.empty()) return options.unix_socket;
-        return options.host + ":" + std::to_string(options.port);
-    }
+    std::string peer() const { return failover->current_name(); }
 
     // On `first` (the connection open() checked the server on) or a new one.
     void start_dump(std::optional<Connection> first = std::nullopt) {
-        Connection c = first ? std::move(*first) : Connection::connect(options);
+        Connection c = first          ? std::move(*first)
+                       : lost_since ? failover->reconnect(*lost_since)
+                                    : Connection::connect(failover->current_options());
         ++connects;
+        // With a list of servers: does this one hold the position?
+        if (GtidState from = failover->hold_position(c, assembler->position()); from != assembler->position())
+            assembler = std::make_unique<detail::TransactionAssembler>(stream.tables, from);
         detail::DumpRequest req;
         req.start = assembler->position();
         req.server_id = server_id;
@@ -204,6 +211,8 @@ struct ChangeStream::State {
     // retrying until reconnect_for has passed.
     void reconnect(const Error& first) {
         binlog.reset();
+        side.reset();  // it may be to the same lost server
+        lost_since = Clock::now();
         if (stream.observer) stream.observer->connection_lost(first.what());
         const auto give_up = Clock::now() + stream.reconnect_for;
         auto pause = std::chrono::milliseconds(100);
@@ -214,10 +223,11 @@ struct ChangeStream::State {
                             "binlog connection lost and not regained within " +
                                 std::to_string(stream.reconnect_for.count()) + " ms: " + last);
             }
-            std::this_thread::sleep_for(pause);
+            std::this_thread::sleep_for(failover->pause_before_attempt(*lost_since, pause));
             pause = std::min(pause * 2, std::chrono::milliseconds(2000));
             try {
                 start_dump();
+                lost_since.reset();
                 if (stream.observer) stream.observer->connection_regained();
                 return;
             } catch (const Error& e) {
@@ -293,6 +303,10 @@ struct ChangeStream::State {
                     skipped_since_event = false;
                     current = assembler->take_transaction();
                     return &current;
+                case detail::TransactionAssembler::Outcome::part:
+                    skipped_since_event = false;
+                    current = assembler->take_part();
+                    return &current;
                 case detail::TransactionAssembler::Outcome::ddl:
                     skipped_since_event = false;
                     learned.clear();  // re-learn every table after DDL
@@ -318,9 +332,10 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
     s->options = options;
     s->server_id = stream.server_id != 0 ? stream.server_id : random_server_id();
     s->stream = std::move(stream);
+    s->failover.emplace(options, s->stream);
     // The binlog connection checks the server and finds the start; the side
     // connection (information_schema) is made when a table first needs it.
-    Connection first = Connection::connect(options);
+    Connection first = s->failover->connect_first();
     check_server(first);
     if (s->stream.until_end) s->until_state = GtidState::parse(single_value(first, "SELECT @@global.gtid_binlog_pos"));
     GtidState start;
@@ -329,7 +344,7 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
         case StartAt::gtid: start = s->stream.gtid; break;
         case StartAt::now: start = GtidState::parse(single_value(first, "SELECT @@global.gtid_binlog_pos")); break;
         case StartAt::snapshot: {
-            Connection snap = Connection::connect(options);
+            Connection snap = Connection::connect(s->failover->current_options());
             s->snapshot = std::make_unique<detail::SnapshotReader>(std::move(snap), s->stream.tables,
                                                                    s->stream.snapshot_chunk_rows);
             start = s->snapshot->position();
@@ -337,7 +352,7 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
             break;
         }
     }
-    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start);
+    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start, s->stream.part_bytes);
     if (!s->snapshot) s->start_dump(std::move(first));
     return ChangeStream(std::move(s));
 }
@@ -347,6 +362,7 @@ const GtidState& ChangeStream::position() const noexcept { return state_->assemb
 bool ChangeStream::resumable() const noexcept { return state_->resumable; }
 bool ChangeStream::input_pending() const noexcept { return state_->binlog && state_->binlog->input_pending(); }
 std::size_t ChangeStream::connects() const noexcept { return state_->connects; }
+std::string ChangeStream::server() const { return state_->failover->current_name(); }
 std::uint32_t ChangeStream::server_id() const noexcept { return state_->server_id; }
 
 }  // namespace sluice::mariadb::cdc

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <charconv>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -34,6 +35,34 @@ std::optional<std::string_view> quoted_after(std::string_view line, std::string_
     return line.substr(prefix.size(), end - prefix.size());
 }
 
+// The part keys of a transaction line written in parts (ndjson.hpp):
+// ,"part":K[,"last":true][,"rolled_back":true] right after "ts".
+struct PartKeys {
+    std::uint64_t part = 0;
+    bool last = false;
+};
+
+std::optional<PartKeys> part_keys_of(std::string_view line) {
+    auto skip_number_after = [&line](std::string_view key) {
+        std::size_t at = line.find(key);
+        if (at == std::string_view::npos) return false;
+        at += key.size();
+        while (at < line.size() && line[at] >= '0' && line[at] <= '9') ++at;
+        line.remove_prefix(at);
+        return true;
+    };
+    if (!skip_number_after(",\"server_id\":") || !skip_number_after(",\"ts\":")) return std::nullopt;
+    static constexpr std::string_view part_key = ",\"part\":";
+    if (line.substr(0, part_key.size()) != part_key) return std::nullopt;
+    line.remove_prefix(part_key.size());
+    PartKeys k;
+    auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), k.part);
+    if (ec != std::errc() || k.part == 0) return PartKeys{};  // part 0: refused by the caller
+    line.remove_prefix(static_cast<std::size_t>(end - line.data()));
+    k.last = line.substr(0, 12) == ",\"last\":true";
+    return k;
+}
+
 }  // namespace
 
 namespace {
@@ -48,13 +77,17 @@ public:
     void line(std::string_view line, std::size_t offset) {
         ++line_no_;
         if (auto g = quoted_after(line, "{\"gtid\":\"")) {
+            GtidPosition gtid;
             try {
-                state_.advance(parse_gtid(*g));
+                gtid = parse_gtid(*g);
             } catch (const Error& e) {
                 throw Error(ErrorKind::usage, "line " + std::to_string(line_no_) + ": " + e.what());
             }
+            if (part_of(gtid, part_keys_of(line), offset)) return;
+            state_.advance(gtid);
             r_.has_lines = true;
         } else if (auto s = quoted_after(line, "{\"snapshot\":{\"gtid\":\"")) {
+            if (part_from_ != npos) throw unfinished("a snapshot line");
             GtidState at;
             try {
                 at = GtidState::parse(*s);
@@ -81,9 +114,49 @@ public:
         }
     }
 
+    // A transaction in parts: its position counts only once its last part
+    // is in the file. True when the line is a part (consumed here).
+    bool part_of(const GtidPosition& gtid, std::optional<PartKeys> keys, std::size_t offset) {
+        const std::string g = to_string(gtid);
+        if (!keys) {
+            if (part_from_ != npos) throw unfinished("the line of " + g);
+            return false;
+        }
+        const std::string here = "line " + std::to_string(line_no_) + ", \"part\" of " + g + ": ";
+        if (keys->part == 0) throw Error(ErrorKind::usage, here + "not a number from 1 up");
+        if (part_from_ == npos) {
+            if (keys->part != 1)
+                throw Error(ErrorKind::usage, here + "part " + std::to_string(keys->part) + " without part 1 before it");
+            part_from_ = offset;
+            part_gtid_ = gtid;
+            next_part_ = 1;
+        } else if (!(gtid == part_gtid_)) {
+            throw unfinished("part " + std::to_string(keys->part) + " of " + g);
+        }
+        if (keys->part != next_part_)
+            throw Error(ErrorKind::usage, here + "part " + std::to_string(keys->part) + " where part " +
+                                              std::to_string(next_part_) + " belongs");
+        ++next_part_;
+        if (keys->last) {
+            part_from_ = npos;
+            state_.advance(gtid);
+            r_.has_lines = true;
+        }
+        return true;
+    }
+
+    Error unfinished(const std::string& what) const {
+        return Error(ErrorKind::usage, "line " + std::to_string(line_no_) + ": " + what + " inside transaction " +
+                                           to_string(part_gtid_) + ", whose part " + std::to_string(next_part_) +
+                                           " (or last part) is missing");
+    }
+
     // `complete`: where the last complete line ends; `total`: the size.
     FileResume finish(std::size_t complete, std::size_t total, std::size_t& keep) {
         keep = complete;
+        // A transaction whose last part is not in the file is cut and read
+        // again from its start (its parts left the position unmoved).
+        if (part_from_ != npos) keep = part_from_;
         if (snapshot_from_ != npos) {
             keep = snapshot_from_;
             state_ = before_snapshot_;
@@ -102,6 +175,9 @@ private:
     GtidState before_snapshot_;
     bool had_lines_before_snapshot_ = false;
     std::size_t line_no_ = 0;
+    std::size_t part_from_ = npos;  // where the transaction in parts began
+    GtidPosition part_gtid_;
+    std::uint64_t next_part_ = 1;
 };
 
 }  // namespace

@@ -30,17 +30,43 @@ std::string xa_key(const binlog::XaXid& x) {
 
 }  // namespace
 
-TransactionAssembler::TransactionAssembler(TableFilter filter, GtidState start)
-    : filter_(std::move(filter)), position_(std::move(start)) {}
+TransactionAssembler::TransactionAssembler(TableFilter filter, GtidState start, std::size_t part_bytes)
+    : filter_(std::move(filter)), position_(std::move(start)), part_bytes_(part_bytes) {}
 
 void TransactionAssembler::drop_partial_group() {
+    // The consumer holds parts 1..parts_out_ of this group: when it is read
+    // again, carry on after them instead of repeating them.
+    if (open_ && parts_out_ > 0) resume_ = Resume{group_gtid_, parts_out_, rows_events_out_};
     open_ = false;
     txn_ = Transaction{};
+}
+
+TransactionAssembler::Outcome TransactionAssembler::hand_out_part(bool last, bool rolled_back) {
+    ++parts_out_;
+    rows_events_out_ += txn_.rows_events();
+    part_ = TransactionPart{};
+    // A rolled-back group's last part carries no changes (nothing of it applies).
+    part_.changes = rolled_back ? Transaction{} : std::move(txn_);
+    txn_ = Transaction{};
+    part_.changes.gtid = group_gtid_;
+    part_.changes.timestamp = group_timestamp_;
+    part_.part = parts_out_;
+    part_.last = last;
+    part_.rolled_back = rolled_back;
+    return Outcome::part;
 }
 
 TransactionAssembler::Outcome TransactionAssembler::complete(bool deliver, std::uint32_t timestamp) {
     open_ = false;
     position_.advance(group_gtid_);
+    if (part_bytes_ != 0) {
+        if (parts_out_ > 0) return hand_out_part(true, !deliver);
+        if (!deliver || txn_.empty()) {
+            txn_ = Transaction{};
+            return Outcome::skipped;
+        }
+        return hand_out_part(true, false);
+    }
     if (!deliver || txn_.empty()) {
         txn_ = Transaction{};
         return Outcome::skipped;
@@ -81,26 +107,67 @@ TransactionAssembler::Outcome TransactionAssembler::on_query(const binlog::Event
     return Outcome::none;  // any other statement inside a transaction (none under ROW)
 }
 
+TransactionAssembler::Outcome TransactionAssembler::on_gtid(const binlog::EventHeader& h, const binlog::Gtid& g) {
+    const GtidPosition gtid{g.domain_id, h.server_id, g.seq_no};
+    if (open_ && parts_out_ > 0) {
+        throw Error(ErrorKind::protocol, "binlog group " + to_string(gtid) + " began before group " +
+                                             to_string(group_gtid_) + " completed, after " +
+                                             std::to_string(parts_out_) + " of its parts were returned");
+    }
+    open_ = true;
+    gtid_ = g;
+    gtid_.xa_xid.reset();  // its views die with the event; keep a copy below
+    group_gtid_ = gtid;
+    group_timestamp_ = h.timestamp;
+    txn_ = Transaction{};
+    parts_out_ = 0;
+    rows_events_out_ = 0;
+    skip_rows_events_ = 0;
+    if (resume_) {
+        // Read again from position(), the group cut off is the first one not
+        // covered by it; anything else means the binlog is not the one the
+        // parts came from.
+        if (!(resume_->gtid == gtid)) {
+            throw Error(ErrorKind::protocol,
+                        "after reconnecting, the binlog continued with group " + to_string(gtid) + ", not with " +
+                            to_string(resume_->gtid) + " whose first " + std::to_string(resume_->parts) +
+                            " parts were already returned");
+        }
+        parts_out_ = resume_->parts;
+        rows_events_out_ = resume_->rows_events;
+        skip_rows_events_ = resume_->rows_events;
+        resume_.reset();
+    }
+    if (g.xa_xid) {
+        xa_gtrid_ = std::string(g.xa_xid->gtrid);
+        xa_bqual_ = std::string(g.xa_xid->bqual);
+        gtid_.xa_xid = binlog::XaXid{g.xa_xid->format_id, xa_gtrid_, xa_bqual_};
+    }
+    return Outcome::none;
+}
+
+TransactionAssembler::Outcome TransactionAssembler::on_rows(const binlog::Rows& rows) {
+    if (!open_ || !rows.table || !filter_.selects(rows.table->db, rows.table->table)) return Outcome::none;
+    if (skip_rows_events_ > 0) {  // resuming: returned in an earlier part
+        --skip_rows_events_;
+        return Outcome::none;
+    }
+    txn_.add_rows(rows);
+    // An XA PREPARE group's rows are held whole until its XA COMMIT (they
+    // commit under that group's GTID), so they are not parted here.
+    if (part_bytes_ != 0 && !gtid_.xa_prepare() && txn_.bytes() >= part_bytes_) return hand_out_part(false, false);
+    return Outcome::none;
+}
+
 TransactionAssembler::Outcome TransactionAssembler::feed(const binlog::Event& event) {
     const binlog::EventHeader& h = event.header;
     return std::visit(
         [&](const auto& body) -> Outcome {
             using T = std::decay_t<decltype(body)>;
             if constexpr (std::is_same_v<T, binlog::Gtid>) {
-                open_ = true;
-                gtid_ = body;
-                gtid_.xa_xid.reset();  // its views die with the event; keep a copy below
-                group_gtid_ = GtidPosition{body.domain_id, h.server_id, body.seq_no};
-                txn_ = Transaction{};
-                if (body.xa_xid) {
-                    xa_gtrid_ = std::string(body.xa_xid->gtrid);
-                    xa_bqual_ = std::string(body.xa_xid->bqual);
-                    gtid_.xa_xid = binlog::XaXid{body.xa_xid->format_id, xa_gtrid_, xa_bqual_};
-                }
-                return Outcome::none;
+                return on_gtid(h, body);
             } else if constexpr (std::is_same_v<T, binlog::Rows>) {
-                if (open_ && body.table && filter_.selects(body.table->db, body.table->table)) txn_.add_rows(body);
-                return Outcome::none;
+                return on_rows(body);
             } else if constexpr (std::is_same_v<T, binlog::Xid>) {
                 if (!open_) return Outcome::none;
                 return complete(true, h.timestamp);

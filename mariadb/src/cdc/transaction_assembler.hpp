@@ -8,6 +8,13 @@
 // XA: the rows of an XA PREPARE group are held until the XA COMMIT group
 // that names the same xid and delivered with that group's GTID; XA ROLLBACK
 // drops them. (Held rows live in memory only: see docs/mariadb-cdc.md.)
+//
+// Parts (part_bytes > 0): a transaction is handed out as TransactionParts
+// once its selected Rows events reach part_bytes, and its last part at
+// commit; the position still advances only at commit. A group cut off by a
+// lost connection after parts went out is resumed, not restarted: the next
+// group read must be the same GTID, and its Rows events already handed out
+// are skipped.
 #include <map>
 #include <optional>
 #include <string>
@@ -23,15 +30,17 @@ public:
     enum class Outcome {
         none,         // inside a group, or an event outside groups
         transaction,  // take_transaction()
+        part,         // take_part() (part_bytes > 0 only)
         ddl,          // take_ddl()
         skipped,      // a group completed with nothing to deliver (filtered, rolled back, empty)
     };
 
-    TransactionAssembler(TableFilter filter, GtidState start);
+    TransactionAssembler(TableFilter filter, GtidState start, std::size_t part_bytes = 0);
 
     Outcome feed(const binlog::Event& event);
     Transaction take_transaction() { return std::move(txn_); }
     Ddl take_ddl() { return std::move(ddl_); }
+    TransactionPart take_part() { return std::move(part_); }
 
     // After the last complete group.
     const GtidState& position() const noexcept { return position_; }
@@ -42,6 +51,9 @@ public:
 private:
     Outcome complete(bool deliver, std::uint32_t timestamp);
     Outcome on_query(const binlog::EventHeader& h, const binlog::Query& q);
+    Outcome on_rows(const binlog::Rows& rows);
+    Outcome hand_out_part(bool last, bool rolled_back);
+    Outcome on_gtid(const binlog::EventHeader& h, const binlog::Gtid& g);
 
     TableFilter filter_;
     GtidState position_;
@@ -52,6 +64,19 @@ private:
     Transaction txn_;
     Ddl ddl_;
     std::map<std::string, Transaction> prepared_xa_;  // by "gtrid/bqual/format" key
+
+    std::size_t part_bytes_ = 0;
+    std::uint32_t group_timestamp_ = 0;  // the GTID event's
+    TransactionPart part_;
+    std::size_t parts_out_ = 0;         // parts of the open group handed out
+    std::size_t rows_events_out_ = 0;   // its selected Rows events in them
+    std::size_t skip_rows_events_ = 0;  // resuming: already handed out
+    // A group cut off after parts went out: resumed when read again.
+    struct Resume {
+        GtidPosition gtid;
+        std::size_t parts = 0, rows_events = 0;
+    };
+    std::optional<Resume> resume_;
 };
 
 }  // namespace sluice::mariadb::cdc::detail

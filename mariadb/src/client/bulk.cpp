@@ -21,7 +21,7 @@ std::size_t max_allowed_packet(detail::Session& s) {
         s.send([](Writer& w) { write_command(w, Command::query, "SELECT @@max_allowed_packet"); });
         s.read_result_head(false);
         if (!s.next_row()) throw Error(ErrorKind::protocol, "SELECT @@max_allowed_packet returned no row");
-        s.max_allowed_packet = static_cast<std::size_t>(s.row.get<std::uint64_t>(0));
+        s.max_allowed_packet = static_cast<std::size_t>(s.result.row.get<std::uint64_t>(0));
         s.drain();
     }
     return s.max_allowed_packet;

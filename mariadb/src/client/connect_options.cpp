@@ -4,6 +4,8 @@
 
 #include "sluice/mariadb/connect_options.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/host_list.hpp"
+#include "url_parts.hpp"
 
 namespace sluice::mariadb {
 
@@ -28,7 +30,9 @@ int hex_digit(char c) noexcept {
     return -1;
 }
 
-std::string percent_decode(std::string_view s, std::string_view part) {
+}  // namespace
+
+std::string detail::percent_decode(std::string_view s, std::string_view part) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -44,6 +48,9 @@ std::string percent_decode(std::string_view s, std::string_view part) {
     }
     return out;
 }
+
+namespace {
+using detail::percent_decode;
 
 bool parse_bool(std::string_view key, std::string_view v) {
     if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
@@ -95,6 +102,39 @@ void apply_param(ConnectOptions& o, std::string key, std::string value) {
 
 }  // namespace
 
+// host[:port], [v6]:port, or a percent-encoded socket path; an empty host
+// stays empty (the caller's default), a missing port is 3306.
+ServerAddress detail::parse_server(std::string_view authority, std::string_view what) {
+    ServerAddress out;
+    std::string_view host = authority;
+    std::string_view port;
+    if (!authority.empty() && authority[0] == '[') {
+        auto close = authority.find(']');
+        if (close == std::string_view::npos) bad_url("unterminated '[' in " + std::string(what));
+        host = authority.substr(1, close - 1);
+        std::string_view after = authority.substr(close + 1);
+        if (!after.empty()) {
+            if (after[0] != ':') bad_url("unexpected text after ']' in " + std::string(what));
+            port = after.substr(1);
+        }
+    } else if (auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+        host = authority.substr(0, colon);
+        port = authority.substr(colon + 1);
+    }
+    if (!host.empty()) {
+        std::string h = percent_decode(host, what);
+        // A percent-encoded path as host is the unix socket form.
+        if (h[0] == '/') out.unix_socket = h;
+        else out.host = h;
+    }
+    if (!port.empty()) {
+        std::uint64_t p = parse_count("port", port);
+        if (p == 0 || p > 65535) bad_url("port " + std::string(port) + " out of range");
+        out.port = static_cast<std::uint16_t>(p);
+    }
+    return out;
+}
+
 ConnectOptions parse_url(std::string_view url) {
     ConnectOptions o;
     std::string_view rest;
@@ -127,31 +167,15 @@ ConnectOptions parse_url(std::string_view url) {
             o.user = percent_decode(userinfo, "user");
         }
     }
-    std::string_view host = authority;
-    std::string_view port;
-    if (!authority.empty() && authority[0] == '[') {
-        auto close = authority.find(']');
-        if (close == std::string_view::npos) bad_url("unterminated '[' in host");
-        host = authority.substr(1, close - 1);
-        std::string_view after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after[0] != ':') bad_url("unexpected text after ']'");
-            port = after.substr(1);
-        }
-    } else if (auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-        host = authority.substr(0, colon);
-        port = authority.substr(colon + 1);
-    }
-    if (!host.empty()) {
-        std::string h = percent_decode(host, "host");
-        // A percent-encoded path as host is the unix socket form.
-        if (h[0] == '/') o.unix_socket = h;
-        else o.host = h;
-    }
-    if (!port.empty()) {
-        std::uint64_t p = parse_count("port", port);
-        if (p == 0 || p > 65535) bad_url("port " + std::string(port) + " out of range");
-        o.port = static_cast<std::uint16_t>(p);
+    if (authority.find(',') != std::string_view::npos) {
+        o.hosts = parse_host_list(authority);
+        o.host = o.hosts.front().host;
+        o.port = o.hosts.front().port;
+    } else {
+        ServerAddress one = detail::parse_server(authority, "host");
+        if (!one.unix_socket.empty()) o.unix_socket = one.unix_socket;
+        else if (!one.host.empty()) o.host = one.host;
+        o.port = one.port;
     }
     while (!query.empty()) {
         std::string_view pair = query.substr(0, query.find('&'));
@@ -162,6 +186,7 @@ ConnectOptions parse_url(std::string_view url) {
         apply_param(o, percent_decode(pair.substr(0, eq), "parameter name"),
                     percent_decode(pair.substr(eq + 1), "parameter value"));
     }
+    if (!o.hosts.empty() && !o.unix_socket.empty()) bad_url("socket= cannot go with a list of hosts");
     return o;
 }
 

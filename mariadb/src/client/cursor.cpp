@@ -42,7 +42,7 @@ std::uint16_t read_batch(detail::Session& s, Batch* into,
         if (is_end_of_rows(p, s.deprecate_eof)) {
             if (into) into->offsets.push_back(into->bytes.size());
             std::uint16_t status = end_of_rows_status(p, s.deprecate_eof, s.capabilities, nullptr);
-            s.server_status = status;
+            s.result.server_status = status;
             return status;
         }
         if (rows == max_rows) {
@@ -188,20 +188,19 @@ Cursor Cursor::open_values(Statement& stmt, std::uint32_t fetch_size, std::span<
     s.guarded([&] {
         s.begin_command();
         s.send([&](Writer& w) { write_stmt_execute(w, detail::Access::id(stmt), values, cursor_flag::read_only); });
-        s.statement_columns = &detail::Access::columns(stmt);
-        s.read_result_head(true);
-        if (s.phase == detail::Phase::idle) {  // no result set (not a SELECT): nothing to fetch
+        s.read_result_head(true, &detail::Access::columns(stmt));
+        if (s.result.phase == detail::Phase::idle) {  // no result set (not a SELECT): nothing to fetch
             st->server_done = true;
             return;
         }
-        st->columns = *s.result_columns;
+        st->columns = *s.result.result_columns;
         // With a cursor the server ends the head with an EOF carrying
         // CURSOR_EXISTS; without one (it may decline) the rows follow.
         // Without deprecate-EOF that EOF is the one after the column
         // definitions, already read: nothing follows it.
-        const bool opened_in_head = !s.deprecate_eof && (s.definitions_eof_status & status::cursor_exists);
-        std::uint16_t status = opened_in_head ? s.definitions_eof_status : read_batch(s, &st->current);
-        s.phase = (status & status::more_results_exist) ? detail::Phase::more_results : detail::Phase::idle;
+        const bool opened_in_head = !s.deprecate_eof && (s.result.definitions_eof_status & status::cursor_exists);
+        std::uint16_t status = opened_in_head ? s.result.definitions_eof_status : read_batch(s, &st->current);
+        s.result.phase = (status & status::more_results_exist) ? detail::Phase::more_results : detail::Phase::idle;
         st->server_done = !cursor_left_open(status);
     });
     st->types.resize(st->columns.size());

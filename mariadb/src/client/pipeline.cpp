@@ -353,11 +353,7 @@ struct Pipeline::State final : detail::PendingReply {
     // does not show the last ones.
     void clear_result() {
         detail::Session& ss = s();
-        ss.phase = detail::Phase::idle;
-        ss.columns.clear();
-        ss.cached_columns.reset();
-        ss.result_columns = &ss.columns;
-        ss.ok = OkInfo{};
+        ss.result.reset();
     }
 
     // Reads the head of the oldest step's reply into the session (and `r`).
@@ -368,8 +364,7 @@ struct Pipeline::State final : detail::PendingReply {
         ss.chan().expect_sequence(step.reply_sequence, step.reply_frame);
         switch (step.kind) {
             case StepKind::execute:
-                ss.statement_columns = &detail::Access::columns(*step.statement);
-                ss.read_result_head(true);
+                ss.read_result_head(true, &detail::Access::columns(*step.statement));
                 return;
             case StepKind::query: ss.read_result_head(false); return;
             case StepKind::prepare: {
@@ -391,7 +386,7 @@ struct Pipeline::State final : detail::PendingReply {
                 Bytes p = ss.read();
                 if (is_err(p)) throw_server_error(p);
                 ss.set_ok(parse_ok(p, ss.capabilities));
-                ss.phase = detail::Phase::idle;
+                ss.result.phase = detail::Phase::idle;
                 return;
             }
         }
@@ -402,7 +397,7 @@ struct Pipeline::State final : detail::PendingReply {
     // failure (Session::drain would swallow it).
     void drain_rest(StepResult& r) {
         detail::Session& ss = s();
-        while (ss.phase != detail::Phase::idle) {
+        while (ss.result.phase != detail::Phase::idle) {
             try {
                 io([&] { ss.next_result(); });
             } catch (const Error& e) {
@@ -468,7 +463,7 @@ struct Pipeline::State final : detail::PendingReply {
             if (options.stop_on_error) stop = true;
         } else {
             ++summary.succeeded;
-            summary.affected_rows += s().ok.affected_rows;
+            summary.affected_rows += s().result.ok.affected_rows;
         }
     }
 
@@ -516,17 +511,17 @@ struct Pipeline::State final : detail::PendingReply {
 const std::vector<Column>& StepResult::columns() const {
     static const std::vector<Column> none;
     if (!pipeline_) return none;
-    return *pipeline_->state_->s().result_columns;
+    return *pipeline_->state_->s().result.result_columns;
 }
 
 const Row* StepResult::next() {
     if (!pipeline_) return nullptr;
     Pipeline::State& st = *pipeline_->state_;
     detail::Session& s = st.s();
-    if (s.phase != detail::Phase::rows) return nullptr;
+    if (s.result.phase != detail::Phase::rows) return nullptr;
     st.arm();
     try {
-        return st.io([&]() -> const Row* { return s.next_row() ? &s.row : nullptr; });
+        return st.io([&]() -> const Row* { return s.next_row() ? &s.result.row : nullptr; });
     } catch (const Error& e) {
         if (e.kind() == ErrorKind::server) error_ = e;
         throw;
@@ -549,7 +544,7 @@ bool StepResult::next_result() {
 const OkInfo& StepResult::ok() const {
     static const OkInfo none;
     if (!pipeline_) return none;
-    return pipeline_->state_->s().ok;
+    return pipeline_->state_->s().result.ok;
 }
 
 Statement StepResult::take_statement() {

@@ -5,17 +5,17 @@
 namespace sluice::mariadb {
 
 detail::Session& ResultSet::session() const {
-    if (session_->generation != generation_) {
+    if (session_->result.generation != generation_) {
         throw Error(ErrorKind::usage, "result set used after a later command on its connection discarded it");
     }
     return *session_;
 }
 
-const std::vector<Column>& ResultSet::columns() const { return *session().result_columns; }
+const std::vector<Column>& ResultSet::columns() const { return *session().result.result_columns; }
 
 const Row* ResultSet::next() {
     detail::Session& s = session();
-    return s.guarded([&]() -> const Row* { return s.next_row() ? &s.row : nullptr; });
+    return s.guarded([&]() -> const Row* { return s.next_row() ? &s.result.row : nullptr; });
 }
 
 bool ResultSet::next_result() {
@@ -23,7 +23,7 @@ bool ResultSet::next_result() {
     return s.guarded([&] { return s.next_result(); });
 }
 
-const OkInfo& ResultSet::ok() const { return session().ok; }
+const OkInfo& ResultSet::ok() const { return session().result.ok; }
 
 void ResultSet::discard() {
     detail::Session& s = session();

@@ -3,6 +3,10 @@
 // (which hold a pointer to it; the Connection owns it, so moving the
 // Connection does not move it).
 //
+// It holds what the connection as a whole has (channel, capabilities,
+// broken state, buffers); each exchange (src/client/exchange/) owns its own
+// state, and the result being read is the ResultReader's.
+//
 // Command life cycle: begin_command() discards whatever the previous command
 // left unread, then the command is sent and read_result_head() reads the
 // first response. A result with rows stays in phase `rows` until its end
@@ -14,9 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "blocking_runner.hpp"
 #include "sluice/mariadb/column.hpp"
 #include "sluice/mariadb/connect_options.hpp"
 #include "sluice/mariadb/error.hpp"
+#include "sluice/mariadb/exchange/result_reader.hpp"
+#include "sluice/mariadb/exchange/step.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
 #include "sluice/mariadb/protocol/rows.hpp"
 #include "sluice/mariadb/protocol/wire.hpp"
@@ -26,7 +33,7 @@
 
 namespace sluice::mariadb::detail {
 
-enum class Phase { idle, rows, more_results };
+using exchange::Phase;
 
 struct LocalInfileSource;  // src/client/upload.cpp
 struct Session;
@@ -41,6 +48,33 @@ protected:
     ~PendingReply() = default;
 };
 
+// A command's whole response, read ahead by an AsyncConnection: the
+// session's reads take its packets instead of reading a channel, so the
+// blocking API's ResultSet walks it (src/client/async_connection.cpp).
+struct Replay {
+    std::vector<std::uint8_t> bytes;
+    std::vector<std::size_t> ends;  // where each packet ends in `bytes`
+    std::size_t next = 0;
+
+    void clear() noexcept {
+        bytes.clear();
+        ends.clear();
+        next = 0;
+    }
+    void add(protocol::Bytes packet) {
+        bytes.insert(bytes.end(), packet.begin(), packet.end());
+        ends.push_back(bytes.size());
+    }
+    protocol::Bytes take() {
+        if (next == ends.size()) {
+            throw Error(ErrorKind::protocol, "read past the end of the response read ahead");
+        }
+        const std::size_t begin = next == 0 ? 0 : ends[next - 1];
+        const std::size_t end = ends[next++];
+        return protocol::Bytes(bytes.data() + begin, end - begin);
+    }
+};
+
 struct Session {
     std::optional<PacketChannel> channel;
     ConnectOptions options;
@@ -51,52 +85,34 @@ struct Session {
     bool is_broken = false;
     std::string broken_reason;
 
-    std::vector<std::uint8_t> out;  // encoding buffer, reused
+    std::vector<std::uint8_t> out;  // encoding buffer of send(), reused
+    exchange::Outbox outbox;        // what the exchanges ask to send, reused
 
-    // The current command's result.
-    Phase phase = Phase::idle;
-    bool binary = false;
-    std::uint64_t generation = 0;
-    // Columns read from the wire for the current result.
-    std::vector<Column> columns;
-    // The current result's columns: `columns`, or the executing statement's
-    // cache (held by `cached_columns`, so it outlives a Statement destroyed
-    // while its rows are read) when the server skipped the definitions.
-    const std::vector<Column>* result_columns = &columns;
-    std::shared_ptr<const std::vector<Column>> cached_columns;
-    std::vector<protocol::ColumnType> types;
-    std::vector<protocol::FieldSlice> fields;
-    OkInfo ok;
-    Row row;
+    // The current command's results: their exchange and state (columns,
+    // row, OK, phase, generation, last server status).
+    exchange::ResultReader result;
 
     // Statements destroyed while a result was being read: closed before the
     // next command.
     std::vector<std::uint32_t> deferred_closes;
 
-    // Hooks of the speed features (bulk, metadata cache, upload, text batch).
-    // The last server status flags seen (login OK, every OK and EOF): text
-    // escaping follows NO_BACKSLASH_ESCAPES from here.
-    std::uint16_t server_status = 0;
-    // Without deprecate-EOF: the status of the EOF that ends the column
-    // definitions (a cursor's execute says CURSOR_EXISTS there, and no rows
-    // or second EOF follow).
-    std::uint16_t definitions_eof_status = 0;
+    // Hooks of the speed features (bulk, upload, cursor), still on the
+    // session until their exchanges own them (issue 29).
     // @@max_allowed_packet, read when a bulk execute first needs it.
     std::size_t max_allowed_packet = 0;
-    // Set by a statement execute for the next read_result_head: the
-    // statement's cached column definitions, used as they are (no copy)
-    // when the server skips them (MARIADB_CLIENT_CACHE_METADATA) and
-    // replaced when it sends new ones.
-    std::shared_ptr<std::vector<Column>>* statement_columns = nullptr;
     // The LOAD DATA LOCAL source registered for the current command; without
     // one every LOCAL INFILE request is refused and nothing is read.
     LocalInfileSource* local_infile = nullptr;
     // Set while the last command sent is a pipelined fetch whose reply is
     // unread (the session is otherwise idle).
     PendingReply* pending_reply = nullptr;
-    // Answers a LOCAL INFILE request: streams the registered source or
-    // refuses, then reads the server's final OK/ERR (src/client/upload.cpp).
-    void answer_local_infile(protocol::Bytes request);
+    // Set by an AsyncConnection while its ResultSet reads a response it
+    // read ahead.
+    Replay* replay = nullptr;
+    // Answers the LOCAL INFILE request for `requested`: streams the
+    // registered source or refuses, then reads the server's final OK/ERR
+    // (src/client/upload.cpp).
+    void answer_local_infile(const std::string& requested);
 
     // Runs f; a failure that leaves the stream position unknown (any Error
     // but server, usage and conversion, or a fatal server error) marks the
@@ -121,8 +137,14 @@ struct Session {
     Error naming_peer(const Error& e) const;
     void mark_broken(std::string reason) noexcept;
 
-    PacketChannel& chan() { return *channel; }
-    protocol::Bytes read() { return chan().read_packet(); }
+    PacketChannel& chan() {
+        if (!channel) {
+            throw Error(ErrorKind::usage,
+                        "this connection is an AsyncConnection's: run its commands through the AsyncConnection");
+        }
+        return *channel;
+    }
+    protocol::Bytes read() { return replay ? replay->take() : chan().read_packet(); }
     // Starts a command: reads a pending reply, discards the previous
     // result, flushes deferred closes, resets the sequence, bumps the
     // generation.
@@ -136,18 +158,38 @@ struct Session {
         chan().send_packet(out);
     }
 
-    // After COM_QUERY / COM_STMT_EXECUTE: OK, ERR or a result set head.
-    void read_result_head(bool binary_rows);
+    // Runs an exchange to its end over the channel (blocking_runner.hpp).
+    template <class Resume>
+    void run(exchange::Step first, Resume&& resume);
+
+    // After COM_QUERY / COM_STMT_EXECUTE: OK, ERR or a result set head
+    // (a statement's cached columns: see ResultReader::expect_head).
+    void read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr);
     // Reads n column definitions (and the EOF that follows without
     // deprecate-EOF) into `into`.
     void read_column_definitions(std::size_t n, std::vector<Column>& into);
-    // Next row of the current result into `row`; false at its end.
+    // Next row of the current result into result.row; false at its end.
     bool next_row();
     // Moves to the next result; false when none.
     bool next_result();
     void drain();
-    void set_ok(const protocol::OkPacket& ok_packet);
-    void end_rows(protocol::Bytes end_packet);
+    void set_ok(const protocol::OkPacket& ok_packet) { result.set_ok(ok_packet); }
 };
 
+template <class Resume>
+void Session::run(exchange::Step step, Resume&& resume) {
+    using exchange::Step;
+    for (;;) {
+        switch (step) {
+            case Step::read: step = resume(read()); break;
+            case Step::write:
+                send_outbox(chan(), outbox);
+                step = resume(protocol::Bytes{});
+                break;
+            case Step::done: return;
+            case Step::start_tls:
+            case Step::compress: throw Error(ErrorKind::usage, "only the login switches the transport");
+        }
+    }
+}
 }  // namespace sluice::mariadb::detail

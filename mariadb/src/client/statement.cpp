@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "session.hpp"
+#include "sluice/mariadb/exchange/commands.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
 
@@ -50,32 +51,11 @@ ResultSet Statement::execute_values(std::span<const ParamValue> values) {
     }
     return s.guarded([&] {
         s.begin_command();
-        // Long text/blob values go first, in chunks, each its own command
-        // (no reply); the execute packet then carries only their type.
-        std::vector<ParamValue> bound;
-        std::span<const ParamValue> to_send = values;
-        const std::size_t threshold = std::max<std::size_t>(s.options.long_data_threshold, 1);
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            const ParamValue& v = values[i];
-            bool is_long = (v.kind == ParamValue::Kind::text || v.kind == ParamValue::Kind::blob) &&
-                           v.bytes.size() > threshold;
-            if (!is_long) continue;
-            if (bound.empty()) bound.assign(values.begin(), values.end());
-            bound[i].long_data = true;
-            for (std::size_t at = 0; at < v.bytes.size(); at += threshold) {
-                s.chan().reset_sequence();
-                Bytes chunk = v.bytes.subspan(at, std::min(threshold, v.bytes.size() - at));
-                s.send([&](Writer& w) { write_send_long_data(w, id_, static_cast<std::uint16_t>(i), chunk); });
-            }
-        }
-        if (!bound.empty()) {
-            to_send = bound;
-            s.chan().reset_sequence();
-        }
-        s.send([&](Writer& w) { write_stmt_execute(w, id_, to_send); });
-        s.statement_columns = &columns_;
-        s.read_result_head(true);
-        return ResultSet(&s, s.generation);
+        exchange::write_execute(s.outbox, id_, values, s.options.long_data_threshold,
+                                [&](exchange::Outbox& out) { detail::send_outbox(s.chan(), out); });
+        detail::send_outbox(s.chan(), s.outbox);
+        s.read_result_head(true, &columns_);
+        return ResultSet(&s, s.result.generation);
     });
 }
 
@@ -83,17 +63,18 @@ void Statement::reset() {
     detail::Session& s = session();
     s.guarded([&] {
         s.begin_command();
-        s.send([&](Writer& w) { write_statement_command(w, Command::stmt_reset, id_); });
-        Bytes p = s.read();
-        if (is_err(p)) throw_server_error(p);
-        parse_ok(p, s.capabilities);
+        exchange::SimpleCommand exchange(s.capabilities);
+        s.run(exchange.start_statement(s.outbox, Command::stmt_reset, id_),
+              [&](Bytes p) { return exchange.resume(p); });
     });
 }
 
 void Statement::close() {
     detail::Session* s = std::exchange(session_, nullptr);
     if (!s || s->is_broken) return;
-    if (s->phase != detail::Phase::idle) {
+    // An AsyncConnection's statement (no channel) is closed before its
+    // connection's next command, as one destroyed mid-result is.
+    if (s->result.phase != detail::Phase::idle || !s->channel) {
         s->deferred_closes.push_back(id_);
         return;
     }

@@ -86,7 +86,7 @@ void append_literal(std::string& out, const ParamValue& v, bool no_backslash_esc
 }
 
 bool no_backslash_escapes(Connection& conn) {
-    return detail::Access::session(conn).server_status & protocol::status::no_backslash_escapes;
+    return detail::Access::session(conn).result.server_status & protocol::status::no_backslash_escapes;
 }
 
 InsertBatch::InsertBatch(Connection& conn, std::string prefix, std::size_t max_statement_bytes)

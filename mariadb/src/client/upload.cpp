@@ -21,10 +21,8 @@ struct LocalInfileSource {
     std::vector<std::uint8_t> buffer;
 };
 
-void Session::answer_local_infile(protocol::Bytes request) {
+void Session::answer_local_infile(const std::string& requested) {
     using namespace protocol;
-    // The request view dies with the next read: keep the name.
-    const std::string requested(parse_local_infile_request(request));
     LocalInfileSource* source = local_infile;
     const bool registered = source != nullptr && source->reader != nullptr && requested == source->name;
     std::exception_ptr reader_failure;
@@ -79,12 +77,12 @@ OkInfo upload(Connection& conn, std::string_view sql, std::string_view name, con
         } unregister{s};
         s.send([&](protocol::Writer& w) { protocol::write_command(w, protocol::Command::query, sql); });
         s.read_result_head(false);
-        if (s.phase != detail::Phase::idle) {
+        if (s.result.phase != detail::Phase::idle) {
             s.drain();
             throw Error(ErrorKind::usage, "upload statement returned a result set instead of reading '" +
                                               std::string(name) + "'");
         }
-        return s.ok;
+        return s.result.ok;
     });
 }
 

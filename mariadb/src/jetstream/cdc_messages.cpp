@@ -256,6 +256,21 @@ ResumePoint resume_point(const StoredMessage& last, const std::string& stream) {
         }
         return r;
     }
+    if (auto part = last.headers.find(part_header); part != last.headers.end()) {
+        // Cut off between parts: resume at the next one (cdc_messages.hpp).
+        const std::optional<MessagePart> p = message_part(last, where);
+        r.from = parse_state(state_header);
+        if (p->last) return r;
+        try {
+            r.skip_gtid = cdc::parse_gtid(p->gtid);
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::usage) throw;
+            throw Error(ErrorKind::protocol, where + ", header " + std::string(gtid_header) + ": " + e.what());
+        }
+        r.skip_changes = parse_count(header_of(last, part_rows_header, stream), where + ", header " + part_rows_header);
+        r.parts_published = p->part;
+        return r;
+    }
     auto change = last.headers.find(change_header);
     if (change == last.headers.end()) {
         r.from = parse_state(state_header);
@@ -280,6 +295,50 @@ ResumePoint resume_point(const StoredMessage& last, const std::string& stream) {
     }
     r.skip_changes = i;
     return r;
+}
+
+OutMessage part_message(std::string line, const cdc::GtidPosition& gtid, std::size_t part, bool last,
+                        std::uint64_t changes_through, const cdc::GtidState& state, const std::string& prefix) {
+    OutMessage m;
+    m.subject = prefix;
+    m.data = std::move(line);
+    const std::string g = gtid_text(gtid);
+    m.headers = {{msg_id_header, g + "#" + std::to_string(part)},
+                 {gtid_header, g},
+                 {state_header, state.to_string()},
+                 {part_header, std::to_string(part)},
+                 {part_rows_header, std::to_string(changes_through)}};
+    if (last) m.headers.emplace_back(last_header, "true");
+    return m;
+}
+
+std::optional<MessagePart> message_part(const StoredMessage& m, const std::string& where) {
+    auto part = m.headers.find(part_header);
+    if (part == m.headers.end()) {
+        if (m.headers.count(last_header))
+            throw Error(ErrorKind::protocol, where + ", header " + std::string(last_header) + ": on a message without " +
+                                                 part_header);
+        return std::nullopt;
+    }
+    MessagePart p;
+    p.part = parse_count(part->second, where + ", header " + part_header);
+    if (p.part == 0) throw Error(ErrorKind::protocol, where + ", header " + std::string(part_header) + ": part 0 (parts count from 1)");
+    auto gtid = m.headers.find(gtid_header);
+    if (gtid == m.headers.end())
+        throw Error(ErrorKind::protocol, where + ": a part without a " + std::string(gtid_header) + " header");
+    p.gtid = gtid->second;
+    auto id = m.headers.find(msg_id_header);
+    const std::string want = p.gtid + "#" + part->second;
+    if (id == m.headers.end() || id->second != want)
+        throw Error(ErrorKind::protocol, where + ", header " + std::string(msg_id_header) + ": expected \"" + want +
+                                             "\", got \"" + (id == m.headers.end() ? std::string("(none)") : id->second) + "\"");
+    if (auto last = m.headers.find(last_header); last != m.headers.end()) {
+        if (last->second != "true")
+            throw Error(ErrorKind::protocol, where + ", header " + std::string(last_header) + ": expected \"true\", got \"" +
+                                                 last->second + "\"");
+        p.last = true;
+    }
+    return p;
 }
 
 }  // namespace sluice::mariadb::jetstream

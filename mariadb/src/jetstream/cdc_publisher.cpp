@@ -199,6 +199,15 @@ private:
         if (acks_.failed) return false;
         const std::optional<nats::StreamState> state = ensure_stream();
         cdc::StreamOptions so = start_;
+        // The sluice envelope reads transactions in parts and publishes
+        // them line by line: memory does not grow with a transaction. (The
+        // debezium envelope numbers a transaction's changes I/N, so it
+        // needs the whole transaction's count first.)
+        if (o_.envelope == Envelope::sluice) so.part_bytes = std::size_t{1} << 20;
+        const std::size_t payload_room =
+            static_cast<std::size_t>(std::max<std::int64_t>(max_payload_ - 1024, 256));
+        cdc::ndjson::TransactionLines lines(std::min(o_.max_line_bytes, payload_room));
+        InFlight in_flight;
         ResumePoint resume;
         std::uint64_t expected = state->last_seq;  // the sequence of the last stored message
         std::int64_t not_before_ms = 0;  // a new snapshot's id must differ from an aborted one's
@@ -252,6 +261,36 @@ private:
             } else {
                 messages_of(batch, *e, before, cs.position(), o_.envelope, prefix_, now_ms(), o_.debezium_values);
             }
+            if (const auto* part = std::get_if<cdc::TransactionPart>(e)) {
+                if (resume.skip_gtid) {
+                    if (!part->first() || !(part->changes.gtid == *resume.skip_gtid))
+                        throw Error(ErrorKind::protocol, "stream \"" + o_.stream + "\" ends inside transaction " +
+                                                             binlog::to_string(*resume.skip_gtid) +
+                                                             ", but the binlog continues with another event there");
+                    log_ << "sluice-mariadb cdc: stream \"" << o_.stream << "\" ends inside transaction "
+                         << binlog::to_string(*resume.skip_gtid) << " after part " << resume.parts_published
+                         << "; continuing at part " << resume.parts_published + 1 << "\n"
+                         << std::flush;
+                    lines.resume_after(resume.skip_changes, resume.parts_published);
+                    in_flight.rows = in_flight.read = resume.skip_changes;
+                    resume.skip_gtid.reset();
+                }
+                publish_part(*part, lines, in_flight, before, cs.position(), expected);
+                if (part->last) {
+                    ++stats_.transactions;
+                    if (o_.observer)
+                        o_.observer->published(part->changes.timestamp, in_flight.rows_published, in_flight.bytes,
+                                               expected, cs.position());
+                    in_flight = InFlight{};
+                    before = cs.position();
+                }
+                if (o_.progress && Clock::now() - last_progress >= std::chrono::seconds(1)) {
+                    last_progress = Clock::now();
+                    log_progress(part->last ? nullptr : part, in_flight);
+                }
+                if (o_.stop_requested && o_.stop_requested()) break;
+                continue;
+            }
             std::size_t first = 0;
             if (resume.skip_gtid) {
                 const auto* t = std::get_if<cdc::Transaction>(e);
@@ -270,14 +309,69 @@ private:
             before = cs.position();
             if (o_.progress && Clock::now() - last_progress >= std::chrono::seconds(1)) {
                 last_progress = Clock::now();
-                log_ << "sluice-mariadb cdc: " << stats_.transactions << " transactions, " << acks_.acked
-                     << " messages acknowledged, stream at " << acks_.last_seq << "\n"
-                     << std::flush;
+                log_progress(nullptr, in_flight);
             }
             if (o_.stop_requested && o_.stop_requested()) break;
         }
         settle();
         return !acks_.failed;
+    }
+
+    // A sluice transaction being published in parts.
+    struct InFlight {
+        std::uint64_t rows = 0;            // its changes in lines published (a resume's skipped ones too)
+        std::uint64_t rows_published = 0;  // ... by this process
+        std::uint64_t bytes = 0;
+        std::uint64_t read = 0;            // its changes read from the binlog so far (a resume's skipped ones too)
+    };
+
+    // The part's complete lines as messages: one whole transaction's
+    // message (as before parts existed), or part messages GTID#K.
+    void publish_part(const cdc::TransactionPart& part, cdc::ndjson::TransactionLines& lines, InFlight& in_flight,
+                      const cdc::GtidState& before, const cdc::GtidState& after, std::uint64_t& expected) {
+        line_buffer_.clear();
+        in_flight.read += lines.add(line_buffer_, part);
+        std::string_view text = line_buffer_.view();
+        std::size_t count = 0;
+        for (std::size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) ++count;
+        std::size_t index = 0;
+        while (!text.empty()) {
+            const std::size_t nl = text.find('\n');
+            std::string line(text.substr(0, nl));
+            text.remove_prefix(nl + 1);
+            ++index;
+            const bool last_line = part.last && index == count;
+            const std::uint64_t rows = cdc::ndjson::count_row_changes(line);
+            in_flight.rows += rows;
+            in_flight.rows_published += rows;
+            in_flight.bytes += line.size();
+            // The line says which part it is (a resumed transaction's
+            // numbering continues where the stream ended).
+            const std::size_t part_at = line.find(",\"part\":");
+            const bool whole = part_at > line.find(",\"changes\":[");
+            if (whole) {
+                OutMessage m;
+                m.subject = prefix_;
+                m.data = std::move(line);
+                const std::string g = binlog::to_string(part.changes.gtid);
+                m.headers = {{msg_id_header, g}, {gtid_header, g}, {state_header, after.to_string()}};
+                publish(m, expected++);
+            } else {
+                std::size_t number = 0;
+                const char* digits = line.data() + part_at + 8;
+                std::from_chars(digits, line.data() + line.size(), number);
+                publish(part_message(std::move(line), part.changes.gtid, number, last_line, in_flight.rows,
+                                     last_line ? after : before, prefix_),
+                        expected++);
+            }
+        }
+    }
+
+    void log_progress(const cdc::TransactionPart* open, const InFlight& in_flight) {
+        log_ << "sluice-mariadb cdc: " << stats_.transactions << " transactions, " << acks_.acked
+             << " messages acknowledged, stream at " << acks_.last_seq;
+        if (open) log_ << ", transaction " << binlog::to_string(open->changes.gtid) << ": " << in_flight.read << " rows in flight";
+        log_ << "\n" << std::flush;
     }
 
     // The observer's view of a transaction just published: its row changes
@@ -332,6 +426,7 @@ private:
     std::optional<nats::JetStreamClient> client_;
     PublishStats stats_;
     std::int64_t max_payload_ = 1 << 20;
+    mariadb::ndjson::Buffer line_buffer_;  // a part's lines
     bool source_failed_ = false;  // the last failure was opening the binlog
 };
 

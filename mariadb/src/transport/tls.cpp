@@ -499,21 +499,29 @@ struct TlsSession::Impl {
     std::string peer;
     SocketBioState bio_state;
 
+    // The handshake's settings, kept for continue_handshake().
+    TlsOptions options;
+    std::string host_text;
+    bool ip = false;
+    bool verify = false;
+    SslSessionPtr offered;
+
     // Waits as OpenSSL asks after a non-blocking call returned `result`;
     // throws for anything that is not WANT_READ / WANT_WRITE.
     void wait_or_throw(int result, Deadline deadline, const char* what) {
+        const TlsWant want = want_or_throw(result, what);
+        if (!detail::wait_fd(fd, want == TlsWant::read ? POLLIN : POLLOUT, deadline, peer)) {
+            throw Error(ErrorKind::timeout, std::string("TLS ") + what + " on " + peer + " timed out");
+        }
+    }
+
+    // What OpenSSL waits for after a non-blocking call returned `result`;
+    // throws for anything that is not WANT_READ / WANT_WRITE.
+    TlsWant want_or_throw(int result, const char* what) {
         const int err = SSL_get_error(ssl.get(), result);
         switch (err) {
-            case SSL_ERROR_WANT_READ:
-                if (!detail::wait_fd(fd, POLLIN, deadline, peer)) {
-                    throw Error(ErrorKind::timeout, std::string("TLS ") + what + " on " + peer + " timed out");
-                }
-                return;
-            case SSL_ERROR_WANT_WRITE:
-                if (!detail::wait_fd(fd, POLLOUT, deadline, peer)) {
-                    throw Error(ErrorKind::timeout, std::string("TLS ") + what + " on " + peer + " timed out");
-                }
-                return;
+            case SSL_ERROR_WANT_READ: return TlsWant::read;
+            case SSL_ERROR_WANT_WRITE: return TlsWant::write;
             case SSL_ERROR_ZERO_RETURN:
                 throw Error(ErrorKind::closed, "connection to " + peer + " closed by the server");
             case SSL_ERROR_SYSCALL: {
@@ -546,6 +554,18 @@ TlsSession::~TlsSession() = default;
 
 TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std::string_view host,
                                  Deadline deadline) {
+    TlsSession session = start(socket, options, host);
+    for (;;) {
+        const TlsWant want = session.continue_handshake();
+        if (want == TlsWant::none) return session;
+        if (!detail::wait_fd(session.impl_->fd, want == TlsWant::read ? POLLIN : POLLOUT, deadline,
+                             session.impl_->peer)) {
+            throw Error(ErrorKind::timeout, "TLS handshake on " + session.impl_->peer + " timed out");
+        }
+    }
+}
+
+TlsSession TlsSession::start(const Socket& socket, const TlsOptions& options, std::string_view host) {
     if (options.mode == SslMode::disable) {
         throw Error(ErrorKind::usage, "TLS requested with ssl-mode=disable");
     }
@@ -578,8 +598,12 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
     impl->bio_state.fd = socket.fd();
     BIO_set_data(bio, &impl->bio_state);  // Impl lives on the heap: the address is stable
     SSL_set_bio(ssl, bio, bio);     // the SSL owns the BIO from here on
-    const std::string host_text(host);
-    const bool ip = is_ip_literal(host_text);
+    impl->options = options;
+    impl->host_text = std::string(host);
+    impl->ip = is_ip_literal(impl->host_text);
+    impl->verify = verify;
+    const std::string& host_text = impl->host_text;
+    const bool ip = impl->ip;
     if (!host_text.empty() && !ip) {
         // SSL_set_tlsext_host_name, spelled out: the macro uses a C cast.
         SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
@@ -596,7 +620,7 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
     // A kept session for this context, peer, host and mode, if any. OpenSSL
     // falls back to a full handshake (verifying as above) when the server
     // does not accept it, e.g. after a restart with a new ticket key.
-    SslSessionPtr offered;
+    SslSessionPtr& offered = impl->offered;
     if (options.session_reuse) {
         impl->resumption = ResumptionTarget{std::move(context.sessions), resumption_key(peer, host_text, options.mode)};
         SSL_set_ex_data(ssl, 0, &impl->resumption);  // SSL_set_app_data; read by keep_new_session
@@ -608,10 +632,19 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
         }
     }
 
-    for (;;) {
-        ERR_clear_error();
-        const int rc = SSL_connect(ssl);
-        if (rc == 1) break;
+    return TlsSession(std::move(impl));
+}
+
+TlsWant TlsSession::continue_handshake() {
+    Impl& im = *impl_;
+    SSL* ssl = im.ssl.get();
+    const TlsOptions& options = im.options;
+    const std::string& peer = im.peer;
+    const std::string& host_text = im.host_text;
+    const bool verify = im.verify;
+    ERR_clear_error();
+    const int rc = SSL_connect(ssl);
+    if (rc != 1) {
         const long verify_result = SSL_get_verify_result(ssl);
         if (verify && verify_result != X509_V_OK) {
             openssl_errors();  // the verification result says it better
@@ -627,22 +660,47 @@ TlsSession TlsSession::handshake(Socket& socket, const TlsOptions& options, std:
                                             (uses_system_trust(options) ? " against the system trust store" : "") +
                                             options.verify_advice);
         }
-        impl->wait_or_throw(rc, deadline, "handshake");
+        return im.want_or_throw(rc, "handshake");
     }
-    impl->resumed = SSL_session_reused(ssl) == 1;
-    if (impl->resumed) {
+    im.resumed = SSL_session_reused(ssl) == 1;
+    if (im.resumed) {
         // A resumed session carries the original handshake's peer
         // certificate and verification result, which OpenSSL reports as
         // this connection's; it does not check the host name again. The
         // resumption key already ties the session to this host, mode and
         // context (CA); checking the kept certificate anyway makes a resumed
         // verify-full connection exactly as strict as a full one.
-        if (verify) check_resumed_peer(ssl, options.mode, host_text, ip, peer, options.verify_advice);
+        if (verify) check_resumed_peer(ssl, options.mode, host_text, im.ip, peer, options.verify_advice);
         ++session_counters().resumed;
-    } else if (offered) {
-        impl->resumption.cache->forget(impl->resumption.key, offered.get());  // refused: do not offer again
+    } else if (im.offered) {
+        im.resumption.cache->forget(im.resumption.key, im.offered.get());  // refused: do not offer again
     }
-    return TlsSession(std::move(impl));
+    im.offered.reset();
+    return TlsWant::none;
+}
+
+std::size_t TlsSession::try_read(std::span<std::uint8_t> buf, TlsWant& want) {
+    std::size_t n = 0;
+    ERR_clear_error();
+    const int rc = SSL_read_ex(impl_->ssl.get(), buf.data(), buf.size(), &n);
+    if (rc == 1) {
+        want = TlsWant::none;
+        return n;
+    }
+    want = impl_->want_or_throw(rc, "read");
+    return 0;
+}
+
+std::size_t TlsSession::try_write(std::span<const std::uint8_t> data, TlsWant& want) {
+    std::size_t n = 0;
+    ERR_clear_error();
+    const int rc = SSL_write_ex(impl_->ssl.get(), data.data(), data.size(), &n);
+    if (rc == 1) {
+        want = TlsWant::none;
+        return n;
+    }
+    want = impl_->want_or_throw(rc, "write");
+    return 0;
 }
 
 std::size_t TlsSession::read_some(std::span<std::uint8_t> buf, Deadline deadline) {

@@ -54,6 +54,61 @@ TEST(JetStreamResume, ADebeziumTransactionCutOffResumesBeforeItSkippingWhatIsSto
     EXPECT_EQ(r.skip_changes, 2U);
 }
 
+// Part messages (issue 25): the stream ending inside a transaction
+// resumes at the next part, before the transaction, skipping the changes
+// already published; after its last part, after it.
+TEST(JetStreamResume, AStreamEndingBetweenPartsResumesAtTheNextPart) {
+    const OutMessage middle = part_message("{}", cdc::GtidPosition{0, 1, 9}, 3, false, 1200, cdc::GtidState::parse("0-1-8"), "S");
+    StoredMessage m = message({});
+    for (const auto& [k, v] : middle.headers) m.headers[k] = v;
+    EXPECT_EQ(m.headers[msg_id_header], "0-1-9#3");
+    EXPECT_EQ(m.headers[part_header], "3");
+    EXPECT_EQ(m.headers.count(last_header), 0U);
+    ResumePoint r = resume_point(m, "S");
+    EXPECT_EQ(r.from->to_string(), "0-1-8");
+    ASSERT_TRUE(r.skip_gtid);
+    EXPECT_EQ(r.skip_gtid->seq_no, 9U);
+    EXPECT_EQ(r.skip_changes, 1200U);
+    EXPECT_EQ(r.parts_published, 3U);
+
+    const OutMessage last = part_message("{}", cdc::GtidPosition{0, 1, 9}, 4, true, 1500, cdc::GtidState::parse("0-1-9"), "S");
+    StoredMessage l = message({});
+    for (const auto& [k, v] : last.headers) l.headers[k] = v;
+    EXPECT_EQ(l.headers[last_header], "true");
+    ResumePoint after = resume_point(l, "S");
+    EXPECT_EQ(after.from->to_string(), "0-1-9");
+    EXPECT_FALSE(after.skip_gtid);
+    EXPECT_EQ(after.parts_published, 0U);
+}
+
+TEST(JetStreamParts, PartHeadersThatDisagreeNameTheMessageAndTheHeader) {
+    auto error_in = [](std::map<std::string, std::string> h) {
+        try {
+            message_part(message(std::move(h)), "message 7");
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_FALSE(message_part(message({{gtid_header, "0-1-9"}, {msg_id_header, "0-1-9"}}), "m"));
+    const auto p = message_part(message({{gtid_header, "0-1-9"}, {msg_id_header, "0-1-9#2"}, {part_header, "2"}}), "m");
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->gtid, "0-1-9");
+    EXPECT_EQ(p->part, 2U);
+    EXPECT_FALSE(p->last);
+    EXPECT_EQ(error_in({{gtid_header, "0-1-9"}, {msg_id_header, "0-1-9#3"}, {part_header, "2"}}),
+              "message 7, header Nats-Msg-Id: expected \"0-1-9#2\", got \"0-1-9#3\"");
+    EXPECT_EQ(error_in({{gtid_header, "0-1-9"}, {msg_id_header, "0-1-9#0"}, {part_header, "0"}}),
+              "message 7, header Sluice-Part: part 0 (parts count from 1)");
+    EXPECT_NE(error_in({{gtid_header, "0-1-9"}, {part_header, "x"}}).find("message 7, header Sluice-Part: \"x\" is not a number"),
+              std::string::npos);
+    EXPECT_EQ(error_in({{gtid_header, "0-1-9"}, {msg_id_header, "0-1-9#1"}, {part_header, "1"}, {last_header, "yes"}}),
+              "message 7, header Sluice-Last: expected \"true\", got \"yes\"");
+    EXPECT_EQ(error_in({{gtid_header, "0-1-9"}, {last_header, "true"}}),
+              "message 7, header Sluice-Last: on a message without Sluice-Part");
+    EXPECT_EQ(error_in({{msg_id_header, "0-1-9#1"}, {part_header, "1"}}), "message 7: a part without a Sluice-Gtid header");
+}
+
 TEST(JetStreamResume, MissingOrMalformedHeadersNameTheMessageAndTheHeader) {
     EXPECT_EQ(error_of(message({})),
               "message 7 of stream \"S\" has no Sluice-Gtid-State header (was it written by sluice-mariadb cdc?)");

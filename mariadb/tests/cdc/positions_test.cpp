@@ -108,6 +108,54 @@ TEST(OutFile, AnUnfinishedSnapshotIsCutBackToItsFirstChunk) {
     EXPECT_EQ(u.cut_bytes, unfinished.size());
 }
 
+std::string part(int seq, int k, bool last) {
+    return "{\"gtid\":\"0-1-" + std::to_string(seq) + "\",\"server_id\":1,\"ts\":1,\"part\":" + std::to_string(k) +
+           (last ? ",\"last\":true" : "") + ",\"changes\":[{\"op\":\"insert\",\"db\":\"d\",\"table\":\"t\",\"after\":{}}]}\n";
+}
+
+TEST(OutFile, ATransactionInPartsCountsOnlyOnceItsLastPartIsIn) {
+    std::size_t keep = 0;
+    const std::string whole = txn(5) + part(6, 1, false) + part(6, 2, false) + part(6, 3, true) + txn(7);
+    FileResume r = scan_cdc_lines(whole, GtidState{}, keep);
+    EXPECT_EQ(r.position.to_string(), "0-1-7");
+    EXPECT_EQ(keep, whole.size());
+    // Killed after part 2 (and inside part 3's line): cut back to part 1.
+    const std::string head = txn(5);
+    const std::string cut = head + part(6, 1, false) + part(6, 2, false) + part(6, 3, true).substr(0, 20);
+    r = scan_cdc_lines(cut, GtidState{}, keep);
+    EXPECT_EQ(keep, head.size());
+    EXPECT_EQ(r.cut_bytes, cut.size() - head.size());
+    EXPECT_EQ(r.position.to_string(), "0-1-5");
+    EXPECT_TRUE(r.has_lines);
+    // Nothing but the first parts: as an empty file.
+    r = scan_cdc_lines(part(6, 1, false), GtidState{}, keep);
+    EXPECT_FALSE(r.has_lines);
+    EXPECT_EQ(keep, 0U);
+    // A rolled-back group's void parts still move the position past it.
+    const std::string voided = part(8, 1, false) +
+                               "{\"gtid\":\"0-1-8\",\"server_id\":1,\"ts\":1,\"part\":2,\"last\":true,\"rolled_back\":true,"
+                               "\"changes\":[]}\n";
+    r = scan_cdc_lines(voided, GtidState{}, keep);
+    EXPECT_EQ(r.position.to_string(), "0-1-8");
+    EXPECT_EQ(keep, voided.size());
+}
+
+TEST(OutFile, PartsOutOfOrderOrInterruptedAreRefusedNamingTheLine) {
+    std::size_t keep = 0;
+    auto error_of = [&](const std::string& text) { return message_of([&] { scan_cdc_lines(text, GtidState{}, keep); }); };
+    EXPECT_NE(error_of(txn(1) + part(6, 2, true)).find("line 2, \"part\" of 0-1-6: part 2 without part 1 before it"),
+              std::string::npos)
+        << error_of(txn(1) + part(6, 2, true));
+    EXPECT_NE(error_of(part(6, 1, false) + part(6, 3, true)).find("line 2, \"part\" of 0-1-6: part 3 where part 2 belongs"),
+              std::string::npos);
+    EXPECT_NE(error_of(part(6, 1, false) + part(7, 2, true))
+                  .find("line 2: part 2 of 0-1-7 inside transaction 0-1-6, whose part 2 (or last part) is missing"),
+              std::string::npos)
+        << error_of(part(6, 1, false) + part(7, 2, true));
+    EXPECT_NE(error_of(part(6, 1, false) + txn(7)).find("line 2: the line of 0-1-7 inside transaction 0-1-6"),
+              std::string::npos);
+}
+
 TEST(OutFile, RefusesAFileThatIsNotCdcOutput) {
     std::size_t keep = 0;
     std::string text = txn(1) + "hello\n";

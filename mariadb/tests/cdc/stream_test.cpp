@@ -491,6 +491,68 @@ TEST_F(CdcStream, ADumpConnectionKilledMidEventIsResumedWithNothingLostOrRepeate
     EXPECT_EQ(s.connects(), 2U);
 }
 
+// StreamOptions::part_bytes: a 60,000-row transaction comes in consecutive
+// parts of about the bound, the position moves only at the last, and a KILL
+// of the dump after some parts resumes at the next part: every row once,
+// in order, parts numbered without a gap.
+TEST_F(CdcStream, ATransactionInPartsSurvivesAKilledDumpWithNoPartRepeated) {
+    fresh({"parted"});
+    sql().execute("CREATE TABLE cdc_stream.parted (id INT PRIMARY KEY, pad CHAR(200))");
+    sql().execute("INSERT INTO cdc_stream.parted VALUES (0, 'first')");
+    sql().execute("INSERT INTO cdc_stream.parted SELECT seq, REPEAT('p', 200) FROM seq_1_to_60000");
+    sql().execute("INSERT INTO cdc_stream.parted VALUES (60001, 'last')");
+    cdc::StreamOptions o;
+    o.start = cdc::StartAt::gtid;
+    o.gtid = cdc::GtidState::parse(start_);
+    o.tables = cdc::TableFilter::parse("cdc_stream.parted");
+    o.until_end = true;
+    o.part_bytes = 256 * 1024;
+    cdc::ChangeStream s = cdc::ChangeStream::open(admin_options(), o);
+    std::vector<std::int64_t> ids;
+    std::vector<std::size_t> parts_per_transaction;
+    std::size_t expected_part = 1;
+    std::size_t biggest_part_bytes = 0;
+    bool killed = false;
+    while (const cdc::ChangeEvent* e = s.next()) {
+        ASSERT_FALSE(std::holds_alternative<cdc::Transaction>(*e));  // parts instead
+        const auto* p = std::get_if<cdc::TransactionPart>(e);
+        if (!p) continue;
+        ASSERT_EQ(p->part, expected_part);
+        EXPECT_FALSE(p->rolled_back);
+        biggest_part_bytes = std::max(biggest_part_bytes, p->changes.bytes());
+        p->changes.for_each_change([&](const cdc::Change& c) { ids.push_back(std::get<std::int64_t>(c.after[0].value)); });
+        const std::string at = s.position().to_string();
+        if (!p->last) {
+            EXPECT_EQ(at.find(to_string(p->changes.gtid)), std::string::npos) << "position covers a part: " << at;
+        }
+        if (p->last) {
+            parts_per_transaction.push_back(p->part);
+            expected_part = 1;
+        } else {
+            ++expected_part;
+        }
+        if (!killed && p->part == 3 && !p->last) {
+            Connection admin = Connection::connect(admin_options());
+            ResultSet rs = admin.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'");
+            std::vector<std::string> dumps;
+            while (const Row* r = rs.next()) dumps.push_back(r->get<std::string>(0));
+            for (const std::string& id : dumps) admin.execute("KILL CONNECTION " + id);
+            killed = !dumps.empty();
+        }
+    }
+    EXPECT_TRUE(killed);
+    EXPECT_EQ(s.connects(), 2U);
+    ASSERT_EQ(ids.size(), 60002U);
+    for (std::size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], static_cast<std::int64_t>(i)) << "at " << i;
+    ASSERT_EQ(parts_per_transaction.size(), 3U);
+    EXPECT_EQ(parts_per_transaction[0], 1U);
+    EXPECT_GT(parts_per_transaction[1], 20U);  // ~12 MB of row images in 256 KiB parts
+    EXPECT_EQ(parts_per_transaction[2], 1U);
+    // A part ends at the first Rows event that reaches the bound (at most
+    // binlog_row_event_max_size over it).
+    EXPECT_LT(biggest_part_bytes, o.part_bytes + 64 * 1024);
+}
+
 // SIGKILL of `cdc --out` at random moments while a writer commits: started
 // again with the same command each time, the file ends up with every
 // transaction exactly once, in commit order.

@@ -3,18 +3,20 @@
 # Layout of a servers directory DIR (given with --dir):
 #   DIR/env               KEY=VALUE lines for tests, benchmarks and tools
 #   DIR/datadir           path of the temporary data directory (mktemp -d)
-#   DIR/<server>.pid      PID of each running server (mariadb, postgres, kdc,
-#                         nats-1, nats-2, nats-3)
+#   DIR/<server>.pid      PID of each running server (mariadb, mariadb-replica,
+#                         postgres, kdc, nats-1, nats-2, nats-3)
 #   DIR/<server>.port     the port it listens on (status checks it)
 #   DIR/pam_service       path of the PAM service file in /etc/pam.d
-#   DIR/krb5.conf, DIR/kdc.conf, DIR/my.cnf   the generated configurations
+#   DIR/krb5.conf, DIR/kdc.conf, DIR/my.cnf, DIR/my-replica.cnf
+#                         the generated configurations
 #   DIR/logs/<server>.log each server's log (kept after stop for post-mortems)
 # Data, sockets, certificates and keytabs live in the temporary directory:
 # socket paths must stay short (108 bytes), and a build tree can be deep.
 
 SLUICE_SERVERS_ALL=(kdc mariadb postgres)
 # Started only when asked for (--only ...,nats): a NATS JetStream cluster.
-SLUICE_SERVERS_KNOWN=(kdc mariadb postgres nats)
+# mariadb-replica (a replica of mariadb, for failover tests) likewise.
+SLUICE_SERVERS_KNOWN=(kdc mariadb mariadb-replica postgres nats)
 
 say() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*"; }
 warn() { printf '%s: %s\n' "${SLUICE_SCRIPT:-servers}" "$*" >&2; }
@@ -49,10 +51,13 @@ parse_only() {
   IFS=',' read -r -a items <<<"$1"
   for item in "${items[@]}"; do
     case "$item" in
-      kdc|mariadb|postgres|nats) ONLY+=("$item") ;;
-      *) warn "--only: unknown server '$item' (known: kdc, mariadb, postgres, nats)"; exit 2 ;;
+      kdc|mariadb|mariadb-replica|postgres|nats) ONLY+=("$item") ;;
+      *) warn "--only: unknown server '$item' (known: kdc, mariadb, mariadb-replica, postgres, nats)"; exit 2 ;;
     esac
   done
+  if wanted mariadb-replica && ! wanted mariadb; then
+    warn "--only: mariadb-replica replicates from mariadb: list both (--only mariadb,mariadb-replica)"; exit 2
+  fi
 }
 
 wanted() {
@@ -106,7 +111,7 @@ pid_alive() {
 }
 
 # The program each PID file's process runs (pid_alive's COMM).
-declare -A SERVER_COMM=([kdc]=krb5kdc [mariadb]=mariadbd [postgres]=postgres
+declare -A SERVER_COMM=([kdc]=krb5kdc [mariadb]=mariadbd [mariadb-replica]=mariadbd [postgres]=postgres
                         [nats-1]=nats-server [nats-2]=nats-server [nats-3]=nats-server)
 
 # running_servers: prints "NAME (pid PID), ..." for every server of
@@ -114,7 +119,7 @@ declare -A SERVER_COMM=([kdc]=krb5kdc [mariadb]=mariadbd [postgres]=postgres
 # when none runs (a dead start's leftovers).
 running_servers() {
   local name pid listed=""
-  for name in kdc mariadb postgres nats-1 nats-2 nats-3; do
+  for name in kdc mariadb mariadb-replica postgres nats-1 nats-2 nats-3; do
     pid=$(cat "$SERVERS_DIR/$name.pid" 2>/dev/null) || continue
     if pid_alive "$pid" "${SERVER_COMM[$name]}"; then listed+="${listed:+, }$name (pid $pid)"; fi
   done

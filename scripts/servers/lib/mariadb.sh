@@ -3,6 +3,9 @@
 # test user per authentication method.
 
 MARIADB_SERVER_ID=1
+# The log (and PID/port file) name of the instance mariadb_write_config
+# writes for: "mariadb", or "mariadb-replica" (mariadb_replica.sh).
+MARIADB_INSTANCE=mariadb
 
 mariadb_start() {
   local mdir="$DATA_DIR/mariadb" log="$SERVERS_DIR/logs/mariadb.log"
@@ -143,7 +146,7 @@ pid-file=$m/mariadbd.pid
 port=$port
 bind-address=127.0.0.1
 skip-name-resolve
-log_error=$SERVERS_DIR/logs/mariadb.log
+log_error=$SERVERS_DIR/logs/$MARIADB_INSTANCE.log
 character_set_server=utf8mb4
 collation_server=utf8mb4_general_ci
 # Change data capture: row events with full images and column metadata.
@@ -154,6 +157,9 @@ binlog_row_image=FULL
 binlog_row_metadata=FULL
 binlog_checksum=CRC32
 gtid_strict_mode=ON
+# What it applies as a replica goes to its binlog too: a primary rebuilt as
+# a replica of its replica (failover tests) can be promoted and read again.
+log_slave_updates=ON
 # TLS with the CA made at start.
 ssl_ca=$m/tls/ca.pem
 ssl_cert=$m/tls/server-cert.pem
@@ -169,6 +175,9 @@ plugin_load_add=auth_ed25519
 plugin_load_add=auth_pam
 CNF
     [ "$PAM_CLEARTEXT" = 1 ] && echo "pam_use_cleartext_plugin=ON"
+    # A replica of the primary (mariadb_replica.sh): GTID replication that
+    # logs what it applies, so it can be promoted and read by CDC.
+    if [ -n "${MARIADB_REPLICA_EXTRA:-}" ]; then printf '%s\n' "$MARIADB_REPLICA_EXTRA"; fi
     if [ "$MARIADB_GSSAPI" = 1 ]; then
       # The keytab options must come before the plugin loads.
       cat <<CNF

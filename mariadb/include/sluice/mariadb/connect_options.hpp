@@ -23,9 +23,22 @@ enum class PeerLocality {
     network,      // TCP to any other address
 };
 
+// One server of a list (host_list.hpp).
+struct ServerAddress {
+    std::string host;
+    std::uint16_t port = 3306;
+    std::string unix_socket;  // set: this socket instead of TCP
+
+    friend bool operator==(const ServerAddress&, const ServerAddress&) = default;
+};
+
 struct ConnectOptions {
     std::string host = "localhost";
     std::uint16_t port = 3306;
+    // Several servers, tried in this order (host_list.hpp); empty: host and
+    // port (or unix_socket) alone. parse_url fills it for a URL that lists
+    // more than one host, and sets host/port to the first.
+    std::vector<ServerAddress> hosts;
     // When set, connect through this unix socket instead of TCP (host is
     // then only used as the TLS name).
     std::string unix_socket;
@@ -85,8 +98,9 @@ struct ConnectOptions {
 };
 
 // Parses
-//   mariadb://[user[:password]@][host][:port][/database][?key=value[&key=value]...]
-// (mysql:// is accepted too). Every component is percent-decoded. host may
+//   mariadb://[user[:password]@][host][:port][,host[:port]...][/database][?key=value[&key=value]...]
+// (mysql:// is accepted too). Several hosts make a list (hosts above;
+// host_list.hpp), which `socket` cannot go with. Every component is percent-decoded. host may
 // be a bracketed IPv6 literal. Keys (underscores may replace dashes):
 //   ssl-mode (disable|prefer|require|verify-ca|verify-full), ssl-ca,
 //   ssl-capath, ssl-cert, ssl-key, ssl-cipher, ssl-session-reuse

@@ -1,5 +1,6 @@
 #include "sluice/mariadb/cdc/ndjson.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -164,10 +165,35 @@ void write_gtid_head(Buffer& out, const GtidPosition& g, std::uint32_t ts) {
     out.commit(p);
 }
 
-std::size_t append_line_of(Buffer& out, const Transaction& t) {
+// One change, as an element of "changes".
+void write_change(Buffer& out, const Change& c, TableKeys& keys) {
+    const TableKeys& k = keys.of(*c.table);
+    out.append(k.head(c.op));
+    if (c.op != binlog::RowsKind::write) {
+        write_image(out, c.before, *c.table, k);
+        if (c.op == binlog::RowsKind::update) out.append(",\"after\":");
+    }
+    if (c.op != binlog::RowsKind::delete_) write_image(out, c.after, *c.table, k);
+    out.push_back('}');
+}
+
+// ,"part":K and on the last part ,"last":true (after "ts", before "changes").
+void write_part_keys(Buffer& out, std::size_t part, bool last) {
+    char* p = out.room(64);
+    static constexpr std::string_view key = ",\"part\":";
+    std::memcpy(p, key.data(), key.size());
+    p = json::write_unsigned(p + key.size(), part);
+    if (last) {
+        static constexpr std::string_view mark = ",\"last\":true";
+        std::memcpy(p, mark.data(), mark.size());
+        p += mark.size();
+    }
+    out.commit(p);
+}
+
+std::size_t write_changes(Buffer& out, const Transaction& t) {
     thread_local TableKeys keys;
     keys.reset();  // the table maps of an earlier line may have been freed
-    write_gtid_head(out, t.gtid, t.timestamp);
     out.append(",\"changes\":[");
     bool first = true;
     std::size_t changes = 0;
@@ -175,17 +201,23 @@ std::size_t append_line_of(Buffer& out, const Transaction& t) {
         if (!first) out.push_back(',');
         first = false;
         ++changes;
-        const TableKeys& k = keys.of(*c.table);
-        out.append(k.head(c.op));
-        if (c.op != binlog::RowsKind::write) {
-            write_image(out, c.before, *c.table, k);
-            if (c.op == binlog::RowsKind::update) out.append(",\"after\":");
-        }
-        if (c.op != binlog::RowsKind::delete_) write_image(out, c.after, *c.table, k);
-        out.push_back('}');
+        write_change(out, c, keys);
     });
     out.append("]}\n");
     return changes;
+}
+
+std::size_t append_line_of(Buffer& out, const Transaction& t) {
+    write_gtid_head(out, t.gtid, t.timestamp);
+    return write_changes(out, t);
+}
+
+// A transaction in one part is its ordinary line; otherwise the part's line
+// (docs/mariadb-cdc.md, "Transactions in parts").
+std::size_t append_line_of(Buffer& out, const TransactionPart& p) {
+    write_gtid_head(out, p.changes.gtid, p.changes.timestamp);
+    if (!(p.first() && p.last)) write_part_keys(out, p.part, p.last);
+    return write_changes(out, p.changes);
 }
 
 // The lines that are not row changes are few: built as strings.
@@ -236,6 +268,100 @@ Buffer& scratch() {
 }
 
 }  // namespace
+
+
+namespace {
+
+constexpr std::string_view changes_key = ",\"changes\":[";
+constexpr std::string_view line_end = "]}\n";
+// ,"part":K,"last":true with K of up to 20 digits.
+constexpr std::size_t part_keys_max = 8 + 20 + 12;
+
+}  // namespace
+
+TransactionLines::TransactionLines(std::size_t max_line_bytes, std::size_t later_line_bytes)
+    : max_(max_line_bytes),
+      later_max_(later_line_bytes == 0 ? max_line_bytes : std::min(later_line_bytes, max_line_bytes)) {}
+
+std::size_t TransactionLines::part_line_size(std::size_t changes_bytes) const noexcept {
+    return head_.size() + part_keys_max + changes_key.size() + changes_bytes + line_end.size();
+}
+
+void TransactionLines::write_line(Buffer& out, std::string_view changes, bool last, bool rolled_back) {
+    out.append(head_.view());
+    write_part_keys(out, line_, last);
+    if (rolled_back) out.append(",\"rolled_back\":true");
+    out.append(changes_key);
+    out.append(changes);
+    out.append(line_end);
+    ++line_;
+}
+
+std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
+    if (part.first()) {
+        head_.clear();
+        pending_.clear();
+        fits_ = 0;
+        line_ = resume_lines_ + 1;
+        resumed_ = resume_lines_ > 0;
+        resume_lines_ = 0;
+        rows_ = 0;
+        write_gtid_head(head_, part.changes.gtid, part.changes.timestamp);
+    }
+    thread_local TableKeys keys;
+    keys.reset();  // the table maps of an earlier part may have been freed
+    std::size_t changes = 0;
+    part.changes.for_each_change([&](const Change& c) {
+        if (skip_ > 0) {  // written before a resume
+            --skip_;
+            return;
+        }
+        ++changes;
+        change_.clear();
+        write_change(change_, c, keys);
+        for (;;) {
+            const std::size_t grown = pending_.size() + (pending_.empty() ? 0 : 1) + change_.size();
+            const bool fits_whole = head_.size() + changes_key.size() + grown + line_end.size() <= max_;
+            const bool fits_part = part_line_size(grown) <= (line_ == 1 ? max_ : later_max_);
+            // Line 1 may still become the transaction's only line (no part
+            // keys); a later line is a part line for sure.
+            if (pending_.empty() || fits_part || (line_ == 1 && !resumed_ && fits_whole)) {
+                if (!pending_.empty()) pending_.push_back(',');
+                pending_.append(change_.view());
+                if (fits_part || fits_ == 0) fits_ = pending_.size();
+                break;
+            }
+            // Full: the prefix that fits goes out as part line_; what is
+            // left (at most one change: the part keys are shorter than any
+            // change) starts the next line.
+            const std::string_view all = pending_.view();
+            write_line(out, all.substr(0, fits_), false, false);
+            std::string rest(fits_ < all.size() ? all.substr(fits_ + 1) : std::string_view{});
+            pending_.clear();
+            pending_.append(rest);
+            fits_ = pending_.size();
+        }
+    });
+    rows_ += changes;
+    if (part.last) {
+        if (part.rolled_back) {
+            if (line_ > 1 || resumed_) write_line(out, {}, true, true);  // void the parts already out
+        } else if (line_ == 1 && !resumed_) {
+            out.append(head_.view());
+            out.append(changes_key);
+            out.append(pending_.view());
+            out.append(line_end);
+        } else {
+            write_line(out, pending_.view(), true, false);
+        }
+        pending_.clear();
+        rows_ = 0;
+        line_ = 1;
+        resumed_ = false;
+        skip_ = 0;
+    }
+    return changes;
+}
 
 void append_value(Buffer& out, const binlog::Value& value, const binlog::ColumnInfo& column) {
     write_value(out, value, column);

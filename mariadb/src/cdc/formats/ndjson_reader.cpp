@@ -184,6 +184,17 @@ const Line& LineReader::parse(std::string_view text, const std::string& where) {
         std::uint64_t ts = 0;
         if (obj["ts"].get(ts) || ts > 0xFFFFFFFFULL) malformed(where, "a transaction without a \"ts\" integer");
         line_.timestamp = static_cast<std::uint32_t>(ts);
+        if (element part; !obj["part"].get(part)) {
+            if (part.get(line_.part) || line_.part == 0) malformed(where, "\"part\" is not an integer from 1 up");
+            for (const auto& [key, flag] : {std::pair{"last", &line_.last}, std::pair{"rolled_back", &line_.rolled_back}}) {
+                element v;
+                if (obj[key].get(v)) continue;
+                if (v.get(*flag) || !*flag) malformed(where, std::string("\"") + key + "\" is not true");
+            }
+            if (line_.rolled_back && !line_.last) malformed(where, "\"rolled_back\" on a part that is not \"last\"");
+        } else if (!obj["last"].error() || !obj["rolled_back"].error()) {
+            malformed(where, "\"last\" or \"rolled_back\" on a line without \"part\"");
+        }
         simdjson::dom::array list;
         if (changes.get(list)) malformed(where, "\"changes\" is not an array");
         line_.kind = LineKind::transaction;
@@ -220,6 +231,42 @@ const Line& LineReader::parse(std::string_view text, const std::string& where) {
         if (p.images[i].after != Parser::npos) line_.changes[i].after = all.subspan(p.images[i].after, columns_.size());
     }
     return line_;
+}
+
+PartSequence::Step PartSequence::next(const Line& line, const std::string& where) {
+    const bool is_part = line.kind == LineKind::transaction && line.part != 0;
+    if (next_part_ == 0) {
+        if (!is_part) return Step::whole;
+        if (line.part != 1)
+            throw Error(ErrorKind::protocol, where + ", \"part\": part " + std::to_string(line.part) + " of " +
+                                                 std::string(line.gtid) + " without its part 1");
+        if (line.last) return line.rolled_back ? Step::rolled_back : Step::whole;  // one part: the whole transaction
+        gtid_ = std::string(line.gtid);
+        timestamp_ = line.timestamp;
+        next_part_ = 2;
+        return Step::opens;
+    }
+    const std::string awaiting = "transaction " + gtid_ + " awaits its part " + std::to_string(next_part_);
+    if (!is_part) throw Error(ErrorKind::protocol, where + ", \"part\": a line that is not a part while " + awaiting);
+    if (line.gtid != gtid_)
+        throw Error(ErrorKind::protocol, where + ", \"gtid\": " + std::string(line.gtid) + " while " + awaiting);
+    if (line.timestamp != timestamp_)
+        throw Error(ErrorKind::protocol, where + ", \"ts\": " + std::to_string(line.timestamp) + ", not the " +
+                                             std::to_string(timestamp_) + " of the transaction's part 1");
+    if (line.part != next_part_)
+        throw Error(ErrorKind::protocol, where + ", \"part\": part " + std::to_string(line.part) + " while " + awaiting);
+    if (line.last) {
+        next_part_ = 0;
+        return line.rolled_back ? Step::rolled_back : Step::completes;
+    }
+    ++next_part_;
+    return Step::continues;
+}
+
+void PartSequence::finish(const std::string& where) const {
+    if (next_part_ != 0)
+        throw Error(ErrorKind::protocol, where + ": the input ends while transaction " + gtid_ + " awaits its part " +
+                                             std::to_string(next_part_) + " (its last part is missing)");
 }
 
 double float_value_as_read(float value) noexcept {

@@ -40,6 +40,21 @@ public:
     // Messages already received and waiting (next() will not block).
     bool pending() const;
 
+    // The library's queue of received messages is bounded (issue 25: a
+    // worker holds at most this much of NATS buffers): past it libnats
+    // drops messages as a slow consumer. JetStream's flow control (on for
+    // ordered consumers) keeps the server from sending far ahead of what
+    // was read, so a stream larger than the bound is read whole.
+    static constexpr int max_pending_messages = 65536;
+    static constexpr int max_pending_bytes = 32 * 1024 * 1024;
+    struct Pending {
+        int messages = 0;
+        int bytes = 0;
+    };
+    // What the library holds now, and the limits it was given.
+    Pending pending_now() const;
+    Pending pending_limits() const;
+
 private:
     struct Handles;
     explicit StreamReader(std::unique_ptr<Handles> h) noexcept;

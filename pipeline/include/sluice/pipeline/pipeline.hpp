@@ -54,6 +54,11 @@ struct RunOptions {
     // behind for a moment. (A source without a catch-up mode, a JetStream
     // worker, cuts at the one age.)
     BatchLimits batch;
+    // A source transaction (or snapshot) of more row changes than this is
+    // mapped and applied a part of this many at a time, into one open
+    // Tideweave transaction (issue 25, docs/pipeline.md "Huge
+    // transactions"): the mapped changes held stay bounded by the part.
+    std::size_t part_changes = 8192;
     // Keep retrying lost connections this long since the last progress.
     std::chrono::milliseconds retry_for{std::chrono::minutes(5)};
     // At start (before every connection of the run has worked once), keep
@@ -75,6 +80,12 @@ enum class StartMode { from_start, from_gtid, from_now, snapshot };
 struct BinlogOptions {
     StartMode start = StartMode::snapshot;
     std::string from_gtid;
+    // With several servers in the source URL (issue 26): a lost server not
+    // back within this long is left for the next (--failover-after), and a
+    // server that lacks applied transactions stops the run unless
+    // continue_after_lost (--on-lost-transactions continue).
+    std::chrono::milliseconds failover_after{10000};
+    bool continue_after_lost = false;
 };
 
 // A nats:// source's own (stream_source.hpp).
@@ -101,6 +112,10 @@ struct RunStats {
     std::uint64_t sink_commits = 0;
     std::uint64_t late = 0;
     std::uint64_t rejected = 0;
+    // Row changes of the source transaction being applied in parts, read
+    // so far (0 between transactions): the progress line shows that a
+    // long transaction is moving.
+    std::uint64_t in_flight = 0;
     double sink_seconds = 0;  // wall time inside sink commits (the rest: reading, decoding, the engine)
     bool connected = false;   // every connection of the run (source, sink, NATS) has worked once
     // The source (its check: MariaDB, or NATS and the stream) and the sink

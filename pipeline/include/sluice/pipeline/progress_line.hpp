@@ -20,8 +20,8 @@ class ProgressLine {
     // True when a line should be written now (then write() it): on, and a
     // second since the last one or `last_line`.
     bool due(std::chrono::steady_clock::time_point now, bool last_line = false);
-    // "sluice-pipeline: <where>[snapshot of N rows, ]<counts>[, N ms in sink
-    // commits][, lag N s]";
+    // "sluice-pipeline: <where>[snapshot of N rows, ]<counts>[, N row
+    // changes of a transaction in flight][, N ms in sink commits][, lag N s]";
     // lag: `wall_seconds` (our clock) minus the source commit time of the
     // last transaction read (0: none read, no lag shown).
     void write(std::string_view where, const RunStats& s, std::uint32_t last_commit_time,

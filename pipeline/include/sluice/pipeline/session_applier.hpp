@@ -24,7 +24,9 @@
 // Tideweave refuses as a whole is refused only by the workers whose part of
 // it is wrong; the others apply theirs.
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -48,7 +50,31 @@ public:
     };
     Outcome apply(TransactionMapper& mapped, std::string_view gtid, SinkBatch& batch);
 
+    // A source transaction in parts (issue 25; docs/pipeline.md, "Huge
+    // transactions"): apply_part() for every part but the last (the
+    // mapper's part handler, TransactionMapper::split_into_parts), then
+    // finish() with the last. The parts go into one open engine
+    // transaction (Engine::begin_transaction), so it stays atomic; their
+    // late and rejected rows go into the batch at once, named with the GTID
+    // at finish(), and the session rows when the engine commits.
+    //
+    // A transaction the engine refuses (in any part, or at the commit):
+    // every part is taken back, and finish() returns nullopt; the caller
+    // reads the transaction's changes again from its first (the earlier
+    // parts are gone) and gives them as parts again, which then go to
+    // NAME_rejected with the engine's message, and finish() of that
+    // reading gives the Outcome (accepted = false).
+    void apply_part(TransactionMapper& part, SinkBatch& batch);
+    std::optional<Outcome> finish(TransactionMapper& last, std::string_view gtid, SinkBatch& batch);
+    // A part was applied and the transaction is not finished.
+    bool in_transaction() const { return parts_; }
+    // The transaction will not be finished (its source ended inside it):
+    // takes back its parts.
+    void abandon(SinkBatch& batch);
+
 private:
+    void refuse(const std::string& reason, SinkBatch& batch);
+    void end_parts();
     bool owns(const RejectedRow& r) const { return r.key ? partition_.owns(*r.key) : partition_.index == 0; }
     // The mutations of `all` this run owns (all of them for one partition).
     std::span<const tideweave::Mutation> owned(std::span<const tideweave::Mutation> all);
@@ -60,6 +86,15 @@ private:
     Partition partition_;
     std::vector<tideweave::Mutation> mine_;
     std::vector<std::size_t> whole_index_;  // mine_[i] is mutation whole_index_[i] of the transaction
+
+    // The transaction in parts.
+    bool parts_ = false;
+    SinkBatch::Mark mark_;            // where its late and rejected rows start
+    std::size_t mutations_before_ = 0;  // the mutations of its earlier parts
+    std::size_t owned_before_ = 0;      // of those, the ones given to the engine
+    Outcome part_outcome_;
+    std::optional<std::string> refused_;  // the engine's reason, once it refused
+    bool reading_again_ = false;           // the parts come again, to be rejected
 };
 
 }  // namespace sluice::pipeline

@@ -74,6 +74,18 @@ public:
         row_changes_ += row_changes;
     }
 
+    // A transaction given in parts (SessionApplier::apply_part) adds late
+    // and rejected rows before its GTID is known and before it is known to
+    // be accepted: from a mark, they are named (its last part gives the
+    // GTID) or taken back (the engine refused it).
+    struct Mark {
+        std::size_t late = 0;
+        std::size_t rejected = 0;
+    };
+    Mark mark() const { return {late_.size(), rejected_.size()}; }
+    void take_back_to(Mark m);
+    void name_gtid_from(Mark m, const std::string& gtid);
+
     // The net effect: one change per (key, start), ordered by key (bytes)
     // then start: the order of NAME's primary key under a bytewise
     // collation, so that PostgreSQL's index takes the rows in order (random

@@ -51,7 +51,7 @@ struct Resume {
 // One thing a source read.
 struct Step {
     enum class Kind {
-        transaction,       // a source transaction of the table: the mapper holds its changes
+        transaction,       // a source transaction of the table: the mapper holds its changes (its last part)
         snapshot_rows,     // rows of the table's snapshot (`rows`), kept until its done step
         snapshot_done,     // the snapshot is complete: its rows are one transaction
         snapshot_aborted,  // the snapshot will never complete (its publisher was killed): drop its rows
@@ -110,6 +110,11 @@ public:
     // anew). `holding`: the run has something to commit (a polling source
     // waits less for input then).
     virtual Step next(TransactionMapper& mapper, bool holding) = 0;
+    // Maps the changes of the last transaction step again into `mapper`
+    // (begun anew, its part handler called as in next()): the engine
+    // refused a transaction given in parts, whose earlier parts are gone
+    // (SessionApplier::finish). Only right after that step.
+    virtual void read_transaction_again(TransactionMapper& mapper) = 0;
     // A commit may be cut here (not inside a snapshot).
     virtual bool resumable() const = 0;
     // The position as the state row stores it: everything read so far

@@ -12,6 +12,7 @@
 // the changes given to add(); valid until begin() and while those are.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -37,6 +38,27 @@ public:
 
     // Starts a new transaction: forgets the previous one's mutations.
     void begin();
+    // Starts the next part of the same transaction (issue 25: a huge source
+    // transaction is mapped and applied a part at a time): forgets the
+    // previous part's mutations, rejected rows and images, keeps counting
+    // changes (origins, RejectedRow::change and reject_all() count in the
+    // whole transaction) and the largest after ts.
+    void begin_part();
+    // Parts as a source adds changes: with a handler set, add() first hands
+    // a part of `part_changes` changes to `handler` (which applies it),
+    // then begins the next part; the last part stays in the mapper for the
+    // source's transaction step. Without one (the default) a transaction is
+    // mapped whole.
+    void split_into_parts(std::size_t part_changes, std::function<void(TransactionMapper&)> handler) {
+        part_changes_ = part_changes;
+        part_handler_ = std::move(handler);
+    }
+    // Ends the current part here (the changes it views are about to go:
+    // a source reads its input in parts of its own): hands it to the
+    // handler, if it has changes, and begins the next. Only with a handler.
+    void end_part();
+    // The transaction's index of this part's first change.
+    std::size_t part_first_change() const { return first_change_; }
     // Maps the next change of the transaction.
     void add(const SourceChange& change);
 
@@ -46,11 +68,12 @@ public:
     std::vector<RejectedRow>& rejected() { return rejected_; }
     // The largest ts among the transaction's after images that are events.
     std::optional<std::int64_t> max_after_ts() const { return max_after_ts_; }
-    std::size_t changes() const { return changes_; }
+    std::size_t changes() const { return changes_; }  // of the whole transaction so far
 
-    // Every change of the transaction as a rejected row with `reason` (the
-    // engine refused the transaction as a whole): after images, or before
-    // images for deletes. Rows already rejected keep their own reason.
+    // Every change of the transaction (of this part, when given in parts) as
+    // a rejected row with `reason` (the engine refused the transaction as a
+    // whole): after images, or before images for deletes. Rows already
+    // rejected keep their own reason.
     std::vector<RejectedRow> reject_all(const std::string& reason) const;
 
     const ColumnNames& names() const { return names_; }
@@ -68,6 +91,9 @@ private:
     std::vector<ImageOfChange> images_;  // per change, for reject_all (after, or before of a delete)
     std::optional<std::int64_t> max_after_ts_;
     std::size_t changes_ = 0;
+    std::size_t first_change_ = 0;  // images_[i] is change first_change_ + i
+    std::size_t part_changes_ = 0;
+    std::function<void(TransactionMapper&)> part_handler_;
 };
 
 RejectedRow rejected_row(std::size_t change, std::string image, const RowImage& cells, std::string reason);

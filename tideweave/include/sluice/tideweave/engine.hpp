@@ -54,6 +54,30 @@ public:
         return apply(std::span<const Mutation>(mutations.begin(), mutations.size()));
     }
 
+    // One transaction too large to hold at once, given in parts
+    // (docs/tideweave.md, "Transactions in parts"): begin_transaction(),
+    // apply_part() for each part in order, then commit_transaction() (or
+    // rollback_transaction()). The same rules as apply() of all the parts'
+    // mutations as one transaction: indices (errors, late items) count in
+    // the whole transaction; an Error from apply_part() or
+    // commit_transaction() undoes every part (the state, version and keys
+    // are as before begin_transaction()) and closes the transaction. The
+    // parts' strings need only live until apply_part() returns: the engine
+    // keeps an undo log (the ids and the few numbers needed to take each
+    // applied mutation back) instead of the mutations. apply_part() returns
+    // the part's late items (valid until the next non-const call);
+    // commit_transaction()'s Changes list none. While a transaction is open,
+    // apply(), advance_watermark(), forget(), snapshot() and checkpoint()
+    // throw std::logic_error (the horizon must not move under it, and only
+    // a committed state is a checkpoint).
+    void begin_transaction();
+    Result<std::span<const LateItem>> apply_part(std::span<const Mutation> part);
+    Result<Changes> commit_transaction();
+    void rollback_transaction();
+    bool in_transaction() const;
+    // Mutations given to the open transaction so far (0 when none is open).
+    std::size_t transaction_mutations() const;
+
     // Moves the watermark to `watermark` (equal is accepted; behind is an
     // Error) and returns the rows that became final.
     Result<Finalized> advance_watermark(std::int64_t watermark);

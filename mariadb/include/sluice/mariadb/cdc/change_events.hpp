@@ -56,6 +56,9 @@ public:
     bool empty() const noexcept { return rows_.empty(); }
     // Rows events kept (a statement changing many rows is one event).
     std::size_t rows_events() const noexcept { return rows_.size(); }
+    // Bytes of the Rows events kept (their row images as logged): what the
+    // stream bounds a TransactionPart by.
+    std::size_t bytes() const noexcept { return bytes_; }
 
     // Keeps a Rows event past the decoder's next call: copies its bytes.
     void add_rows(const binlog::Rows& rows);
@@ -66,6 +69,34 @@ private:
         binlog::Rows rows;  // its spans point into `bytes`
     };
     std::vector<StoredRows> rows_;
+    std::size_t bytes_ = 0;
+};
+
+// Only with StreamOptions::part_bytes (change_stream.hpp): a committed
+// transaction delivered in consecutive parts, so neither the stream nor its
+// consumer holds all of it. Part 1, 2, ... of one transaction follow each
+// other with nothing in between (no other transaction, DDL or Idle), each
+// with the same gtid and timestamp, their changes together being the
+// transaction's in binlog order. A part holds whole binlog Rows events, about
+// part_bytes of them (one Rows event is at most the server's
+// binlog_row_event_max_size, 8 KiB by default, so a part stays near the bound).
+//
+// ChangeStream::position() covers the transaction only once its `last` part
+// has been returned; before that it is the position before the transaction,
+// so a consumer that stops (or crashes) after part K and reopens from its
+// committed position reads the transaction again from part 1. A consumer
+// applies the parts inside one transaction of its own and commits at `last`.
+//
+// `rolled_back` (with `last`, no changes): the event group ended in ROLLBACK
+// after earlier parts were returned (only non-transactional tables' rows are
+// logged so; a group that ends in ROLLBACK before its first part is full is
+// never delivered at all): discard parts 1..part-1.
+struct TransactionPart {
+    Transaction changes;   // gtid, timestamp (the GTID event's: see docs/mariadb-cdc.md), a slice of the changes
+    std::size_t part = 1;  // 1, 2, ... within the transaction
+    bool last = false;     // the transaction is complete with this part
+    bool rolled_back = false;
+    bool first() const noexcept { return part == 1; }
 };
 
 // A DDL statement (its own event group), as the server logged it.
@@ -116,6 +147,6 @@ struct SnapshotDone {
 // transactions) acts now; there is nothing else in it.
 struct Idle {};
 
-using ChangeEvent = std::variant<Transaction, Ddl, SnapshotChunk, SnapshotDone, Idle>;
+using ChangeEvent = std::variant<Transaction, Ddl, SnapshotChunk, SnapshotDone, Idle, TransactionPart>;
 
 }  // namespace sluice::mariadb::cdc

@@ -15,17 +15,49 @@
 // own state and position() in one transaction, and reopens with
 // StartAt::gtid from the committed position, sees every transaction once.
 //
+// Transactions in parts (StreamOptions::part_bytes > 0): next() returns a
+// TransactionPart instead of each Transaction, about part_bytes of row
+// images at a time, so memory does not grow with the transaction:
+//
+//   ChangeStream s = ChangeStream::open(url_options, {.start = StartAt::gtid, .gtid = saved,
+//                                                     .part_bytes = 1 << 20});
+//   while (const ChangeEvent* e = s.next()) {
+//       if (const auto* p = std::get_if<TransactionPart>(e)) {
+//           if (p->first()) begin();
+//           if (p->rolled_back) { rollback(); continue; }
+//           p->changes.for_each_change(apply);
+//           if (p->last) commit(s.position());   // position() covers it only now
+//       } ...
+//   }
+//
+// Parts of one transaction are consecutive; position() advances only after
+// the last. A reconnect inside a transaction whose first parts were
+// returned resumes at the next part (the group is read again from its GTID
+// and the Rows events already returned are skipped), so parts are neither
+// repeated nor lost. XA PREPARE-held rows are kept in memory until their XA
+// COMMIT (the prepare group's GTID is not the one they commit under) and
+// then returned as one part: docs/mariadb-cdc.md.
+//
 // Reconnects: a dropped connection, a KILL or a server restart is retried
 // (StreamOptions::reconnect_for) from position(): a transaction whose events
 // were cut off is read again from its start, so nothing is lost or repeated.
 // Errors that retrying cannot fix (purged GTIDs, missing privileges, a
 // server without a ROW binlog, corrupt events) throw Error.
 //
+// Failover: with a list of servers in the URL (host_list.hpp), a server not
+// back within StreamOptions::failover_after is left for the next one of the
+// list, and every connection first checks that the server holds the
+// position in every domain (position_check: has it / behind: wait / lost:
+// Error{usage} naming the GTIDs delivered but missing there, unless
+// on_lost_transactions says continue). docs/mariadb-cdc.md, "Replicas and
+// failover".
+//
 // Not thread-safe. The stream owns its connections (the binlog connection,
 // busy with the dump, and a side connection for information_schema and the
 // snapshot).
 #include <chrono>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +87,13 @@ public:
     virtual void connection_regained() = 0;
 };
 
+// What a stream does on a server of its list that lacks transactions it
+// already delivered (lost in an unplanned failover).
+enum class OnLostTransactions {
+    stop,       // Error{usage} naming them; nothing more is delivered
+    continue_,  // go on from that server's own history (downstream must repair)
+};
+
 struct StreamOptions {
     StartAt start = StartAt::now;
     GtidState gtid;  // StartAt::gtid
@@ -74,6 +113,9 @@ struct StreamOptions {
     std::chrono::milliseconds reconnect_for{60000};
     // Snapshot rows per chunk (SELECT ... LIMIT).
     std::size_t snapshot_chunk_rows = 1000;
+    // 0: whole Transaction events. Otherwise TransactionPart events, a part
+    // returned once its Rows events reach this many bytes (and at commit).
+    std::size_t part_bytes = 0;
     // next() returns an Idle event before it would block after skipping
     // transactions of other tables (change_events.hpp). For callers that
     // batch while input_pending(): without it, the bytes of other tables'
@@ -82,6 +124,16 @@ struct StreamOptions {
     bool idle_events = false;
     // Told about reconnects; may be null. Must outlive the stream.
     ConnectionObserver* observer = nullptr;
+    // With a list of servers: a lost server that is not back within this
+    // long is left for the next one of the list (within reconnect_for).
+    std::chrono::milliseconds failover_after{10000};
+    OnLostTransactions on_lost_transactions = OnLostTransactions::stop;
+    // Failover lines (moving to another server, waiting for one that is
+    // behind, transactions lost and continued past), each ending in a
+    // newline, after log_prefix (e.g. "sluice-mariadb cdc: "); may be null.
+    // Must outlive the stream.
+    std::ostream* log = nullptr;
+    std::string log_prefix;
 };
 
 class ChangeStream {
@@ -110,6 +162,8 @@ public:
 
     // Connections made so far (1 + reconnects), for tests and logs.
     std::size_t connects() const noexcept;
+    // The server of the list read from now ("HOST:PORT").
+    std::string server() const;
     std::uint32_t server_id() const noexcept;
 
 private:

@@ -23,6 +23,21 @@
 // (naming the column by its label and, for a row change, the server
 // setting that logs every column).
 //
+// Transactions in parts (ndjson.hpp): parse() reads one part line at a
+// time (Line::part, Line::last) and never holds the others; a PartSequence
+// checks that the lines it is shown form whole transactions and says when
+// one is complete. A consumer that must not hold a whole transaction (the
+// pipeline's JetStream source) applies each part as it comes, inside one
+// transaction of its own, and commits when next() says `complete`; on an
+// error or at the end of input inside a transaction it rolls back, so
+// nothing of an incomplete or malformed transaction is applied:
+//
+//   PartSequence parts;
+//   for each line: const Line& l = reader.parse(text, where);
+//                  switch (parts.next(l, where)) { case Step::opens: begin(); ... apply(l.changes) ...
+//                                                  case Step::completes: commit(); ... }
+//   at the end:    parts.finish(where);   // throws while a transaction awaits its last part
+//
 // LIFETIME: the Line, its changes' images and their text view the reader's
 // buffers; valid until the next parse().
 #include <cstdint>
@@ -74,6 +89,9 @@ struct Line {
     LineKind kind = LineKind::ddl;
     std::string_view gtid;     // a transaction's D-S-N, a snapshot line's GTID state
     std::uint32_t timestamp = 0;  // a transaction's "ts"
+    std::uint64_t part = 0;       // a transaction's "part" (1, 2, ...); 0: the whole transaction in this line
+    bool last = false;            // "last": true (a part line only)
+    bool rolled_back = false;     // "rolled_back": true (a last part: discard the transaction's parts)
     // The changes of DB.TABLE, in order: a transaction's row changes, a
     // chunk's rows (other tables' are skipped).
     std::vector<LineChange> changes;
@@ -94,6 +112,34 @@ private:
     std::string db_, table_;
     std::unique_ptr<Parser> parser_;
     Line line_;
+};
+
+// Checks that transaction lines (parse()'s) come as whole transactions:
+// parts 1, 2, ... of one gtid (and one ts) in order, ending with "last",
+// nothing else in between. Errors are Error{protocol} naming `where` and the
+// field ("part", "gtid", "ts"), e.g. a part out of order, a gtid that
+// changes inside a transaction, a line that is not a part before the last.
+class PartSequence {
+public:
+    enum class Step : std::uint8_t {
+        whole,        // a transaction in one line (or any other line): apply it
+        opens,        // part 1 of several: begin, apply its changes
+        continues,    // a middle part: apply its changes
+        completes,    // the last part: apply its changes, commit
+        rolled_back,  // the last part says the transaction is void: roll back
+    };
+    Step next(const Line& line, const std::string& where);
+    // Inside a transaction in parts (its last part not seen yet).
+    bool inside() const noexcept { return next_part_ != 0; }
+    // The end of the input: Error{protocol} when inside a transaction.
+    void finish(const std::string& where) const;
+    // Forgets a transaction in flight (the consumer rolled it back).
+    void reset() noexcept { next_part_ = 0; }
+
+private:
+    std::string gtid_;
+    std::uint32_t timestamp_ = 0;
+    std::uint64_t next_part_ = 0;  // 0: between transactions
 };
 
 // The double a reader of the line gets for a FLOAT value: the nearest to

@@ -11,6 +11,29 @@
 // (source, ts_ms, databaseName, schemaName, ddl, tableChanges: []), subject
 // PREFIX, its Nats-Msg-Id the GTID.
 //
+// Transactions in parts (sluice envelope, issue 25): a transaction whose
+// line does not fit one message (the server's max_payload less 1 KiB, or
+// --max-line-bytes when smaller) is published as several, one per part line
+// (ndjson.hpp: {"gtid",...,"part":K[,"last":true],"changes":[...]}), in
+// order, nothing between them. Their headers:
+//   Nats-Msg-Id               GTID#K
+//   Sluice-Part               K (1, 2, ...)
+//   Sluice-Last               "true", on the last part only
+//   Sluice-Part-Rows          the transaction's changes in parts 1..K (what a
+//                             resume skips)
+//   Sluice-Gtid-State         on the last part the position after the
+//                             transaction; on the others the position before it
+// Consumers apply a transaction once its last part has arrived (or stream
+// the parts into a transaction of their own and commit at the last).
+// Resume: a stream that ends inside a transaction (its last message a part
+// without Sluice-Last) is resumed at the next part: the binlog is read again
+// from before the transaction, its first Sluice-Part-Rows changes are left
+// out, and parts continue at K+1 (de-duplication ids stay unique; no abort
+// marker is needed because nothing published is taken back).
+// The debezium envelope is one message per row change as before: a
+// transaction's row changes are consecutive messages numbered Sluice-Change
+// I/N, the last (I = N) closing it (docs/mariadb-cdc.md).
+//
 // Headers of every message:
 //   Nats-Msg-Id               the GTID (sluice, debezium DDL) or GTID:INDEX
 //                             (debezium row changes), for JetStream's de-duplication
@@ -65,6 +88,9 @@ inline constexpr const char* snapshot_header = "Sluice-Snapshot";
 inline constexpr const char* snapshot_chunk_header = "Sluice-Snapshot-Chunk";
 inline constexpr const char* snapshot_row_header = "Sluice-Snapshot-Row";
 inline constexpr const char* snapshot_end_header = "Sluice-Snapshot-End";
+inline constexpr const char* part_header = "Sluice-Part";
+inline constexpr const char* last_header = "Sluice-Last";
+inline constexpr const char* part_rows_header = "Sluice-Part-Rows";
 
 // Which snapshot: its position and the publisher's wall-clock time (ms) when
 // it began. Text: "GTIDSTATE:STARTMS" (a GTID state holds no ':').
@@ -114,14 +140,36 @@ std::size_t append_debezium_read(std::string& out, const cdc::SnapshotChunk& chu
 // a publisher killed during a snapshot; in the sluice envelope an abort
 // message is published for it first). The stream then counts as empty: the
 // start options apply (a new snapshot with --snapshot).
+// A sluice transaction cut off between its parts: `skip_gtid` and
+// `skip_changes` as above, and `parts_published` (K) > 0: continue at part K+1.
 struct ResumePoint {
     std::optional<cdc::GtidState> from;
     std::optional<SnapshotId> unfinished_snapshot;
     std::optional<cdc::GtidPosition> skip_gtid;
     std::size_t skip_changes = 0;
+    std::size_t parts_published = 0;
 };
 // Error{protocol} naming the message and header when a header is missing or
 // malformed (a message some other program wrote).
 ResumePoint resume_point(const StoredMessage& last, const std::string& stream);
+
+// The messages of one part line of a sluice transaction (`line` without its
+// newline; `changes_through`: the transaction's changes in this and the
+// earlier parts; `state`: the position after the transaction for the last
+// part, before it for the others).
+OutMessage part_message(std::string line, const cdc::GtidPosition& gtid, std::size_t part, bool last,
+                        std::uint64_t changes_through, const cdc::GtidState& state, const std::string& prefix);
+
+// Reading a sluice message's part headers (a consumer's side): nullopt for
+// a message of a whole transaction (or DDL, snapshot). Error{protocol}
+// naming `where` and the header when they disagree: Sluice-Part not a
+// number from 1 up, Nats-Msg-Id not GTID#K for the same K and Sluice-Gtid,
+// Sluice-Last other than "true".
+struct MessagePart {
+    std::string gtid;
+    std::size_t part = 0;
+    bool last = false;
+};
+std::optional<MessagePart> message_part(const StoredMessage& m, const std::string& where);
 
 }  // namespace sluice::mariadb::jetstream

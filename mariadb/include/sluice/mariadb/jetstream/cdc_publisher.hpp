@@ -76,6 +76,10 @@ struct PublisherOptions {
     // mistake to report, not an outage (issue 32).
     std::chrono::milliseconds connect_timeout{0};
     bool progress = false;  // a line on the log at most once a second
+    // Sluice envelope: a transaction line longer than this, or than the
+    // server's max_payload less 1 KiB, is published as part messages
+    // (cdc_messages.hpp).
+    std::size_t max_line_bytes = std::size_t{8} << 20;
     // May be null; must outlive publish_changes().
     PublishObserver* observer = nullptr;
     // Polled after each event: true stops publishing (graceful stop), once

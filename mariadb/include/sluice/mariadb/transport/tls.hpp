@@ -80,6 +80,9 @@ struct TlsContextStats {
 };
 TlsContextStats tls_context_stats();
 
+// What a non-blocking TLS call waits for before it can go on.
+enum class TlsWant { none, read, write };
+
 // One TLS session on a connected, non-blocking socket. It does not own the
 // socket: it keeps the descriptor (and the peer's name for messages), so the
 // Socket object may move, but its descriptor must stay open while the session
@@ -93,6 +96,17 @@ public:
     // verify_ca / verify_full (unless system_trust).
     static TlsSession handshake(Socket& socket, const TlsOptions& options,
                                 std::string_view host, Deadline deadline);
+
+    // The same handshake for a driver with its own event loop
+    // (AsyncConnection): start() sets the session up and sends nothing;
+    // continue_handshake() goes as far as it can and says what it waits
+    // for (none: done, with the same checks and errors as handshake()).
+    static TlsSession start(const Socket& socket, const TlsOptions& options, std::string_view host);
+    TlsWant continue_handshake();
+    // Non-blocking read / write: the bytes moved, or 0 with `want` saying
+    // what to wait for. Errors as read_some / write_all.
+    std::size_t try_read(std::span<std::uint8_t> buf, TlsWant& want);
+    std::size_t try_write(std::span<const std::uint8_t> data, TlsWant& want);
 
     TlsSession(TlsSession&&) noexcept;
     TlsSession& operator=(TlsSession&&) noexcept;

@@ -1,0 +1,422 @@
+// The exchanges without sockets: scripted server bytes (built to the wire
+// format with the hostile server's packet helpers) are fed through the
+// sans-I/O framer, split at every byte boundary and one byte at a time, and
+// every split must give the same transcript (rows, OKs, the error and its
+// message) and make the client send the same bytes as the unsplit run.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hostile_server.hpp"
+#include "sluice/mariadb/exchange/commands.hpp"
+#include "sluice/mariadb/exchange/login.hpp"
+#include "sluice/mariadb/exchange/response_scanner.hpp"
+#include "sluice/mariadb/exchange/result_reader.hpp"
+#include "sluice/mariadb/statement.hpp"
+#include "sluice/mariadb/transport/packet_framer.hpp"
+
+namespace sluice::mariadb::test {
+namespace {
+
+using exchange::Outbox;
+using exchange::Step;
+using Bytes = std::vector<std::uint8_t>;
+
+// Server packets, framed with their sequence ids.
+struct Script {
+    Bytes bytes;
+    Script& packet(std::uint8_t sequence, const Bytes& payload) {
+        bytes.push_back(static_cast<std::uint8_t>(payload.size()));
+        bytes.push_back(static_cast<std::uint8_t>(payload.size() >> 8));
+        bytes.push_back(static_cast<std::uint8_t>(payload.size() >> 16));
+        bytes.push_back(sequence);
+        bytes.insert(bytes.end(), payload.begin(), payload.end());
+        return *this;
+    }
+};
+
+// What one run produced: a transcript of events and what the client sent.
+struct Transcript {
+    std::vector<std::string> events;
+    Bytes sent;
+    bool operator==(const Transcript&) const = default;
+};
+
+// Feeds `server` to a framer in the pieces `cuts` says (each cut ends a
+// piece), driving `resume` from `first`; Step::done ends the run.
+class Driver {
+public:
+    Driver(const Bytes& server, std::vector<std::size_t> cuts) : server_(server), cuts_(std::move(cuts)) {}
+
+    PacketFramer framer{"scripted-server"};
+    Outbox out;
+    Transcript run;
+
+    void drive(Step step, const std::function<Step(std::span<const std::uint8_t>)>& resume) {
+        for (;;) {
+            switch (step) {
+                case Step::read: {
+                    std::optional<std::span<const std::uint8_t>> p;
+                    while (!(p = framer.next_packet())) feed();
+                    step = resume(*p);
+                    break;
+                }
+                case Step::write:
+                    for (const Outbox::Packet& p : out.packets()) {
+                        if (p.new_command) framer.reset_sequence();
+                        framer.write_packet(out.payload(p));
+                    }
+                    out.clear();
+                    run.sent.insert(run.sent.end(), framer.output().begin(), framer.output().end());
+                    framer.sent(framer.output().size());
+                    step = resume({});
+                    break;
+                case Step::start_tls:
+                case Step::compress: throw std::logic_error("the scripts switch no transport");
+                case Step::done: return;
+            }
+        }
+    }
+
+private:
+    void feed() {
+        if (at_ == server_.size()) throw std::logic_error("the exchange wants more than the script sends");
+        std::size_t end = server_.size();
+        while (next_cut_ < cuts_.size() && cuts_[next_cut_] <= at_) ++next_cut_;
+        if (next_cut_ < cuts_.size()) end = cuts_[next_cut_];
+        std::span<std::uint8_t> space = framer.input_space(end - at_);
+        std::copy(server_.begin() + static_cast<std::ptrdiff_t>(at_), server_.begin() + static_cast<std::ptrdiff_t>(end),
+                  space.begin());
+        framer.received(end - at_);
+        at_ = end;
+    }
+
+    const Bytes& server_;
+    std::vector<std::size_t> cuts_;
+    std::size_t at_ = 0;
+    std::size_t next_cut_ = 0;
+};
+
+using Scenario = std::function<void(Driver&)>;
+
+Transcript play(const Bytes& server, std::vector<std::size_t> cuts, const Scenario& scenario) {
+    Driver d(server, std::move(cuts));
+    try {
+        scenario(d);
+    } catch (const Error& e) {
+        d.run.events.push_back(std::string("error ") + std::string(to_string(e.kind())) + ": " + e.what());
+    }
+    return d.run;
+}
+
+// The unsplit run, checked to be what every split and the byte-by-byte
+// feeding give too.
+Transcript same_for_every_split(const Bytes& server, const Scenario& scenario) {
+    const Transcript whole = play(server, {}, scenario);
+    for (std::size_t cut = 1; cut < server.size(); ++cut) {
+        EXPECT_EQ(play(server, {cut}, scenario), whole) << "split at byte " << cut;
+    }
+    std::vector<std::size_t> every;
+    for (std::size_t i = 1; i < server.size(); ++i) every.push_back(i);
+    EXPECT_EQ(play(server, every, scenario), whole) << "one byte at a time";
+    return whole;
+}
+
+ConnectOptions plain_options() {
+    ConnectOptions o;
+    o.host = "127.0.0.1";
+    o.user = "scripted";
+    o.password = "s3cret-password";
+    o.ssl_mode = SslMode::disable;
+    return o;
+}
+
+Scenario login_scenario(const ConnectOptions& o) {
+    return [o](Driver& d) {
+        exchange::LoginExchange login(o, PeerLocality::loopback, "scripted-server");
+        d.drive(login.start(d.out), [&](std::span<const std::uint8_t> p) { return login.resume(d.out, p); });
+        d.run.events.push_back("logged in, connection " + std::to_string(login.outcome().connection_id) + ", " +
+                               login.outcome().server_version);
+    };
+}
+
+Bytes auth_switch(std::string_view plugin, const Bytes& data) {
+    Bytes p = PacketBuilder{}.u8(0xFE).nul(plugin).bytes;
+    p.insert(p.end(), data.begin(), data.end());
+    return p;
+}
+
+Bytes err_payload(std::uint16_t code, std::string_view state, std::string_view message) {
+    return PacketBuilder{}.u8(0xFF).u16(code).text("#").text(state).text(message).bytes;
+}
+
+TEST(ExchangeSequencing, LoginWithNativePassword) {
+    const Bytes server = Script{}.packet(0, handshake_payload()).packet(2, ok_payload()).bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0], "logged in, connection 7, 10.11.99-MariaDB-hostile");
+    EXPECT_TRUE(contains(run.sent, "scripted"));
+    EXPECT_TRUE(contains(run.sent, "mysql_native_password"));
+}
+
+TEST(ExchangeSequencing, LoginSwitchedToEd25519) {
+    const Bytes nonce(32, 0x5A);
+    const Bytes server = Script{}
+                             .packet(0, handshake_payload())
+                             .packet(2, auth_switch("client_ed25519", nonce))
+                             .packet(4, ok_payload())
+                             .bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("logged in", 0), 0U);
+    // HandshakeResponse, then the 64-byte signature as its own packet (sequence 3).
+    const std::size_t signature_header = run.sent.size() - 64 - 4;
+    EXPECT_EQ(run.sent[signature_header], 64);
+    EXPECT_EQ(run.sent[signature_header + 3], 3);
+}
+
+TEST(ExchangeSequencing, LoginRefusesCleartextWithoutTls) {
+    const Bytes server =
+        Script{}.packet(0, handshake_payload()).packet(2, auth_switch("mysql_clear_password", {})).bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("error auth: ", 0), 0U) << run.events[0];
+}
+
+TEST(ExchangeSequencing, LoginErrorFromTheServer) {
+    const Bytes server = Script{}
+                             .packet(0, handshake_payload())
+                             .packet(2, err_payload(1045, "28000", "Access denied for user 'scripted'"))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_NE(run.events[0].find("error server: "), std::string::npos);
+    EXPECT_NE(run.events[0].find("Access denied for user 'scripted'"), std::string::npos);
+}
+
+TEST(ExchangeSequencing, HostileLoginThatNeverEndsIsCutAfterSixteenReplies) {
+    Script script;
+    script.packet(0, handshake_payload());
+    std::uint8_t sequence = 2;
+    for (int i = 0; i < 16; ++i) {
+        script.packet(sequence, auth_switch("mysql_native_password", Bytes(20, 0x41)));
+        sequence = static_cast<std::uint8_t>(sequence + 2);
+    }
+    const Transcript run = same_for_every_split(script.bytes, login_scenario(plain_options()));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0], "error protocol: authentication did not finish after 16 exchanges");
+}
+
+TEST(ExchangeSequencing, HostileSequenceIdIsAProtocolError) {
+    const Bytes server = Script{}.packet(0, handshake_payload()).packet(5, ok_payload()).bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0], "error protocol: packet from scripted-server has sequence id 5, expected 2");
+}
+
+// The client side of COM_QUERY: the ResultReader walks every result.
+Scenario query_scenario(std::uint64_t capabilities) {
+    return [capabilities](Driver& d) {
+        exchange::ResultReader reader;
+        reader.set_connection(capabilities, false);
+        exchange::write_query(d.out, "SELECT a, b FROM t; UPDATE t SET a = 1");
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        reader.expect_head(false);
+        for (;;) {
+            d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return reader.resume(p); });
+            while (reader.phase == exchange::Phase::rows) {
+                std::string text;
+                d.drive(Step::read, [&](std::span<const std::uint8_t> p) {
+                    if (reader.row_packet(p)) {
+                        text = "row";
+                        for (std::size_t i = 0; i < reader.row.size(); ++i) text += " " + reader.row[i].to_string();
+                    } else {
+                        text = "end of rows";
+                    }
+                    return Step::done;
+                });
+                d.run.events.push_back(text);
+            }
+            d.run.events.push_back("ok, " + std::to_string(reader.ok.affected_rows) + " affected");
+            if (reader.phase != exchange::Phase::more_results) break;
+            reader.expect_head(false);
+        }
+    };
+}
+
+Bytes text_row(std::initializer_list<std::string_view> values) {
+    PacketBuilder b;
+    for (std::string_view v : values) b.lenenc(v);
+    return b.bytes;
+}
+
+constexpr std::uint16_t more_results = protocol::status::more_results_exist | protocol::status::autocommit;
+
+TEST(ExchangeSequencing, TextResultsOfAMultiStatement) {
+    const Bytes server = Script{}
+                             .packet(1, {0x02})
+                             .packet(2, varchar_column_payload("a"))
+                             .packet(3, varchar_column_payload("b"))
+                             .packet(4, eof_payload())
+                             .packet(5, text_row({"1", "one"}))
+                             .packet(6, text_row({"2", "two"}))
+                             .packet(7, PacketBuilder{}.u8(0xFE).u16(0).u16(more_results).bytes)
+                             .packet(8, PacketBuilder{}.raw({0x00, 3, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+                             .bytes;
+    const Transcript run = same_for_every_split(server, query_scenario(hostile_default_capabilities));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"row 1 one", "row 2 two", "end of rows", "ok, 0 affected",
+                                                    "ok, 3 affected"}));
+}
+
+TEST(ExchangeSequencing, ServerErrorInTheMiddleOfTheRows) {
+    const Bytes server = Script{}
+                             .packet(1, {0x01})
+                             .packet(2, varchar_column_payload("a"))
+                             .packet(3, eof_payload())
+                             .packet(4, text_row({"1"}))
+                             .packet(5, err_payload(1317, "70100", "Query execution was interrupted"))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, query_scenario(hostile_default_capabilities));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_EQ(run.events[0], "row 1");
+    EXPECT_NE(run.events[1].find("error server: Query execution was interrupted"), std::string::npos) << run.events[1];
+}
+
+TEST(ExchangeSequencing, HostileServerSkipsDefinitionsTheClientNeverCached) {
+    const std::uint64_t caps = hostile_default_capabilities | protocol::cap::mariadb_cache_metadata;
+    const Bytes server = Script{}.packet(1, {0x01, 0x00}).bytes;  // one column, metadata does not follow
+    const Transcript run = same_for_every_split(server, query_scenario(caps));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0], "error protocol: server skipped the definitions of 1 columns the client has not cached");
+}
+
+TEST(ExchangeSequencing, PrepareThenExecuteWithBinaryRows) {
+    const Bytes prepare_reply = Script{}
+                                    .packet(1, PacketBuilder{}.u8(0).u32(9).u16(1).u16(1).u8(0).u16(0).bytes)
+                                    .packet(2, varchar_column_payload("?"))
+                                    .packet(3, eof_payload())
+                                    .packet(4, varchar_column_payload("name"))
+                                    .packet(5, eof_payload())
+                                    .bytes;
+    const Bytes execute_reply = Script{}
+                                    .packet(1, {0x01})
+                                    .packet(2, varchar_column_payload("name"))
+                                    .packet(3, eof_payload())
+                                    .packet(4, PacketBuilder{}.u8(0x00).u8(0x00).lenenc("alice").bytes)
+                                    .packet(5, eof_payload())
+                                    .bytes;
+    Bytes server = prepare_reply;
+    server.insert(server.end(), execute_reply.begin(), execute_reply.end());
+    const Transcript run = same_for_every_split(server, [](Driver& d) {
+        exchange::PrepareExchange prepare(hostile_default_capabilities, false);
+        d.drive(prepare.start(d.out, "SELECT name FROM t WHERE id = ?"),
+                [&](std::span<const std::uint8_t> p) { return prepare.resume(p); });
+        d.run.events.push_back("prepared " + std::to_string(prepare.statement_id) + " with " +
+                               std::to_string(prepare.params.size()) + " parameter, column " +
+                               prepare.columns.at(0).name);
+        auto columns = std::make_shared<std::vector<Column>>(prepare.columns);
+        const protocol::ParamValue id = mariadb::bind::value(42);
+        exchange::write_execute(d.out, prepare.statement_id, std::span(&id, 1), 1024);
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        exchange::ResultReader reader;
+        reader.set_connection(hostile_default_capabilities, false);
+        reader.expect_head(true, &columns);
+        d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return reader.resume(p); });
+        d.drive(Step::read, [&](std::span<const std::uint8_t> p) {
+            if (reader.row_packet(p)) d.run.events.push_back("row " + reader.row[0].to_string());
+            return Step::done;
+        });
+        d.drive(Step::read, [&](std::span<const std::uint8_t> p) {
+            if (!reader.row_packet(p)) d.run.events.push_back("end of rows");
+            return Step::done;
+        });
+    });
+    EXPECT_EQ(run.events, (std::vector<std::string>{"prepared 9 with 1 parameter, column name", "row alice",
+                                                    "end of rows"}));
+}
+
+// AsyncConnection reads a whole response with the scanner before the
+// ResultReader decodes it: both must agree where the response ends.
+TEST(ExchangeSequencing, TheScannerEndsWhereTheResultsEnd) {
+    const Bytes server = Script{}
+                             .packet(1, {0x01})
+                             .packet(2, varchar_column_payload("a"))
+                             .packet(3, eof_payload())
+                             .packet(4, text_row({"x"}))
+                             .packet(5, PacketBuilder{}.u8(0xFE).u16(0).u16(more_results).bytes)
+                             .packet(6, err_payload(1146, "42S02", "Table 'sluice.nope' doesn't exist"))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, [](Driver& d) {
+        exchange::ResponseScanner scanner(hostile_default_capabilities, false);
+        exchange::write_query(d.out, "SELECT a FROM t; SELECT * FROM nope");
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        int packets = 0;
+        d.drive(Step::read, [&](std::span<const std::uint8_t> p) {
+            ++packets;
+            return scanner.resume(d.out, p);
+        });
+        d.run.events.push_back("response of " + std::to_string(packets) + " packets");
+        EXPECT_FALSE(d.framer.has_buffered_input());
+    });
+    EXPECT_EQ(run.events, (std::vector<std::string>{"response of 6 packets"}));
+}
+
+TEST(ExchangeSequencing, TheScannerRefusesLocalInfile) {
+    const Bytes server = Script{}
+                             .packet(1, PacketBuilder{}.u8(0xFB).text("/etc/passwd").bytes)
+                             .packet(3, PacketBuilder{}.raw({0x00, 0, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+                             .bytes;
+    const Transcript run = same_for_every_split(server, [](Driver& d) {
+        exchange::ResponseScanner scanner(hostile_default_capabilities, false);
+        exchange::write_query(d.out, "LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t");
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        d.run.sent.clear();
+        d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return scanner.resume(d.out, p); });
+        d.run.events.push_back("refused " + scanner.refused_local_infile());
+    });
+    EXPECT_EQ(run.events, (std::vector<std::string>{"refused /etc/passwd"}));
+    // The refusal is an empty file: one empty packet, sequence 2.
+    EXPECT_EQ(run.sent, (Bytes{0, 0, 0, 2}));
+}
+
+TEST(PacketFramer, OversizedPacketIsRefusedFromItsHeader) {
+    PacketFramer framer("scripted-server", 100);
+    const Bytes header{101, 0, 0, 0};
+    std::span<std::uint8_t> space = framer.input_space(header.size());
+    std::copy(header.begin(), header.end(), space.begin());
+    framer.received(header.size());
+    try {
+        framer.next_packet();
+        FAIL() << "an oversized packet was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "packet from scripted-server would reach 101 bytes, over the limit of 100 bytes (max_packet_size)");
+    }
+}
+
+TEST(PacketFramer, PiecesOfSixteenMegabytesAreJoined) {
+    const Bytes big(PacketFramer::max_packet_piece + 10, 0x61);
+    PacketFramer writer("client");
+    writer.write_packet(big);
+    const Bytes wire(writer.output().begin(), writer.output().end());
+    ASSERT_EQ(wire.size(), big.size() + 8);  // two headers
+    PacketFramer reader("scripted-server", 64 * 1024 * 1024);
+    std::size_t at = 0;
+    std::optional<std::span<const std::uint8_t>> p;
+    while (!(p = reader.next_packet())) {
+        const std::size_t n = std::min<std::size_t>(1 << 20, wire.size() - at);
+        std::span<std::uint8_t> space = reader.input_space(n);
+        std::copy(wire.begin() + static_cast<std::ptrdiff_t>(at), wire.begin() + static_cast<std::ptrdiff_t>(at + n),
+                  space.begin());
+        reader.received(n);
+        at += n;
+    }
+    EXPECT_EQ(p->size(), big.size());
+    EXPECT_EQ(reader.sequence(), 2);
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::test

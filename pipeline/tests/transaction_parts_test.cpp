@@ -1,0 +1,210 @@
+// Source transactions applied in parts (issue 25; SessionApplier::apply_part
+// and finish, TransactionMapper::split_into_parts): every part size gives
+// the batch and engine state that applying each transaction whole gives, a
+// transaction the engine refuses in a later part is read again and rejected
+// whole, a worker's late rows keep their index in the whole transaction,
+// and an abandoned transaction leaves nothing.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sluice/pipeline/session_applier.hpp"
+#include "sluice/tideweave/checkpoint.hpp"
+
+namespace sluice::pipeline {
+namespace {
+
+using V = SourceValue;
+namespace tw = sluice::tideweave;
+using Changes = std::vector<SourceChange>;
+
+// Keys as text the changes view: they must outlive the mapper's parts.
+const std::vector<std::string>& keys() {
+    static const std::vector<std::string> k = {"a", "b", "c", "d", "e", "f", "g"};
+    return k;
+}
+
+RowImage row(std::int64_t id, std::size_t key, std::int64_t ts, double value) {
+    return {V::of_signed(id), V::of_text(keys()[key % keys().size()]), V::of_signed(ts), V::of_double(value)};
+}
+SourceChange insert(std::int64_t id, std::size_t key, std::int64_t ts, double value) {
+    return {SourceChange::Op::insert, std::nullopt, row(id, key, ts, value)};
+}
+SourceChange remove(std::int64_t id, std::size_t key, std::int64_t ts, double value) {
+    return {SourceChange::Op::remove, row(id, key, ts, value), std::nullopt};
+}
+SourceChange update(std::int64_t id, std::size_t key, std::int64_t ts, double value, std::size_t key2,
+                    std::int64_t ts2, double value2) {
+    return {SourceChange::Op::update, row(id, key, ts, value), row(id, key2, ts2, value2)};
+}
+
+// Transactions with what each path must get right: many sessions, a
+// mapping rejection (a NULL id), late rows (after the watermark moved),
+// updates of every row, a delete of a third, and two transactions the
+// engine refuses: in a middle part, and at its last change.
+std::vector<Changes> workload() {
+    std::vector<Changes> txs;
+    Changes big;
+    for (int i = 0; i < 40; ++i) big.push_back(insert(i, static_cast<std::size_t>(i), 100 + i * 4, i));
+    big.push_back({SourceChange::Op::insert, std::nullopt, RowImage{V::null_value(), V::of_text("a"), V::of_signed(1), V::of_double(1)}});
+    txs.push_back(big);
+    txs.push_back({insert(100, 0, 400, 1)});  // moves the watermark: 390 - lateness
+    Changes updates;
+    for (int i = 0; i < 40; ++i)
+        updates.push_back(update(i, static_cast<std::size_t>(i), 100 + i * 4, i, static_cast<std::size_t>(i + 1), 300 + i * 3, i + 0.5));
+    txs.push_back(updates);  // the before images are late (sealed): late retractions, inserts late too
+    Changes refused_middle;
+    for (int i = 0; i < 12; ++i) refused_middle.push_back(insert(200 + i, static_cast<std::size_t>(i), 420 + i, 2));
+    refused_middle.push_back(remove(999, 0, 430, 1));  // never inserted
+    for (int i = 0; i < 12; ++i) refused_middle.push_back(insert(300 + i, static_cast<std::size_t>(i), 440 + i, 3));
+    txs.push_back(refused_middle);
+    Changes more;
+    for (int i = 0; i < 30; ++i) more.push_back(insert(500 + i, static_cast<std::size_t>(i), 450 + i, 1));
+    txs.push_back(more);
+    Changes deletes;
+    for (int i = 0; i < 30; i += 3) deletes.push_back(remove(500 + i, static_cast<std::size_t>(i), 450 + i, 1));
+    txs.push_back(deletes);
+    Changes refused_last = {insert(600, 1, 470, 1), insert(601, 2, 471, 1), insert(600, 1, 472, 1)};  // a held id
+    txs.push_back(refused_last);
+    txs.push_back({insert(700, 3, 480, 4)});
+    return txs;
+}
+
+// What a batch holds, as comparable text.
+struct Seen {
+    std::vector<std::string> net, late, rejected;
+    std::size_t transactions = 0, row_changes = 0;
+    std::string engine;
+    friend bool operator==(const Seen&, const Seen&) = default;
+};
+
+Seen seen(const SinkBatch& b, const tw::Engine& e) {
+    Seen s;
+    for (const NetChange& c : b.net())
+        s.net.push_back(c.row->key + "/" + std::to_string(c.row->start) +
+                        (c.removed ? " removed"
+                                   : " " + std::to_string(c.row->end) + " " + std::to_string(c.row->count) + " " +
+                                         std::to_string(c.row->sum) + (c.row->final ? " final" : "")));
+    for (const LateRow& l : b.late_rows())
+        s.late.push_back(l.gtid + " " + std::to_string(l.seq) + " " + l.op + " " + l.id + " " + l.key + " " +
+                         std::to_string(l.ts));
+    for (const RejectedSinkRow& r : b.rejected_rows())
+        s.rejected.push_back(r.gtid + " " + std::to_string(r.row.change) + " " + r.row.image + " " +
+                             r.row.id.value_or("NULL") + " " + r.row.reason);
+    s.transactions = b.source_transactions();
+    s.row_changes = b.row_changes();
+    s.engine = tw::encode_binary(e.checkpoint());
+    return s;
+}
+
+// Every transaction whole (the path before issue 25).
+Seen whole(Partition p) {
+    tw::Engine engine(tw::Config{10, 20});
+    WatermarkRule rule(10);
+    SessionApplier applier(engine, rule, p);
+    TransactionMapper m({"id", "key", "ts", "value"});
+    SinkBatch batch;
+    const auto txs = workload();
+    for (std::size_t t = 0; t < txs.size(); ++t) {
+        m.begin();
+        for (const SourceChange& c : txs[t]) m.add(c);
+        applier.apply(m, "0-1-" + std::to_string(t + 1), batch);
+    }
+    return seen(batch, engine);
+}
+
+// Every transaction in parts of `part` changes, as the run loop gives them.
+Seen in_parts(std::size_t part, Partition p, std::size_t* read_again = nullptr) {
+    tw::Engine engine(tw::Config{10, 20});
+    WatermarkRule rule(10);
+    SessionApplier applier(engine, rule, p);
+    TransactionMapper m({"id", "key", "ts", "value"});
+    SinkBatch batch;
+    m.split_into_parts(part, [&](TransactionMapper& mapped) { applier.apply_part(mapped, batch); });
+    const auto txs = workload();
+    for (std::size_t t = 0; t < txs.size(); ++t) {
+        const std::string gtid = "0-1-" + std::to_string(t + 1);
+        auto read = [&] {
+            m.begin();
+            for (const SourceChange& c : txs[t]) m.add(c);
+        };
+        read();
+        if (!applier.in_transaction()) {
+            applier.apply(m, gtid, batch);
+            continue;
+        }
+        auto outcome = applier.finish(m, gtid, batch);
+        if (!outcome) {
+            if (read_again) ++*read_again;
+            read();
+            outcome = applier.finish(m, gtid, batch);
+            EXPECT_TRUE(outcome.has_value());
+            EXPECT_FALSE(outcome->accepted);
+        }
+        EXPECT_FALSE(applier.in_transaction());
+    }
+    return seen(batch, engine);
+}
+
+TEST(TransactionParts, EveryPartSizeGivesWhatWholeTransactionsGive) {
+    const Seen expected = whole({});
+    // The workload exercises what it should.
+    ASSERT_FALSE(expected.late.empty());
+    ASSERT_GE(expected.rejected.size(), 25U + 3U + 1U);
+    for (std::size_t part : {1U, 2U, 5U, 12U, 13U, 41U, 100U}) {
+        SCOPED_TRACE("parts of " + std::to_string(part));
+        std::size_t read_again = 0;
+        const Seen got = in_parts(part, {}, &read_again);
+        EXPECT_EQ(got.net, expected.net);
+        EXPECT_EQ(got.late, expected.late);
+        EXPECT_EQ(got.rejected, expected.rejected);
+        EXPECT_EQ(got.transactions, expected.transactions);
+        EXPECT_EQ(got.row_changes, expected.row_changes);
+        EXPECT_EQ(got.engine, expected.engine);
+        // Refused transactions given in more than one part are read again.
+        EXPECT_EQ(read_again, (part < 3 ? 2U : part < 25 ? 1U : 0U));
+    }
+}
+
+TEST(TransactionParts, AWorkerInPartsWritesWhatItWritesWhole) {
+    for (std::uint32_t index = 0; index < 3; ++index) {
+        SCOPED_TRACE("partition " + std::to_string(index) + "/3");
+        const Seen expected = whole({index, 3});
+        for (std::size_t part : {1U, 4U, 13U}) {
+            SCOPED_TRACE("parts of " + std::to_string(part));
+            const Seen got = in_parts(part, {index, 3});
+            EXPECT_EQ(got, expected);
+        }
+    }
+}
+
+TEST(TransactionParts, AnAbandonedTransactionLeavesNothing) {
+    tw::Engine engine(tw::Config{10, 20});
+    WatermarkRule rule(10);
+    SessionApplier applier(engine, rule);
+    TransactionMapper m({"id", "key", "ts", "value"});
+    SinkBatch batch;
+    m.begin();
+    m.add(insert(1, 0, 0, 1));
+    applier.apply(m, "0-1-1", batch);
+    ASSERT_TRUE(engine.advance_watermark(100).ok());  // horizon 80: the inserts below are late
+    const std::string before = tw::encode_binary(engine.checkpoint());
+    const std::size_t late_before = batch.late_rows().size();
+
+    m.split_into_parts(2, [&](TransactionMapper& mapped) { applier.apply_part(mapped, batch); });
+    m.begin();
+    for (int i = 0; i < 5; ++i) m.add(insert(10 + i, 1, 70 + i, 1));  // late: into the batch at once
+    m.add({SourceChange::Op::insert, std::nullopt, RowImage{V::null_value(), V::of_text("a"), V::of_signed(1), V::of_double(1)}});
+    ASSERT_TRUE(applier.in_transaction());
+    ASSERT_GT(batch.late_rows().size(), late_before);
+    applier.abandon(batch);
+    EXPECT_FALSE(applier.in_transaction());
+    EXPECT_FALSE(engine.in_transaction());
+    EXPECT_EQ(batch.late_rows().size(), late_before);
+    EXPECT_TRUE(batch.rejected_rows().empty());
+    EXPECT_EQ(tw::encode_binary(engine.checkpoint()), before);
+}
+
+}  // namespace
+}  // namespace sluice::pipeline

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 29's A/B of the blocking rows: builds this tree's mariadb_speed_bench
+# and a base commit's (default 35dcb6d, the commit before the exchanges
+# redesign; its tree from git archive, so no checkout), starts one private
+# MariaDB and runs scripts/bench/ab_mariadb_blocking.py on both. Usage:
+#   [A_BUILD=build/release] scripts/bench/run_mariadb_ab.sh [BASE_COMMIT] [ab_mariadb_blocking.py options, e.g. --pairs 5]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+base=${1:-35dcb6d}
+shift || true
+a_build=${A_BUILD:-$here/build/release}
+b_src=$here/build/ab-base-$base/src
+b_build=$here/build/ab-base-$base/build
+if [ ! -f "$a_build/CMakeCache.txt" ]; then
+  cmake --preset release -B "$a_build" -DSLUICE_PARTS=mariadb -DSLUICE_BUILD_BENCH=ON >/dev/null
+fi
+cmake --build "$a_build" -j2 --target mariadb_speed_bench
+if [ ! -f "$b_src/CMakeLists.txt" ]; then
+  mkdir -p "$b_src"
+  git -C "$here" archive "$base" | tar -x -C "$b_src"
+fi
+if [ ! -f "$b_build/CMakeCache.txt" ]; then
+  (cd "$b_src" && cmake --preset release -B "$b_build" -DSLUICE_PARTS=mariadb -DSLUICE_BUILD_BENCH=ON >/dev/null)
+fi
+cmake --build "$b_build" -j2 --target mariadb_speed_bench
+servers="$a_build/servers-own/mariadb-ab-bench"
+source "$here/scripts/bench/lib/private_servers.sh"
+bench_servers_start "$servers" mariadb
+# The driver makes the data tables once (a child expects them).
+"$a_build/mariadb/bench/speed/mariadb_speed_bench" --env "$servers/env" --only point_sequential --processes 1 \
+  --warmups 0 --reps 1 --out "$servers/setup-capture.json" >/dev/null
+"$here/scripts/bench/ab_mariadb_blocking.py" --a "$a_build/mariadb/bench/speed/mariadb_speed_bench" \
+  --b "$b_build/mariadb/bench/speed/mariadb_speed_bench" --env "$servers/env" "$@"

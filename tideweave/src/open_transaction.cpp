@@ -1,0 +1,92 @@
+// One transaction given in parts (Engine::begin_transaction, engine.hpp;
+// apply_part() is in engine.cpp, beside the checks it shares with apply()):
+// each part is checked and applied as apply() would apply it inside the
+// whole transaction, and each applied mutation leaves an undo record (its
+// kind, key, ts, id and a retraction's value) instead of the mutation, so
+// that the caller need not hold the parts: a 3M-row source transaction is
+// applied in bounded memory beyond the engine's own state (the undo log is
+// part of that state while the transaction is open, ~32 bytes plus the id
+// per mutation, against the ~82 bytes an event holds).
+//
+// The horizon does not move while a transaction is open (advance_watermark
+// and forget refuse), so lateness is decided per mutation as apply() does,
+// and the session engine's changes() gathers the before images of every
+// part until the commit.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "engine_impl.hpp"
+#include "messages.hpp"
+
+namespace sluice::tideweave {
+
+void Engine::Impl::require_closed(const char* call) const {
+    if (open_)
+        throw std::logic_error(std::string("tideweave: ") + call +
+                               "() while a transaction is open (commit_transaction or rollback_transaction first)");
+}
+
+void Engine::Impl::begin_transaction() {
+    require_closed("begin_transaction");
+    open_ = true;
+    open_given_ = 0;
+    undo_.clear();
+    undo_ids_.clear();
+    new_keys_.clear();
+}
+
+Result<Changes> Engine::Impl::commit_transaction() {
+    if (!open_) throw std::logic_error("tideweave: commit_transaction() without begin_transaction()");
+    before_.clear();
+    after_.clear();
+    sessions_->changes(before_, after_);
+    for (const SessionRow& r : after_) {
+        if (std::isfinite(r.sum)) continue;
+        Error error = messages::sum_overflow(key_names_.name(r.key), r.start);
+        undo_open();
+        return error;
+    }
+    open_ = false;
+    open_given_ = 0;
+    undo_.clear();
+    undo_ids_.clear();
+    // Late items were each part's; the log's memory goes back (a huge
+    // transaction's log is not kept for the next one).
+    undo_.shrink_to_fit();
+    undo_ids_.shrink_to_fit();
+    late_out_.clear();
+    return accept();
+}
+
+void Engine::Impl::rollback_transaction() {
+    if (!open_) throw std::logic_error("tideweave: rollback_transaction() without begin_transaction()");
+    undo_open();
+}
+
+void Engine::Impl::undo_open() {
+    for (std::size_t i = undo_.size(); i-- > 0;) {
+        const Undo& u = undo_[i];
+        const std::string_view id(undo_ids_.data() + u.id_at, u.id_size);
+        if (u.kind == Mutation::Kind::insert) {
+            sessions_->retract(u.key, u.ts, id);
+            ids_.erase(id);
+        } else {
+            sessions_->insert(u.key, u.ts, id, u.value);
+            ids_.try_emplace(id, IdEntry{u.key, u.ts});
+        }
+    }
+    sessions_->commit();
+    // Keys the transaction named first leave no trace, as after apply()'s undo.
+    for (KeyId key : new_keys_)
+        if (!sessions_->holds_key(key)) release_key(key);
+    new_keys_.clear();
+    open_ = false;
+    open_given_ = 0;
+    undo_.clear();
+    undo_ids_.clear();
+    undo_.shrink_to_fit();
+    undo_ids_.shrink_to_fit();
+}
+
+}  // namespace sluice::tideweave
