@@ -33,7 +33,7 @@ def large_section(lt, m):
                 f"peak RSS within 64 MiB of the engine's own state (the 1,000-row run's) {memory} "
                 f"({orss - trss:+,.0f} MiB)")
     missed = [label for label, s, ow, tw, orss, trss in rows if ow > tw or orss - trss > 64]
-    why = (f"That is what makes {' and '.join(missed)} miss a goal above. " if missed else
+    why = (f"That is what makes the {' and the '.join(repr(x) for x in missed)} shape miss a goal above. " if missed else
            "In this capture both shapes are within the goals. ")
     verdicts = "\n".join(verdict(label, ow, tw, orss, trss) for label, s, ow, tw, orss, trss in rows)
     return f"""## Large transaction (issue 25)
