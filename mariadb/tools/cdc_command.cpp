@@ -47,6 +47,9 @@ using namespace sluice::mariadb::cdc;
 // Row images per TransactionPart of the stream: the bound of what is held of
 // a transaction before it is formatted (the line bound is --max-line-bytes).
 constexpr std::size_t transaction_part_bytes = std::size_t{1} << 20;
+// Lines of a transaction in parts after its first (TransactionLines): small
+// enough to stay in the CPU's cache while they are filled.
+constexpr std::size_t later_part_line_bytes = std::size_t{128} << 10;
 
 int fail(const std::string& message, int status = 1) {
     std::cerr << "sluice-mariadb cdc: error: " << message << "\n";
@@ -350,7 +353,7 @@ int run_cdc_command(int argc, char** argv) {
         // Transactions arrive in parts and are written as they arrive:
         // memory holds one line, not the transaction.
         stream.part_bytes = transaction_part_bytes;
-        cdc::ndjson::TransactionLines transaction_lines(max_line_bytes);
+        cdc::ndjson::TransactionLines transaction_lines(max_line_bytes, later_part_line_bytes);
         std::uint64_t transaction_rows = 0, transaction_bytes = 0;
         // Idle events: the buffered lines are flushed when the stream goes
         // quiet after other tables' transactions, not with this table's next.

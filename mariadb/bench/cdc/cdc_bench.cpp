@@ -297,16 +297,20 @@ std::string large_transactions(const ConnectOptions& options, const std::string&
             return std::vector<std::string>{cli, "cdc", url, "--from-gtid", before, "--until-end", "--tables",
                                             "cdc_large." + table, "--out", file, "--server-id", "4005"};
         };
-        std::vector<LargeRun> shapes(3);
+        std::vector<LargeRun> shapes(4);
         shapes[0] = {n, "one transaction", cdc_of("one"), {}, {}, {}};
         shapes[1] = {n, "1,000-row transactions", cdc_of("batched"), {}, {}, {}};
         shapes[2] = {n, "snapshot (1,000-row chunks)",
                      {cli, "cdc", url, "--snapshot", "--until-end", "--tables", "cdc_large.one", "--out", file, "--server-id",
                       "4006"},
                      {}, {}, {}};
+        // The same transaction in 128 KiB lines: how much of its cost is the
+        // size of the line being filled (8 MiB by default).
+        shapes[3] = {n, "one transaction, 128 KiB lines", cdc_of("one"), {}, {}, {}};
+        shapes[3].argv.insert(shapes[3].argv.end(), {"--max-line-bytes", "131072"});
         std::mt19937 rng(static_cast<unsigned>(n));
         for (int rep = 0; rep < reps; ++rep) {
-            std::vector<std::size_t> order{0, 1, 2};
+            std::vector<std::size_t> order{0, 1, 2, 3};
             std::shuffle(order.begin(), order.end(), rng);
             for (std::size_t i : order) {
                 LargeRun& s = shapes[i];

@@ -129,6 +129,26 @@ TEST_F(CdcLargeTransaction, SigkillInsideAnInsertInPartsThenARestartGivesTheUnin
     // The same changes as one line per transaction.
     EXPECT_EQ(changes_by_transaction(parted_text), changes_by_transaction(read_file(whole)));
 
+    // With a bound over 128 KiB, only the first part fills it: the later
+    // ones are lines of at most 128 KiB (the CLI keeps the line being
+    // filled in cache), and the changes are still the same.
+    const std::string wide = dir_ + "/wide.ndjson";
+    ASSERT_EQ(wait_exit(spawn_cli(args(wide, 1024 * 1024), dir_ + "/log")), 0) << read_file(dir_ + "/log");
+    const std::string wide_text = read_file(wide);
+    std::size_t first_parts_over = 0, later_parts_over = 0, wide_parts = 0;
+    for (const std::string& line : lines_of(wide_text)) {
+        const std::size_t part_at = line.find(",\"part\":");
+        if (part_at == std::string::npos || part_at > line.find(",\"changes\":[")) continue;
+        ++wide_parts;
+        EXPECT_LE(line.size() + 1, 1024U * 1024U);
+        const bool first = line.compare(part_at, 10, ",\"part\":1,") == 0;
+        if (line.size() + 1 > 128 * 1024) ++(first ? first_parts_over : later_parts_over);
+    }
+    EXPECT_EQ(first_parts_over, 3U);  // each big transaction's part 1 fills the bound
+    EXPECT_EQ(later_parts_over, 0U);
+    EXPECT_GT(wide_parts, 3 * 10U);
+    EXPECT_EQ(changes_by_transaction(wide_text), changes_by_transaction(read_file(whole)));
+
     // SIGKILL while the insert's parts are being written: stopped at each
     // write until the file holds some of its parts but not its last one.
     bool killed_inside = false;

@@ -1,5 +1,6 @@
 #include "sluice/mariadb/cdc/ndjson.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -278,7 +279,9 @@ constexpr std::size_t part_keys_max = 8 + 20 + 12;
 
 }  // namespace
 
-TransactionLines::TransactionLines(std::size_t max_line_bytes) : max_(max_line_bytes) {}
+TransactionLines::TransactionLines(std::size_t max_line_bytes, std::size_t later_line_bytes)
+    : max_(max_line_bytes),
+      later_max_(later_line_bytes == 0 ? max_line_bytes : std::min(later_line_bytes, max_line_bytes)) {}
 
 std::size_t TransactionLines::part_line_size(std::size_t changes_bytes) const noexcept {
     return head_.size() + part_keys_max + changes_key.size() + changes_bytes + line_end.size();
@@ -319,7 +322,7 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
         for (;;) {
             const std::size_t grown = pending_.size() + (pending_.empty() ? 0 : 1) + change_.size();
             const bool fits_whole = head_.size() + changes_key.size() + grown + line_end.size() <= max_;
-            const bool fits_part = part_line_size(grown) <= max_;
+            const bool fits_part = part_line_size(grown) <= (line_ == 1 ? max_ : later_max_);
             // Line 1 may still become the transaction's only line (no part
             // keys); a later line is a part line for sure.
             if (pending_.empty() || fits_part || (line_ == 1 && !resumed_ && fits_whole)) {

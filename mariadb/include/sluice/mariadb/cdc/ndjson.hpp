@@ -61,9 +61,15 @@ std::size_t append_line(mariadb::ndjson::Buffer& out, const ChangeEvent& event);
 // line's worth whatever the transaction's size. A transaction that fits one
 // line is written as append_line writes it, at its last part; otherwise a
 // line goes out as soon as the next change would not fit it.
+//
+// `later_line_bytes` (at most max_line_bytes; 0: the same): the bound of
+// part lines after the first. The first line has to be held up to the full
+// bound (it may turn out to be the whole transaction's); once a transaction
+// is known to need parts, smaller lines keep the line being filled in the
+// CPU's cache (the CLI: 128 KiB; an 8 MiB line cost 1.7x the time).
 class TransactionLines {
 public:
-    explicit TransactionLines(std::size_t max_line_bytes);
+    explicit TransactionLines(std::size_t max_line_bytes, std::size_t later_line_bytes = 0);
     // Formats the part's changes; complete lines are appended to `out`.
     // Returns the changes formatted.
     std::size_t add(mariadb::ndjson::Buffer& out, const TransactionPart& part);
@@ -85,6 +91,7 @@ private:
     std::size_t part_line_size(std::size_t changes_bytes) const noexcept;
 
     std::size_t max_;
+    std::size_t later_max_;
     mariadb::ndjson::Buffer head_;     // {"gtid":...,"server_id":...,"ts":...
     mariadb::ndjson::Buffer pending_;  // the current line's changes, comma-separated
     mariadb::ndjson::Buffer change_;   // the change being added
