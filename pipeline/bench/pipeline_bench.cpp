@@ -10,10 +10,19 @@
 //     returned (the state row is polled continuously on its own connection);
 //     beside it, the same transactions' NDJSON lines written into
 //     `tideweave stream` through a pipe, lag = its output line minus the write.
+//  3. large transaction (issue 25): N rows inserted in ONE source transaction
+//     against the same rows in 1,000-row transactions (two tables, written
+//     once), `sluice-pipeline --until-end` into a fresh sink, interleaved,
+//     medians of wall time and of the child's peak RSS (wait4 ru_maxrss,
+//     its VmHWM); in two shapes: 1,000 sessions (ts = id / 800) and every
+//     row its own session (ts = id / 80, the engine's changelog of the
+//     transaction as large as the transaction).
 // Usage: pipeline_bench --env ENV --pipeline CLI --tideweave CLI [--rows N]
-//        [--runs K] [--rate R] [--lag-seconds S] --out capture.json
+//        [--runs K] [--rate R] [--lag-seconds S] [--large-rows N]
+//        [--large-session-rows N] --out capture.json
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +34,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -126,6 +136,79 @@ struct Generator {
     }
 };
 
+// Runs argv (stdout, stderr inherited), waits: wall seconds and peak RSS
+// in MiB (the child's ru_maxrss: its VmHWM).
+struct Footprint {
+    double wall = 0, rss_mib = 0;
+};
+Footprint run_measured(const std::vector<std::string>& argv) {
+    const auto t0 = Clock::now();
+    pid_t pid = fork();
+    if (pid == 0) exec_child(argv);
+    int st = 0;
+    struct rusage ru {};
+    wait4(pid, &st, 0, &ru);
+    Footprint f;
+    f.wall = seconds_since(t0);
+    f.rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
+    return f;
+}
+
+// The large-transaction scenario of one shape: `rows` rows (id, key 'k' ||
+// id % 1000, ts id / ts_divisor, value id % 97 + 0.5) into bench.large_one
+// in one transaction and into bench.large_thousand in 1,000-row ones; then
+// `runs` interleaved pipeline runs of each from the GTID before both. JSON.
+std::string large_transaction(my::Connection& m, pg::Connection& p, const std::string& my_url,
+                              const std::string& pg_url, const std::string& pipeline_cli, std::int64_t rows,
+                              int ts_divisor, int runs) {
+    m.execute("DROP TABLE IF EXISTS bench.large_one");
+    m.execute("DROP TABLE IF EXISTS bench.large_thousand");
+    for (const char* t : {"large_one", "large_thousand"})
+        m.execute(std::string("CREATE TABLE bench.") + t + " (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start = scalar(m, "SELECT @@global.gtid_binlog_pos");
+    m.execute("SET SESSION max_recursive_iterations = 100000000");
+    const auto insert = [&](const char* table, std::int64_t from, std::int64_t to) {
+        m.execute(std::string("INSERT INTO bench.") + table + " WITH RECURSIVE s(n) AS (SELECT " + std::to_string(from) +
+                  " UNION ALL SELECT n + 1 FROM s WHERE n < " + std::to_string(to) + ") SELECT n, CONCAT('k', n MOD 1000), n DIV " +
+                  std::to_string(ts_divisor) + ", n MOD 97 + 0.5 FROM s");
+    };
+    insert("large_one", 1, rows);
+    for (std::int64_t b = 0; b < rows; b += 1000) insert("large_thousand", b + 1, std::min(rows, b + 1000));
+    ::sync();
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    std::vector<double> one_wall, one_rss, th_wall, th_rss;
+    std::string sessions;
+    for (int r = 0; r < runs; ++r) {
+        for (const char* t : {"large_one", "large_thousand"}) {
+            drop_sink(p, std::string("bench_") + t);
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            const Footprint f = run_measured({pipeline_cli, "run", "--source", my_url, "--table", std::string("bench.") + t,
+                                              "--id", "id", "--key", "k", "--ts", "t", "--value", "v", "--sink", pg_url,
+                                              "--sink-table", std::string("bench_") + t, "--from-gtid", start,
+                                              "--until-end", "--quiet"});
+            (t == std::string("large_one") ? one_wall : th_wall).push_back(f.wall);
+            (t == std::string("large_one") ? one_rss : th_rss).push_back(f.rss_mib);
+            std::cerr << "large transaction, ts = id / " << ts_divisor << ", run " << r + 1 << ": " << t << " "
+                      << f.wall << " s, peak RSS " << f.rss_mib << " MiB\n";
+        }
+        const std::string a = p.query("select count(*) from bench_large_one").row(0).get<std::string>(0);
+        const std::string b = p.query("select count(*) from bench_large_thousand").row(0).get<std::string>(0);
+        if (a != b) throw std::runtime_error("large transaction: " + a + " sessions against " + b);
+        sessions = a;
+    }
+    std::ostringstream o;
+    o << "{\"rows\": " << rows << ", \"ts_divisor\": " << ts_divisor << ", \"sessions\": " << sessions
+      << ", \"runs\": " << runs << ",\n      \"one_wall_s\": " << json_array(one_wall)
+      << ", \"one_peak_rss_mib\": " << json_array(one_rss) << ",\n      \"thousand_wall_s\": " << json_array(th_wall)
+      << ", \"thousand_peak_rss_mib\": " << json_array(th_rss)
+      << ",\n      \"one_rows_per_s\": " << static_cast<double>(rows) / median(one_wall)
+      << ", \"thousand_rows_per_s\": " << static_cast<double>(rows) / median(th_wall) << "}";
+    m.execute("DROP TABLE bench.large_one");
+    m.execute("DROP TABLE bench.large_thousand");
+    return o.str();
+}
+
 std::uint64_t seq_of(const std::string& gtid_state) {  // domain 0's sequence
     auto last = gtid_state.rfind('-');
     return last == std::string::npos ? 0 : std::stoull(gtid_state.substr(last + 1));
@@ -147,6 +230,12 @@ int main(int argc, char** argv) {
     app.add_option("--runs", runs, "catch-up runs of each");
     app.add_option("--rate", rate, "steady row changes per second");
     app.add_option("--lag-seconds", lag_seconds, "steady phase length");
+    std::int64_t large_rows = 1000000, large_session_rows = 200000;
+    app.add_option("--large-rows", large_rows,
+                   "large transaction: rows of the one transaction, 1,000 sessions (3000000, 10000000: the issue's "
+                   "larger sizes)");
+    app.add_option("--large-session-rows", large_session_rows,
+                   "large transaction: rows of the one transaction that makes every row a session");
     CLI11_PARSE(app, argc, argv);
 
     const EnvFile env = EnvFile::load(env_path);
@@ -312,6 +401,10 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < std::min(tw_written.size(), tw_out.size()); ++i)
         lag_tw.push_back(std::chrono::duration<double, std::milli>(tw_out[i] - tw_written[i]).count());
 
+    // 3. Large transaction.
+    const std::string large_few = large_transaction(m, p, my_url, pg_url, pipeline_cli, large_rows, 800, runs);
+    const std::string large_many = large_transaction(m, p, my_url, pg_url, pipeline_cli, large_session_rows, 80, runs);
+
     const LoadAverage load_at_end = LoadAverage::now();
     const double pm = median(pipe_wall), tm = median(tw_wall);
     std::ofstream out(out_path);
@@ -331,7 +424,9 @@ int main(int argc, char** argv) {
         << ",\n    \"pipeline_lag_ms\": {\"p50\": " << percentile(lag_pipe, 0.5) << ", \"p99\": "
         << percentile(lag_pipe, 0.99) << ", \"max\": " << percentile(lag_pipe, 1.0) << "}"
         << ",\n    \"tideweave_lag_ms\": {\"p50\": " << percentile(lag_tw, 0.5) << ", \"p99\": " << percentile(lag_tw, 0.99)
-        << ", \"max\": " << percentile(lag_tw, 1.0) << ", \"lines\": " << lag_tw.size() << "}}\n}\n";
+        << ", \"max\": " << percentile(lag_tw, 1.0) << ", \"lines\": " << lag_tw.size() << "}},\n"
+        << "  \"large_transaction\": {\"few_sessions\": " << large_few << ",\n    \"many_sessions\": " << large_many
+        << "}\n}\n";
     std::cerr << "catch-up: pipeline " << static_cast<double>(rows) / pm << " row changes/s, tideweave stream "
               << static_cast<double>(rows) / tm << "; lag p50 " << percentile(lag_pipe, 0.5) << " ms p99 "
               << percentile(lag_pipe, 0.99) << " ms\n";

@@ -116,6 +116,7 @@ void JetStreamSource::open(const std::optional<Resume>& resume) {
                                                std::to_string(position_ + 1) +
                                                ", the next one this worker needs (messages were removed)");
     end_ = state_at_start_->last_seq;
+    lines_.forget_parts();  // (a run again after an error inside one)
     reader_.emplace(call_nats([&] {
         return js::StreamReader::open(*client_, stream_.stream, state_at_start_->subjects.front(), position_ + 1);
     }));
@@ -131,6 +132,8 @@ Step JetStreamSource::next(TransactionMapper& mapper, bool holding) {
         snapshot_arena_.clear();
         snapshot_ended_ = false;
     }
+    again_reader_.reset();
+    again_lines_.reset();
     for (;;) {
         Step step;
         if (run_.until_end && position_ >= end_) {
@@ -146,8 +149,9 @@ Step JetStreamSource::next(TransactionMapper& mapper, bool holding) {
             throw Error(ErrorKind::source_ended, "stream \"" + stream_.stream + "\" delivered sequence " +
                                                      std::to_string(m->seq) + " after " + std::to_string(position_) +
                                                      "; reading again from the stored position");
+        read_seq_ = m->seq;
         step = step_of(*m, mapper);
-        position_ = m->seq;
+        if (step.kind != Step::Kind::end) position_ = read_seq_;
         // A message just read may well have a successor on its way.
         step.quiet = false;
         return step;
@@ -155,8 +159,9 @@ Step JetStreamSource::next(TransactionMapper& mapper, bool holding) {
 }
 
 Step JetStreamSource::step_of(const js::DeliveredMessage& m, TransactionMapper& mapper) {
-    const std::string where = "stream \"" + stream_.stream + "\" sequence " + std::to_string(m.seq);
+    const std::string where = this->where(m.seq);
     last_transaction_ = nullptr;
+    first_part_seq_ = 0;
     const ParsedLine& line = lines_.parse(m.data, where);
     if (snapshot_ && (line.transaction || (line.snapshot != SnapshotPart::none && line.snapshot_gtid != *snapshot_)))
         throw Error(ErrorKind::source_image,
@@ -182,11 +187,25 @@ Step JetStreamSource::step_of(const js::DeliveredMessage& m, TransactionMapper& 
         step.kind = line.snapshot == SnapshotPart::done ? Step::Kind::snapshot_done : Step::Kind::snapshot_aborted;
         step.text = line.snapshot_gtid;
     } else if (line.transaction) {
-        last_transaction_ = &line;
+        using Parts = mariadb::cdc::ndjson::PartSequence::Step;
+        if (line.part_step == Parts::rolled_back) {  // one part, void
+            step.kind = Step::Kind::skipped;
+            return step;
+        }
         mapper.begin();
         for (const SourceChange& c : line.changes) mapper.add(c);
+        if (line.part_step == Parts::opens) {
+            first_part_seq_ = m.seq;
+            bool ended = false;
+            if (!map_parts(mapper, ended)) {
+                step.kind = ended ? Step::Kind::end : Step::Kind::skipped;
+                return step;
+            }
+        } else {
+            last_transaction_ = &line;
+        }
         step.kind = Step::Kind::transaction;
-        step.text = line.gtid;
+        step.text = line.gtid;  // (the same in every part)
         step.timestamp = line.timestamp;
     } else {
         step.kind = Step::Kind::skipped;  // DDL
@@ -194,7 +213,67 @@ Step JetStreamSource::step_of(const js::DeliveredMessage& m, TransactionMapper& 
     return step;
 }
 
+std::string JetStreamSource::where(std::uint64_t seq) const {
+    return "stream \"" + stream_.stream + "\" sequence " + std::to_string(seq);
+}
+
+js::DeliveredMessage JetStreamSource::next_message_after(js::StreamReader& reader, std::uint64_t seq) {
+    for (;;) {
+        auto m = call_nats([&] { return reader.next(std::chrono::milliseconds(500)); });
+        if (!m || m->seq <= seq) continue;  // not yet; or delivered again
+        if (m->seq != seq + 1)
+            throw Error(ErrorKind::source_ended, "stream \"" + stream_.stream + "\" delivered sequence " +
+                                                     std::to_string(m->seq) + " after " + std::to_string(seq) +
+                                                     " inside a transaction in parts; reading again from the stored position");
+        return *m;
+    }
+}
+
+bool JetStreamSource::map_parts(TransactionMapper& mapper, bool& ended) {
+    using Parts = mariadb::cdc::ndjson::PartSequence::Step;
+    for (;;) {
+        // The part's text goes at the next parse: what the mapper holds of
+        // it is applied first.
+        mapper.end_part();
+        if (run_.until_end && read_seq_ >= end_) {
+            // The stream ended inside the transaction (its publisher is
+            // still to continue it at the next part): the position stays
+            // before it, so the next run reads it from part 1.
+            lines_.forget_parts();
+            ended = true;
+            return false;
+        }
+        const js::DeliveredMessage m = next_message_after(*reader_, read_seq_);
+        read_seq_ = m.seq;
+        const ParsedLine& line = lines_.parse(m.data, where(m.seq));
+        if (line.part_step == Parts::rolled_back) return false;
+        for (const SourceChange& c : line.changes) mapper.add(c);
+        if (line.part_step == Parts::completes) return true;
+    }
+}
+
 void JetStreamSource::read_transaction_again(TransactionMapper& mapper) {
+    if (first_part_seq_ != 0) {
+        // Its earlier parts are gone: a reader of its own reads its
+        // messages again from part 1 (the run's reader stays after it).
+        using Parts = mariadb::cdc::ndjson::PartSequence::Step;
+        again_reader_.reset();
+        again_lines_.emplace(run_.columns, run_.db, run_.table);
+        again_reader_.emplace(call_nats([&] {
+            return js::StreamReader::open(*client_, stream_.stream, state_at_start_->subjects.front(), first_part_seq_);
+        }));
+        mapper.begin();
+        for (std::uint64_t seq = first_part_seq_ - 1; seq < read_seq_;) {
+            if (seq >= first_part_seq_) mapper.end_part();
+            const js::DeliveredMessage m = next_message_after(*again_reader_, seq);
+            seq = m.seq;
+            const ParsedLine& line = again_lines_->parse(m.data, where(m.seq));
+            for (const SourceChange& c : line.changes) mapper.add(c);
+            if (line.part_step == Parts::completes) return;
+        }
+        throw Error(ErrorKind::source_image, "reading transaction at " + where(first_part_seq_) +
+                                                 " again: its last part is not where it was");
+    }
     if (last_transaction_ == nullptr) throw std::logic_error("pipeline: read_transaction_again() after a step that was no transaction");
     mapper.begin();
     for (const SourceChange& c : last_transaction_->changes) mapper.add(c);

@@ -16,6 +16,17 @@
 //     is open (the position stays before its first chunk), so a restart
 //     reads it again from its first chunk. An "aborted" line (a publisher
 //     killed during the snapshot) drops what was buffered.
+//   - A transaction in several messages (part lines, docs/mariadb-cdc.md
+//     "Transactions in several messages"): its parts are mapped as they
+//     are read, each applied (TransactionMapper::end_part) before the next
+//     message is parsed, and the step is the transaction at its last part;
+//     the position stays before its first part until then. Parts out of
+//     order, a gtid or ts changing inside it, or another line before its
+//     last part are Error{source_image} naming the sequence (nothing of it
+//     is committed). A publisher killed inside it continues at the next part
+//     (h25a's resume rule), so the worker waits for it; --until-end at the
+//     stream's end inside it is the end step (the run abandons its parts).
+//     A part with "rolled_back" voids it: a skipped step.
 //   - NATS failures (nats::Error, but a usage error) are
 //     Error{source_ended} "NATS: ...": retried from the sink's state like a
 //     lost binlog. Besides a lost cluster or a leader election, a node that
@@ -63,6 +74,13 @@ private:
     // One message, read and checked: the step it is.
     Step step_of(const nats::DeliveredMessage& m, TransactionMapper& mapper);
     const ParsedLine* last_transaction_ = nullptr;  // the last transaction step's line (lines_', until the next parse)
+    // The parts after part 1 (read from sequence read_seq_ on): false when
+    // the transaction was rolled back or --until-end ended inside it
+    // (`ended` says which).
+    bool map_parts(TransactionMapper& mapper, bool& ended);
+    // The next message of the stream after `seq`, waiting for it.
+    nats::DeliveredMessage next_message_after(nats::StreamReader& reader, std::uint64_t seq);
+    std::string where(std::uint64_t seq) const;
 
     StreamSource stream_;
     JetStreamOptions options_;
@@ -72,6 +90,12 @@ private:
     std::optional<nats::StreamReader> reader_;  // after client_: it must not outlive it
     NdjsonTransactions lines_;
     std::uint64_t position_ = 0;      // the last message applied
+    std::uint64_t read_seq_ = 0;      // the last message read (position_ but inside a transaction in parts)
+    std::uint64_t first_part_seq_ = 0;  // the last transaction step's part 1 (0: it was one message)
+    // read_transaction_again() of a transaction in parts: its own reader and
+    // parser (the mapper's last part views the parser; kept until the next step).
+    std::optional<NdjsonTransactions> again_lines_;
+    std::optional<nats::StreamReader> again_reader_;
     std::uint64_t replay_until_ = 0;  // the stored position when ahead of the checkpoint's (0: none)
     std::uint64_t end_ = 0;           // --until-end: everything the stream held at the start
     // The open snapshot: its GTID state, the position before its first

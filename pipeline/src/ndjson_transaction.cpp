@@ -39,6 +39,7 @@ const ParsedLine& NdjsonTransactions::parse(std::string_view text, const std::st
     const line::Line* l = nullptr;
     try {
         l = &reader_.parse(text, where);
+        line_.part_step = parts_.next(*l, where);
     } catch (const mariadb::Error& e) {
         // The line is the source's image of its rows, as a binlog event is.
         throw Error(ErrorKind::source_image, e.what());
@@ -47,6 +48,7 @@ const ParsedLine& NdjsonTransactions::parse(std::string_view text, const std::st
     line_.gtid.clear();
     line_.snapshot_gtid.clear();
     line_.timestamp = l->timestamp;
+    line_.part = l->part;
     switch (l->kind) {
         case line::LineKind::snapshot_chunk: line_.snapshot = SnapshotPart::chunk; break;
         case line::LineKind::snapshot_done: line_.snapshot = SnapshotPart::done; break;

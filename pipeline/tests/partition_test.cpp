@@ -216,4 +216,52 @@ TEST(PartitionApplier, ThreePartitionsTogetherGiveTheSingleEnginesRows) {
 }
 
 }  // namespace
+
+// Part lines (a transaction in several messages) are checked in order by the
+// reader: the JetStream source applies each part as it comes, so a broken
+// sequence must stop it at the broken line, before the transaction commits.
+TEST(NdjsonTransactions, PartLinesAreCheckedInOrderAndBrokenSequencesNameTheLine) {
+    using Parts = mariadb::cdc::ndjson::PartSequence::Step;
+    const auto part = [](const char* gtid, int k, bool last) {
+        return std::string(R"({"gtid":")") + gtid + R"(","server_id":1,"ts":5,"part":)" + std::to_string(k) +
+               (last ? R"(,"last":true)" : "") +
+               R"(,"changes":[{"op":"insert","db":"shop","table":"ev","after":{"id":1,"k":"a","t":3,"v":1}}]})";
+    };
+    NdjsonTransactions r({"id", "k", "t", "v"}, "shop", "ev");
+    EXPECT_EQ(r.parse(part("0-1-7", 1, false), "s1").part_step, Parts::opens);
+    EXPECT_TRUE(r.inside_parts());
+    EXPECT_EQ(r.parse(part("0-1-7", 2, false), "s2").part_step, Parts::continues);
+    const ParsedLine& last = r.parse(part("0-1-7", 3, true), "s3");
+    EXPECT_EQ(last.part_step, Parts::completes);
+    EXPECT_EQ(last.part, 3U);
+    EXPECT_EQ(last.changes.size(), 1U);
+    EXPECT_FALSE(r.inside_parts());
+
+    const auto error_after_part_1 = [&](const std::string& second) {
+        NdjsonTransactions q({"id", "k", "t", "v"}, "shop", "ev");
+        q.parse(part("0-1-8", 1, false), "seq 1");
+        try {
+            q.parse(second, "seq 2");
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::source_image);
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(error_after_part_1(part("0-1-8", 3, false)).find("seq 2, \"part\": part 3 while transaction 0-1-8 awaits its part 2"),
+              std::string::npos);
+    EXPECT_NE(error_after_part_1(part("0-1-9", 2, true)).find("seq 2, \"gtid\": 0-1-9 while transaction 0-1-8 awaits"),
+              std::string::npos);
+    EXPECT_NE(error_after_part_1(R"({"gtid":"0-1-9","server_id":1,"ts":5,"changes":[]})").find("a line that is not a part"),
+              std::string::npos);
+    // A part 2 with no part 1 before it.
+    NdjsonTransactions q({"id", "k", "t", "v"}, "shop", "ev");
+    try {
+        q.parse(part("0-1-8", 2, false), "seq 5");
+        ADD_FAILURE() << "part 2 first was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("seq 5, \"part\": part 2 of 0-1-8 without its part 1"), std::string::npos);
+    }
+}
+
 }  // namespace sluice::pipeline

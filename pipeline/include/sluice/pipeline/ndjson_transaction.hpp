@@ -48,16 +48,30 @@ struct ParsedLine {
     // A transaction's changes of DB.TABLE, in order; a chunk's rows of
     // DB.TABLE, as inserts.
     std::vector<SourceChange> changes;
+    // A transaction in part lines (docs/mariadb-cdc.md, "the parts
+    // format"): its part (1, 2, ...; 0: the whole transaction in this line)
+    // and what the reader's PartSequence says of it: whole, opens,
+    // continues, completes, rolled_back (a void transaction: drop its parts).
+    std::uint64_t part = 0;
+    mariadb::cdc::ndjson::PartSequence::Step part_step = mariadb::cdc::ndjson::PartSequence::Step::whole;
 };
 
 class NdjsonTransactions {
 public:
     NdjsonTransactions(const ColumnNames& names, std::string db, std::string table);
 
+    // Also checks that part lines form whole transactions (a part out of
+    // order, a gtid or ts changing inside a transaction, another line
+    // before the last part: Error{source_image} naming `where`).
     const ParsedLine& parse(std::string_view line, const std::string& where);
+    // Inside a transaction in parts (its last part not parsed yet).
+    bool inside_parts() const noexcept { return parts_.inside(); }
+    // Forgets a transaction in flight (its parts were abandoned).
+    void forget_parts() noexcept { parts_.reset(); }
 
 private:
     mariadb::cdc::ndjson::LineReader reader_;
+    mariadb::cdc::ndjson::PartSequence parts_;
     ParsedLine line_;
 };
 
