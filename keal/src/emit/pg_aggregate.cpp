@@ -9,6 +9,10 @@
 //    so the planner can run it in parallel (Partial / Finalize Aggregate). A
 //    worker that saw no rows has no state and contributes nothing: combine
 //    runs only on two states that each folded at least one row.
+//  - with `inverse`, the same functions and inverse(internal, args) ->
+//    internal make it a moving aggregate (MSFUNC, MINVFUNC, MSTYPE =
+//    internal, MFINALFUNC): a window frame that slides is updated by one
+//    step and one inverse per row instead of folded again from its start.
 #include <string>
 
 #include "emit/aggregates.hpp"
@@ -39,10 +43,10 @@ std::string read_arg(const ir::Type& t, std::size_t index, std::uint32_t line) {
 std::string quoted_c(const std::string& s) { return "\"" + s + "\""; }
 
 // step and inverse share the argument reading (inverse is SQLite's alone).
-std::string step_function(const ir::Module& module, const ir::Aggregate& agg) {
+std::string row_function(const ir::Module& module, const ir::Aggregate& agg, int part, const char* kind) {
   const std::string s = aggregate_state_c_type(agg);
-  const std::string sym = symbol(agg, "step");
-  const ir::Function& step = module.functions[static_cast<std::size_t>(agg.step)];
+  const std::string sym = symbol(agg, kind);
+  const ir::Function& step = module.functions[static_cast<std::size_t>(part)];
   std::string out = "\nPG_FUNCTION_INFO_V1(" + sym + ");\nDatum " + sym + "(PG_FUNCTION_ARGS) {\n";
   out += "  MemoryContext context = keal_pg_agg_context(fcinfo, " + quoted_c(agg.name) + ");\n";
   out += "  " + s + " *st = PG_ARGISNULL(0) ? NULL : (" + s + " *)PG_GETARG_POINTER(0);\n";
@@ -128,7 +132,8 @@ std::string support_function(const ir::Aggregate& agg, const char* part, const s
 }  // namespace
 
 std::string pg_aggregate_entry_points(const ir::Module& module, const ir::Aggregate& agg) {
-  std::string out = step_function(module, agg) + final_function(module, agg);
+  std::string out = row_function(module, agg, agg.step, "step") + final_function(module, agg);
+  if (agg.inverse >= 0) out += row_function(module, agg, agg.inverse, "inverse");
   if (agg.combine >= 0) out += parallel_functions(module, agg);
   return out;
 }
@@ -139,6 +144,7 @@ std::string pg_aggregate_install_sql(const ir::Aggregate& agg, const std::string
   std::string out;
   out += support_function(agg, "step", "internal, " + types, "internal", false, library_path);
   out += support_function(agg, "final", "internal", ir::sql_type(agg.ret), false, library_path);
+  if (agg.inverse >= 0) out += support_function(agg, "inverse", "internal, " + types, "internal", false, library_path);
   if (agg.combine >= 0) {
     out += support_function(agg, "combine", "internal, internal", "internal", false, library_path);
     out += support_function(agg, "serial", "internal", "bytea", true, library_path);
@@ -152,6 +158,12 @@ std::string pg_aggregate_install_sql(const ir::Aggregate& agg, const std::string
     out += ",\n    COMBINEFUNC = " + sql_ident(symbol(agg, "combine"));
     out += ",\n    SERIALFUNC = " + sql_ident(symbol(agg, "serial"));
     out += ",\n    DESERIALFUNC = " + sql_ident(symbol(agg, "deserial"));
+  }
+  if (agg.inverse >= 0) {
+    out += ",\n    MSFUNC = " + sql_ident(symbol(agg, "step"));
+    out += ",\n    MINVFUNC = " + sql_ident(symbol(agg, "inverse"));
+    out += ",\n    MSTYPE = internal";
+    out += ",\n    MFINALFUNC = " + sql_ident(symbol(agg, "final"));
   }
   out += std::string(",\n    PARALLEL = ") + (agg.pure ? "SAFE" : "UNSAFE") + "\n);\n";
   out += "COMMENT ON AGGREGATE " + signature + " IS " + (agg.doc.empty() ? std::string("NULL") : sql_literal(agg.doc)) + ";\n";

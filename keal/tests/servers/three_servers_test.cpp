@@ -240,8 +240,9 @@ TEST_F(ThreeServers, AggregatesGiveTheSameResultsAndErrorsEverywhere) {
 }
 
 // An aggregate with `inverse` is a window aggregate on SQLite (xValue and
-// xInverse), with the frame's answers PostgreSQL gives; one without is
-// refused there with SQLite's own message.
+// xInverse) and a moving aggregate on PostgreSQL (MINVFUNC: a sliding frame
+// is updated, not folded again), with the same answers; one without is
+// refused by SQLite with its own message, and PostgreSQL folds each frame.
 TEST_F(ThreeServers, AnAggregateWithInverseIsAWindowAggregateOnSqlite) {
     const std::string sql =
         "WITH t(x) AS (VALUES (1.0), (2.0), (4.0), (8.0)), "
@@ -251,6 +252,22 @@ TEST_F(ThreeServers, AnAggregateWithInverseIsAWindowAggregateOnSqlite) {
     EXPECT_EQ(sqlite_->query(sql, Kind::Float, "corpus.keal").rendered, "10.5");
     EXPECT_EQ(sqlite_->query("WITH t(x) AS (VALUES (1)) SELECT k_sumsq(x) OVER () FROM t", Kind::Int, "corpus.keal").rendered,
               "error: k_sumsq() may not be used as a window function");
+    EXPECT_EQ(query_on_postgres("SELECT aggminvtransfn::text FROM pg_aggregate WHERE aggfnoid = 'k_variance(double precision)'"
+                                "::regprocedure",
+                                Kind::Text, "corpus.keal")
+                  .rendered,
+              "keal_agg_k_variance_inverse");
+    EXPECT_EQ(query_on_postgres("SELECT aggminvtransfn::text FROM pg_aggregate WHERE aggfnoid = 'k_sumsq(bigint)'::regprocedure",
+                                Kind::Text, "corpus.keal")
+                  .rendered,
+              "-");
+    // NULLs leave the frame as they entered it: skipped by inverse as by step.
+    const std::string with_nulls =
+        "WITH t(i, x) AS (VALUES (1, 1.0), (2, NULL), (3, 4.0), (4, 8.0), (5, NULL), (6, 16.0)), "
+        "w(v) AS (SELECT k_variance(x) OVER (ORDER BY i ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t) "
+        "SELECT sum(v) FROM w";
+    EXPECT_EQ(query_on_postgres(with_nulls, Kind::Float, "corpus.keal").rendered,
+              sqlite_->query(with_nulls, Kind::Float, "corpus.keal").rendered);
 }
 
 // With combine (and so serial/deserial), PostgreSQL plans the aggregate in

@@ -93,6 +93,23 @@ Datum keal_agg_variance_final(PG_FUNCTION_ARGS) {
   PG_RETURN_FLOAT8(r.v);
 }
 
+PG_FUNCTION_INFO_V1(keal_agg_variance_inverse);
+Datum keal_agg_variance_inverse(PG_FUNCTION_ARGS) {
+  MemoryContext context = keal_pg_agg_context(fcinfo, "variance");
+  keal_rec_i_f_f *st = PG_ARGISNULL(0) ? NULL : (keal_rec_i_f_f *)PG_GETARG_POINTER(0);
+  if (PG_ARGISNULL(1)) {
+    if (st == NULL) PG_RETURN_NULL();
+    PG_RETURN_POINTER(st);
+  }
+  double a0 = PG_GETARG_FLOAT8(1);
+  if (st == NULL) {
+    st = (keal_rec_i_f_f *)keal_pg_agg_new_state(context, sizeof(keal_rec_i_f_f));
+    ka_variance__init(st);
+  }
+  ka_variance__inverse(st, a0);
+  PG_RETURN_POINTER(st);
+}
+
 PG_FUNCTION_INFO_V1(keal_agg_variance_combine);
 Datum keal_agg_variance_combine(PG_FUNCTION_ARGS) {
   MemoryContext context = keal_pg_agg_context(fcinfo, "variance");
