@@ -19,9 +19,7 @@
 
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
-#include "access/htup_details.h"
 #include "fmgr.h"
-#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"

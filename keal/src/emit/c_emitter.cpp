@@ -90,6 +90,9 @@ class Emitter {
       case Flavour::Pg:
         out_ += "#include \"keal_pg.h\"\n";
         if (!m_.aggregates.empty()) out_ += "#include \"keal_pg_aggregate.h\"\n";
+        if (std::any_of(m_.functions.begin(), m_.functions.end(), [](const ir::Function& f) { return f.returns_rows; })) {
+          out_ += "#include \"keal_pg_rows.h\"\n";
+        }
         out_ += "\nPG_MODULE_MAGIC;\n";
         break;
       case Flavour::Native: out_ += "#include \"keal_native.h\"\n"; break;
