@@ -141,6 +141,12 @@ into a tuplestore for all three, so that cost is in every row of the table.
 | contender | best ms | median ms | vs C |
 |---|---:|---:|---:|
 {chr(10).join(srf_lines)}
+
+That shared per-row cost (forming a tuple, writing and reading it back, the
+sum over it) is most of each row here, for PL/pgSQL too, whose loop body is
+two assignments and a RETURN NEXT into its own tuplestore: a function this
+small cannot be 10x faster than PL/pgSQL's when the executor's part is the
+same for both; the gap grows with the work done per row.
 """
         agg_goals += (f"| the Keal set-returning function within 1.3x of the C SRF | {g['keal_srf_over_c']:.2f}x | "
                       f"{goal(g['keal_srf_over_c'] <= 1.3)} |\n"
