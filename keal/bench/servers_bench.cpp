@@ -16,6 +16,10 @@
 //            max_parallel_workers_per_gather = 2 ("agg parallel", with the
 //            Keal aggregate's EXPLAIN captured); on SQLite the Keal
 //            aggregate against a hand-written C one ("agg sqlite").
+//   srf      a set-returning function yielding 1,000,000 rows (i, i * i),
+//            summed by SQL: the Keal rows function (programs/series.keal),
+//            a C SRF (c/series.c, value per call with funcapi.h) and
+//            PL/pgSQL's RETURN NEXT, on PostgreSQL.
 //
 // Every contender of a table must return the same sum before any is timed.
 // Rounds interleave the contenders (round-robin), so a noisy neighbour hurts
@@ -286,7 +290,7 @@ int main(int argc, char** argv) {
     CLI::App app{"keal_servers_bench: Keal on PostgreSQL, MariaDB and SQLite (calls and Collatz)"};
     std::string env_path, out = "keal-servers-capture.json", work = fs::temp_directory_path().string();
     int rounds = 3, calls = 20000;
-    long rows = 300000, psm_rows = 300000, agg_rows = 3000000;
+    long rows = 300000, psm_rows = 300000, agg_rows = 3000000, srf_rows = 1000000;
     app.add_option("--env", env_path, "env file of the private servers (scripts/servers/start)")->required();
     app.add_option("--out", out, "JSON capture to write");
     app.add_option("--work", work, "scratch folder for the built libraries");
@@ -296,6 +300,7 @@ int main(int argc, char** argv) {
     app.add_option("--psm-rows", psm_rows,
                    "rows for the SQL/PSM function only (it is slow; the report scales it to --rows and says so)");
     app.add_option("--agg-rows", agg_rows, "rows of the aggregate tables");
+    app.add_option("--srf-rows", srf_rows, "rows the set-returning functions yield");
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -319,7 +324,20 @@ int main(int argc, char** argv) {
         const std::string pg_url = pg_server + "/" + pg_db;
         std::cerr << run_command(shell_quote(keal) + " deploy " + shell_quote(program) + " --db " + shell_quote(pg_url) +
                                  " --lib-dir " + shell_quote(dir + "/pg"));
+        std::cerr << run_command(shell_quote(keal) + " deploy " + shell_quote(KEAL_BENCH_SERIES_PROGRAM) + " --db " +
+                                 shell_quote(pg_url) + " --lib-dir " + shell_quote(dir + "/pg"));
         PgConn pg(pg_url);
+        pg.scalar("CREATE FUNCTION series_c(n bigint) RETURNS TABLE(i bigint, sq bigint) AS '" + std::string(KEAL_BENCH_C_SO) +
+                  "', 'series_c' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE");
+        pg.scalar(R"(CREATE FUNCTION series_plpgsql(n bigint) RETURNS TABLE(i bigint, sq bigint)
+LANGUAGE plpgsql STRICT IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  FOR k IN 1..n LOOP
+    i := k;
+    sq := i * i;
+    RETURN NEXT;
+  END LOOP;
+END $$)");
         pg.scalar("CREATE FUNCTION steps_c(bigint) RETURNS bigint AS '" + std::string(KEAL_BENCH_C_SO) +
                   "', 'steps_c' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE");
         pg.scalar(R"(CREATE FUNCTION steps_plpgsql(n bigint) RETURNS bigint
@@ -517,6 +535,14 @@ END)");
         all.push_back({"agg sqlite", "SQLite", "Keal extension",
                        [&] { return lite.scalar("SELECT printf('%.3f', variance_keal(x)) FROM agg_rows"); }});
 
+        // ---- table 4: a set-returning function yielding srf_rows rows ----
+        const auto pg_srf = [&](const std::string& fn) {
+            return "SELECT count(*) || ' ' || sum(sq) FROM " + fn + "(" + std::to_string(srf_rows) + ")";
+        };
+        all.push_back({"srf", "PostgreSQL", "PL/pgSQL RETURN NEXT", [&] { return pg.scalar(pg_srf("series_plpgsql")); }});
+        all.push_back({"srf", "PostgreSQL", "C", [&] { return pg.scalar(pg_srf("series_c")); }});
+        all.push_back({"srf", "PostgreSQL", "Keal", [&] { return pg.scalar(pg_srf("series_keal")); }});
+
         // Agreement first: everything of a table returns the same sum (the
         // PSM function over its own row count: against Keal's over as many).
         std::map<std::string, std::string> expected;
@@ -564,6 +590,8 @@ END)");
         const double plpgsql_over_agg = best("agg", "PL/pgSQL") / best("agg", "Keal");
         const double agg_serial_over_parallel = best("agg", "Keal") / best("agg parallel", "Keal");
         const double agg_lite_over_c = best("agg sqlite", "Keal extension") / best("agg sqlite", "C (registered here)");
+        const double srf_over_c = best("srf", "Keal") / best("srf", "C");
+        const double plpgsql_over_srf = best("srf", "PL/pgSQL RETURN NEXT") / best("srf", "Keal");
 
         utsname un{};
         uname(&un);
@@ -574,7 +602,7 @@ END)");
         j << "  \"versions\": {\"postgresql\": \"" << json_escape(pg_version) << "\", \"mariadb\": \"" << json_escape(maria_version)
           << "\", \"sqlite\": \"" << sqlite3_libversion() << "\", \"connector_c\": \"" << mysql_get_client_info() << "\"},\n";
         j << "  \"settings\": {\"rounds\": " << rounds << ", \"calls\": " << calls << ", \"rows\": " << rows
-          << ", \"psm_rows\": " << psm_rows << ", \"agg_rows\": " << agg_rows << "},\n";
+          << ", \"psm_rows\": " << psm_rows << ", \"agg_rows\": " << agg_rows << ", \"srf_rows\": " << srf_rows << "},\n";
         auto json_lines = [&](const std::vector<std::string>& lines) {
             std::string o = "[";
             for (std::size_t k = 0; k < lines.size(); ++k) o += (k ? ", \"" : "\"") + json_escape(lines[k]) + "\"";
@@ -586,7 +614,8 @@ END)");
           << ", \"keal_pg_over_c\": " << pg_ratio << ", \"keal_agg_over_c\": " << agg_over_c
           << ", \"plpgsql_over_keal_agg\": " << plpgsql_over_agg << ", \"keal_agg_serial_over_parallel\": " << agg_serial_over_parallel
           << ", \"keal_agg_serial_over_parallel_median\": " << median("agg", "Keal") / median("agg parallel", "Keal")
-          << ", \"keal_sqlite_agg_over_c\": " << agg_lite_over_c << "},\n  \"contenders\": [\n";
+          << ", \"keal_sqlite_agg_over_c\": " << agg_lite_over_c << ", \"keal_srf_over_c\": " << srf_over_c
+          << ", \"plpgsql_over_keal_srf\": " << plpgsql_over_srf << "},\n  \"contenders\": [\n";
         for (std::size_t i = 0; i < all.size(); ++i) {
             const Contender& c = all[i];
             j << "    {\"table\": \"" << c.table << "\", \"server\": \"" << c.server << "\", \"name\": \"" << json_escape(c.name)
@@ -608,6 +637,8 @@ END)");
         std::printf("PL/pgSQL aggregate / Keal aggregate: %.1fx (goal >= 20x)\n", plpgsql_over_agg);
         std::printf("Keal aggregate serial / parallel (2 workers): %.2fx (goal > 1x)\n", agg_serial_over_parallel);
         std::printf("Keal SQLite aggregate / C aggregate: %.2fx (goal <= 1.2x)\n", agg_lite_over_c);
+        std::printf("Keal SRF / C SRF: %.2fx (goal <= 1.3x)\n", srf_over_c);
+        std::printf("PL/pgSQL RETURN NEXT / Keal SRF: %.1fx (goal >= 10x)\n", plpgsql_over_srf);
         std::printf("load average %.2f -> %.2f; capture: %s\n", load_before, load_after, out.c_str());
 
         sqlite3_finalize(lst);

@@ -120,8 +120,41 @@ work is what the workers divide.
                      f"{goal(g['keal_agg_serial_over_parallel'] > 1)} |\n"
                      f"| the Keal SQLite aggregate within 1.2x of the hand-written C one | {g['keal_sqlite_agg_over_c']:.2f}x | "
                      f"{goal(g['keal_sqlite_agg_over_c'] <= 1.2)} |\n"
-                     "| a Keal set-returning function: within 1.3x of a C SRF, at least 10x PL/pgSQL's RETURN NEXT | "
-                     "not measured | **not met**: set-returning functions are not in this version of Keal |\n")
+)
+    srf_rows = s.get("srf_rows", 0)
+    srf_section = ""
+    if srf_rows:
+        srf_c = rows[("srf", "C")]["best_ms"]
+        srf_lines = [f"| {x['name']} | {x['best_ms']:.1f} | {x['median_ms']:.1f} | {x['best_ms'] / srf_c:.2f}x |"
+                     for x in c["contenders"] if x["table"] == "srf"]
+        srf_section = f"""
+## Set-returning functions: {srf_rows:,} rows
+
+`SELECT count(*) || ' ' || sum(sq) FROM f({srf_rows})`, f yielding rows
+(i, i * i) for i in 1..n with the square checked: the Keal rows function
+(`keal/bench/programs/series.keal`, `-> rows(i: int, sq: int)` and
+`yield`), a C SRF written by hand with funcapi.h (`keal/bench/c/series.c`,
+value per call, a composite tuple per row) and PL/pgSQL's `RETURN NEXT`.
+Keal and C both run value per call; PostgreSQL collects a function in FROM
+into a tuplestore for all three, so that cost is in every row of the table.
+
+| contender | best ms | median ms | vs C |
+|---|---:|---:|---:|
+{chr(10).join(srf_lines)}
+
+That shared per-row cost (forming a tuple, writing and reading it back, the
+sum over it) is most of each row here, for PL/pgSQL too, whose loop body is
+two assignments and a RETURN NEXT into its own tuplestore: a function this
+small cannot be 10x faster than PL/pgSQL's when the executor's part is the
+same for both; the gap grows with the work done per row.
+"""
+        agg_goals += (f"| the Keal set-returning function within 1.3x of the C SRF | {g['keal_srf_over_c']:.2f}x | "
+                      f"{goal(g['keal_srf_over_c'] <= 1.3)} |\n"
+                      f"| the Keal set-returning function at least 10x faster than PL/pgSQL's RETURN NEXT | "
+                      f"{g['plpgsql_over_keal_srf']:.1f}x | {goal(g['plpgsql_over_keal_srf'] >= 10)} |\n")
+    else:
+        agg_goals += ("| a Keal set-returning function: within 1.3x of a C SRF, at least 10x PL/pgSQL's RETURN NEXT | "
+                      "not measured in this capture | |\n")
     out = f"""# Keal on three servers
 
 The same Keal source (`keal/bench/programs/servers.keal`, Collatz `steps(n)`)
@@ -161,7 +194,7 @@ function is `keal/bench/c/steps.c`.
 |---|---|---:|---:|---:|
 {chr(10).join(col_lines)}
 
-{agg_section}
+{agg_section}{srf_section}
 ## Goals
 
 | goal | measured | |

@@ -99,6 +99,7 @@ class Checker {
       fn.line = line(f.name_span);
       fn.doc = f.doc;
       fn.ret = f.ret ? from_ast(*f.ret) : kVoid;
+      if (f.returns_rows) declare_rows(f, fn);
       out.functions.push_back(std::move(fn));
       if (is_builtin_name(f.name)) {
         diags_.error(f.name_span, "'" + f.name + "' is a built-in function; choose another name");
@@ -118,6 +119,43 @@ class Checker {
       }
     }
     ast_ = &module;
+  }
+
+  // `-> rows(a: int, b: text?)`: the columns of a set-returning function,
+  // and where it can run (docs/keal.md, "Set-returning functions").
+  void declare_rows(const ast::Function& f, ir::Function& fn) {
+    fn.returns_rows = true;
+    if (f.rows.empty()) diags_.error(f.rows_span, "a rows function needs at least one column: 'rows(name: type, ...)'");
+    for (std::size_t i = 0; i < f.rows.size(); ++i) {
+      const ast::Param& c = f.rows[i];
+      for (std::size_t j = 0; j < i; ++j) {
+        if (f.rows[j].name == c.name) diags_.error(c.span, "column '" + c.name + "' is declared twice");
+      }
+      if (c.type.array) diags_.error(c.type.span, "a rows function's columns are scalars in this version; column '" + c.name + "' is an array");
+      fn.columns.push_back({c.name, from_ast(c.type)});
+    }
+    for (const ast::Param& p : f.params) {
+      if (p.type.array) diags_.error(p.type.span, "a rows function's parameters are scalars in this version; '" + p.name + "' is an array");
+    }
+    if (!f.exported) {
+      diags_.error(f.name_span, "rows function '" + f.name + "' is called from SQL (SELECT * FROM " + f.name +
+                                    "(...)); mark it 'export fn'");
+    }
+    switch (options_.target) {
+      case Target::Mariadb:
+        diags_.error(f.rows_span, "function '" + f.name + "' returns rows; MariaDB UDFs cannot return sets, so --target mariadb "
+                                  "has no rows functions (use --target pg)");
+        break;
+      case Target::Sqlite:
+        diags_.error(f.rows_span, "function '" + f.name + "' returns rows; --target sqlite has no table-valued functions in this "
+                                  "version (use --target pg)");
+        break;
+      case Target::Native:
+        diags_.error(f.rows_span, "function '" + f.name + "' returns rows; it is installed into PostgreSQL, and a native program "
+                                  "(--target native) cannot call it");
+        break;
+      default: break;
+    }
   }
 
   void require_main(const ast::Module& module) {
@@ -428,8 +466,53 @@ class Checker {
       case Stmt::Kind::Return: return check_return(s, falls_through);
       case Stmt::Kind::Raise: return check_raise(s, falls_through);
       case Stmt::Kind::Eval: return check_eval(s);
+      case Stmt::Kind::Yield: return check_yield(s);
     }
     return nullptr;
+  }
+
+  // `yield (a, b)`: one row of a rows function, one value per column.
+  ir::StmtPtr check_yield(const Stmt& s) {
+    std::vector<Checked> values;
+    bool ok = true;
+    for (const auto& v : s.values) {
+      values.push_back(check_expr(*v, true));
+      ok = ok && !values.back().bad;
+    }
+    if (!fn_->returns_rows) {
+      diags_.error(s.span, "'yield' outside a rows function; declare '" + fn_->name + "' with '-> rows(name: type, ...)'");
+      return nullptr;
+    }
+    if (query_loop_depth_ > 0) {
+      diags_.error(s.span, "'yield' inside a query loop is not supported in this version: the loop's cursor would have to outlive "
+                           "the call's SPI connection; collect the rows first or yield after the loop");
+      return nullptr;
+    }
+    const std::vector<ir::Field>& columns = fn_->columns;
+    if (values.size() != columns.size()) {
+      std::string list;
+      for (std::size_t i = 0; i < columns.size(); ++i) list += (i ? ", " : "") + columns[i].name + ": " + ir::to_string(columns[i].type);
+      diags_.error(s.span, "'yield' gives " + std::to_string(values.size()) + " value" + (values.size() == 1 ? "" : "s") +
+                               ", but function '" + fn_->name + "' returns rows of " + std::to_string(columns.size()) + " column" +
+                               (columns.size() == 1 ? "" : "s") + " (" + list + ")");
+      return nullptr;
+    }
+    if (!ok) return nullptr;
+    auto out = make_stmt(ir::Stmt::Kind::Yield, s.span);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const Type& want = columns[i].type;
+      if (values[i].type().base == Base::Void) {
+        diags_.error(s.values[i]->span, "this call returns no value");
+        return nullptr;
+      }
+      if (!assignable(values[i].type(), want)) {
+        diags_.error(s.values[i]->span, "cannot yield a value of type " + quoted(values[i].type()) + " as column '" +
+                                            columns[i].name + "' of type " + quoted(want) + conversion_hint(values[i].type(), want));
+        return nullptr;
+      }
+      out->values.push_back(coerce(std::move(values[i]), want));
+    }
+    return out;
   }
 
   ir::StmtPtr check_declaration(const Stmt& s) {
@@ -681,10 +764,13 @@ class Checker {
     if (out->kind == ir::Stmt::Kind::ForQuery && var_type == kVoid) var_type = kInt;  // no row type: keep checking the body
     out->local = declare(s.name, var_type, s.name_span, LocalInfo::Role::LoopVar);
     ++loop_depth_;
+    const bool query_loop = out->kind == ir::Stmt::Kind::ForQuery;
+    query_loop_depth_ += query_loop;
     loop_has_break_.push_back(false);
     bool through = true;
     out->body = check_block(s.body, through);
     loop_has_break_.pop_back();
+    query_loop_depth_ -= query_loop;
     --loop_depth_;
     pop_scope();
     return out;
@@ -700,6 +786,11 @@ class Checker {
     }
     Checked value = check_expr(*s.expr, true);
     if (value.bad) return out;
+    if (fn_->returns_rows) {
+      diags_.error(s.expr->span, "rows function '" + fn_->name + "' gives its rows with 'yield'; its 'return' takes no value "
+                                 "and ends the rows");
+      return out;
+    }
     if (ret.base == Base::Void && fn_->aggregate >= 0) {
       diags_.error(s.expr->span, std::string("the '") + ir::part_name(fn_->part) +
                                      "' block returns no value; 'return' alone ends it for this row");
@@ -1182,6 +1273,10 @@ class Checker {
       return bad();
     }
     if (!all_ok) return bad();
+    if (callee_ir.returns_rows) {
+      diags_.error(e.span, "'" + e.text + "' returns rows; call it from SQL (SELECT * FROM " + e.text + "(...)), not from Keal");
+      return bad();
+    }
     auto n = node(ir::Expr::Kind::Call, callee_ir.ret, e.span);
     n->func = index;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -1576,6 +1671,7 @@ class Checker {
   Narrowing narrowing_;
   std::vector<LocalInfo> infos_;
   int loop_depth_ = 0;
+  int query_loop_depth_ = 0;  // query loops around the statement being checked (yield may not be inside one)
   std::map<std::string, Span> aggregate_names_;
   bool reading_field_ = false;  // a row may be read only as the operand of a field read
   std::vector<bool> loop_has_break_;

@@ -10,6 +10,7 @@
 #include "emit/array_exprs.hpp"
 #include "emit/native_sql.hpp"
 #include "emit/pg_sql.hpp"
+#include "emit/rows_functions.hpp"
 
 namespace keal::emit {
 
@@ -89,6 +90,9 @@ class Emitter {
       case Flavour::Pg:
         out_ += "#include \"keal_pg.h\"\n";
         if (!m_.aggregates.empty()) out_ += "#include \"keal_pg_aggregate.h\"\n";
+        if (std::any_of(m_.functions.begin(), m_.functions.end(), [](const ir::Function& f) { return f.returns_rows; })) {
+          out_ += "#include \"keal_pg_rows.h\"\n";
+        }
         out_ += "\nPG_MODULE_MAGIC;\n";
         break;
       case Flavour::Native: out_ += "#include \"keal_native.h\"\n"; break;
@@ -97,7 +101,10 @@ class Emitter {
     }
     out_ += "\n";
     record_typedefs();
-    for (const ir::Function& f : m_.functions) out_ += signature(f) + ";\n";
+    for (const ir::Function& f : m_.functions) {
+      if (f.returns_rows) out_ += "typedef struct " + rows_frame_c_name(f) + " " + rows_frame_c_name(f) + ";\n";
+      out_ += signature(f) + ";\n";
+    }
     if (pg) {
       for (std::size_t i = 0; i < m_.sql_sites.size(); ++i) out_ += pg_sql_site(m_.sql_sites[i], i);
       for (std::size_t i = 0; i < m_.query_sites.size(); ++i)
@@ -110,7 +117,7 @@ class Emitter {
     switch (flavour_) {
       case Flavour::Pg:
         for (const ir::Function& f : m_.functions) {
-          if (f.exported) out_ += pg_entry_point(f);
+          if (f.exported) out_ += f.returns_rows ? pg_rows_entry_point(f) : pg_entry_point(f);
         }
         for (const ir::Aggregate& a : m_.aggregates) out_ += pg_aggregate_entry_points(m_, a);
         break;
@@ -152,6 +159,7 @@ class Emitter {
   }
 
   std::string signature(const ir::Function& f) const {
+    if (f.returns_rows) return "KEAL_FN bool " + fn_name(f) + "(" + rows_frame_c_name(f) + " *fr)";
     std::string s = "KEAL_FN " + c_type(f.ret) + " " + fn_name(f) + "(";
     const std::string state_params = f.aggregate >= 0 ? aggregate_part_state_params(m_, f) : "";
     s += state_params;
@@ -166,6 +174,10 @@ class Emitter {
 
   void function(const ir::Function& f) {
     fn_ = &f;
+    if (f.returns_rows) {
+      rows_function(f);
+      return;
+    }
     out_ += "\n" + signature(f) + " {\n";
     // keal_embedded.h: the loops' cancellation countdown, in a register.
     if (flavour_ == Flavour::Sqlite || flavour_ == Flavour::Mariadb) out_ += "  KEAL_FUNCTION_TICK();\n";
@@ -179,9 +191,64 @@ class Emitter {
     out_ += "}\n";
   }
 
+  // A rows function is a generator over its frame (emit/rows_functions.hpp):
+  // every local, parameter and loop's hidden counter lives in the frame,
+  // the body is one switch on where the last call stopped, and each yield
+  // stores its row, records its resume point and returns true; the next
+  // call jumps back to just after it. The frame's struct is written before
+  // the function once the body has named every field it needs.
+  void rows_function(const ir::Function& f) {
+    generating_ = true;
+    gen_locals_ = f.locals;
+    for (ir::Local& l : gen_locals_) l.c_name = "fr->" + l.c_name;
+    frame_hidden_.clear();
+    resume_points_ = 0;
+    const std::size_t at = out_.size();
+    out_ += "\n" + signature(f) + " {\n";
+    out_ += "  switch (fr->resume) {\n  case 0:;\n";
+    block(f.body, 1);
+    out_ += "  }\n  fr->resume = -1;\n  return false;\n}\n";
+    std::vector<std::pair<std::string, std::string>> fields;
+    for (const ir::Local& l : f.locals) fields.emplace_back(c_type(l.type), l.c_name);
+    for (const auto& h : frame_hidden_) fields.push_back(h);
+    out_.insert(at, "\n" + rows_frame_struct(f, fields));
+    generating_ = false;
+  }
+
+  // A name for a loop's own counter or bound: a C local, or in a rows
+  // function a frame field (it must survive a yield inside the loop).
+  std::string hidden(const std::string& c_type_name, const char* stem) {
+    std::string name = fresh(stem);
+    if (!generating_) return name;
+    frame_hidden_.emplace_back(c_type_name, name);
+    return "fr->" + name;
+  }
+  // The type written before a declared name: none for a frame field.
+  std::string decl_type(const std::string& c_type_name) const { return generating_ ? "" : c_type_name + " "; }
+
+  void yield(const Stmt& s, int depth) {
+    indent(depth);
+    out_ += "{\n";
+    for (std::size_t i = 0; i < s.values.size(); ++i) {
+      indent(depth + 1);
+      out_ += "fr->out.f" + std::to_string(i) + " = " + expr(*s.values[i]) + ";\n";
+    }
+    const std::string n = std::to_string(++resume_points_);
+    indent(depth + 1);
+    out_ += "fr->resume = " + n + ";\n";
+    indent(depth + 1);
+    out_ += "return true;\n";
+    indent(depth);
+    out_ += "case " + n + ":;\n";
+    indent(depth);
+    out_ += "}\n";
+  }
+
   void indent(int depth) { out_.append(static_cast<std::size_t>(depth) * 2, ' '); }
 
-  const ir::Local& local(int slot) const { return fn_->locals[static_cast<std::size_t>(slot)]; }
+  const ir::Local& local(int slot) const {
+    return generating_ ? gen_locals_[static_cast<std::size_t>(slot)] : fn_->locals[static_cast<std::size_t>(slot)];
+  }
 
   std::string fresh(const char* stem) { return std::string("keal_") + stem + std::to_string(++temp_); }
 
@@ -195,7 +262,7 @@ class Emitter {
     switch (s.kind) {
       case Stmt::Kind::Declare:
         indent(depth);
-        out_ += c_type(local(s.local).type) + " " + local(s.local).c_name + " = " + expr(*s.a) + ";\n";
+        out_ += decl_type(c_type(local(s.local).type)) + local(s.local).c_name + " = " + expr(*s.a) + ";\n";
         return;
       case Stmt::Kind::Assign:
         indent(depth);
@@ -302,7 +369,7 @@ class Emitter {
                   ".bad[" + row + "]);\n";
         }
         indent(depth + 3);
-        out_ += row_type + " " + local(s.local).c_name + " = ((" + row_type + " *)" + loop.batch + ".rows)[" + row + "];\n";
+        out_ += decl_type(row_type) + local(s.local).c_name + " = ((" + row_type + " *)" + loop.batch + ".rows)[" + row + "];\n";
         loops_.push_back(loop);
         block(s.body, depth + 3);
         loops_.pop_back();
@@ -322,15 +389,15 @@ class Emitter {
       }
       case Stmt::Kind::ForRange: {
         const std::string& v = local(s.local).c_name;
-        std::string end = fresh("end");
+        std::string end = hidden("int64_t", "end");
         indent(depth);
         if (!s.inclusive) {
-          out_ += "for (int64_t " + v + " = " + expr(*s.a) + ", " + end + " = " + expr(*s.b) + "; " + v + " < " + end + "; " +
+          out_ += "for (" + decl_type("int64_t") + v + " = " + expr(*s.a) + ", " + end + " = " + expr(*s.b) + "; " + v + " < " + end + "; " +
                   v + "++) {\n";
         } else {
           // a..=b must stop at b == INT64_MAX without overflowing.
-          std::string done = fresh("done");
-          out_ += "for (int64_t " + v + " = " + expr(*s.a) + ", " + end + " = " + expr(*s.b) + ", " + done + " = " + v + " > " +
+          std::string done = hidden("int64_t", "done");
+          out_ += "for (" + decl_type("int64_t") + v + " = " + expr(*s.a) + ", " + end + " = " + expr(*s.b) + ", " + done + " = " + v + " > " +
                   end + "; !" + done + "; " + done + " = " + v + " == " + end + ", " + v + " += !" + done + ") {\n";
         }
         indent(depth + 1);
@@ -343,19 +410,19 @@ class Emitter {
         return;
       }
       case Stmt::Kind::ForArray: {
-        const std::string array = fresh("array");
-        const std::string pos = fresh("pos");
+        const std::string array = hidden("keal_array", "array");
+        const std::string pos = hidden("int64_t", "pos");
         const ir::Type& elem = local(s.local).type;
         indent(depth);
         out_ += "{\n";
         indent(depth + 1);
-        out_ += "keal_array " + array + " = " + expr(*s.a) + ";\n";
+        out_ += decl_type("keal_array") + array + " = " + expr(*s.a) + ";\n";
         indent(depth + 1);
-        out_ += "for (int64_t " + pos + " = 0; " + pos + " < " + array + ".len; " + pos + "++) {\n";
+        out_ += "for (" + decl_type("int64_t") + pos + " = 0; " + pos + " < " + array + ".len; " + pos + "++) {\n";
         indent(depth + 2);
         out_ += "KEAL_LOOP_CHECK();\n";
         indent(depth + 2);
-        out_ += c_type(elem) + " " + local(s.local).c_name + " = " + array_element(array, pos, elem) + ";\n";
+        out_ += decl_type(c_type(elem)) + local(s.local).c_name + " = " + array_element(array, pos, elem) + ";\n";
         loops_.push_back({});
         block(s.body, depth + 2);
         loops_.pop_back();
@@ -367,19 +434,21 @@ class Emitter {
       }
       case Stmt::Kind::ForChars: {
         // Decodes UTF-8 in place: a char is a uint32_t, never a small string.
-        std::string text = fresh("text");
-        std::string pos = fresh("pos");
+        std::string text = hidden("keal_text", "text");
+        std::string pos = hidden("int64_t", "pos");
         const std::string& v = local(s.local).c_name;
         indent(depth);
         out_ += "{\n";
         indent(depth + 1);
-        out_ += "keal_text " + text + " = " + expr(*s.a) + ";\n";
+        out_ += decl_type("keal_text") + text + " = " + expr(*s.a) + ";\n";
         indent(depth + 1);
-        out_ += "for (int64_t " + pos + " = 0; " + pos + " < " + text + ".len;) {\n";
+        out_ += "for (" + decl_type("int64_t") + pos + " = 0; " + pos + " < " + text + ".len;) {\n";
         indent(depth + 2);
         out_ += "KEAL_LOOP_CHECK();\n";
-        indent(depth + 2);
-        out_ += "keal_char " + v + ";\n";
+        if (!generating_) {
+          indent(depth + 2);
+          out_ += "keal_char " + v + ";\n";
+        }
         indent(depth + 2);
         out_ += pos + " = keal_next_char(" + text + ".ptr, " + text + ".len, " + pos + ", &" + v + ");\n";
         loops_.push_back({});
@@ -415,13 +484,15 @@ class Emitter {
           if (!it->row_context.empty()) cleanup += "MemoryContextSwitchTo(" + it->outer_context + "); ";
           cleanup += "keal_spi_batch_end(" + it->portal + ", &" + it->batch + "); ";
         }
+        // A rows function's `return` ends its rows.
+        const std::string plain_return = generating_ ? "return false;" : "return;";
         if (cleanup.empty()) {
-          out_ += s.a ? "return " + expr(*s.a) + ";\n" : "return;\n";
+          out_ += s.a ? "return " + expr(*s.a) + ";\n" : plain_return + "\n";
         } else if (s.a) {
           // The value first (it may read the row), then the open cursors.
           out_ += "{ " + c_type(s.a->type) + " keal_ret = " + expr(*s.a) + "; " + cleanup + "return keal_ret; }\n";
         } else {
-          out_ += "{ " + cleanup + "return; }\n";
+          out_ += "{ " + cleanup + plain_return + " }\n";
         }
         return;
       }
@@ -429,6 +500,7 @@ class Emitter {
         indent(depth);
         out_ += "keal_raise(" + std::to_string(s.line) + ", " + c_string(s.code) + ", " + expr(*s.a) + ");\n";
         return;
+      case Stmt::Kind::Yield: yield(s, depth); return;
       case Stmt::Kind::Eval:
         if (s.a->kind == Expr::Kind::Builtin && s.a->builtin == ir::Builtin::Print) {
           print(*s.a, depth);
@@ -783,6 +855,12 @@ class Emitter {
   const ir::Function* fn_ = nullptr;
   std::string out_;
   int temp_ = 0;
+  // While a rows function is emitted: its locals named through the frame,
+  // the hidden loop fields the frame needs, and its yields so far.
+  bool generating_ = false;
+  std::vector<ir::Local> gen_locals_;
+  std::vector<std::pair<std::string, std::string>> frame_hidden_;
+  int resume_points_ = 0;
   // The loops around the statement being emitted; a query loop names its
   // cursor, batch (keal_spi_batch) and exit label (all empty for other loops).
   struct QueryLoop {

@@ -2,6 +2,7 @@
 
 #include "emit/aggregates.hpp"
 #include "emit/c_emitter.hpp"
+#include "emit/rows_functions.hpp"
 #include "emit/sql_quote.hpp"
 
 namespace keal::emit {
@@ -27,7 +28,7 @@ std::string install_sql(const ir::Module& module, const std::string& library_pat
       if (p.type.nullable) strict = false;
     }
     std::string signature = sql_ident(fn.name) + "(" + types + ")";
-    out += "CREATE OR REPLACE FUNCTION " + sql_ident(fn.name) + "(" + params + ") RETURNS " + ir::sql_type(fn.ret) + "\n";
+    out += "CREATE OR REPLACE FUNCTION " + sql_ident(fn.name) + "(" + params + ") RETURNS " + (fn.returns_rows ? rows_returns_sql(fn) : ir::sql_type(fn.ret)) + "\n";
     out += "    AS " + sql_literal(library_path) + ", " + sql_literal(entry_symbol(fn)) + "\n";
     out += "    LANGUAGE C";
     if (strict) out += " STRICT";

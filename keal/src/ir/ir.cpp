@@ -310,6 +310,12 @@ class Dumper {
       case Stmt::Kind::Return: out_ += s.a ? "return " + expr(*s.a) + "\n" : "return\n"; return;
       case Stmt::Kind::Raise: out_ += "raise " + s.code + " " + expr(*s.a) + "\n"; return;
       case Stmt::Kind::Eval: out_ += "eval " + expr(*s.a) + "\n"; return;
+      case Stmt::Kind::Yield: {
+        out_ += "yield";
+        for (std::size_t i = 0; i < s.values.size(); ++i) out_ += (i ? ", " : " ") + expr(*s.values[i]);
+        out_ += "\n";
+        return;
+      }
     }
   }
 

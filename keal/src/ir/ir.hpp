@@ -194,6 +194,7 @@ struct Stmt {
     Return,     // a may be null (no value)
     Raise,      // a: text message; code: SQLSTATE
     Eval,       // a, value discarded
+    Yield,      // values: one row of a rows function (one value per column)
   };
   Kind kind = Kind::Eval;
   std::uint32_t line = 0;
@@ -204,6 +205,7 @@ struct Stmt {
   std::string code;  // Raise: five-character SQLSTATE
   Block body;
   Block else_body;
+  std::vector<ExprPtr> values;  // Yield
 };
 
 enum class AggregatePart : std::uint8_t { Init, Step, Combine, Inverse, Final };
@@ -224,6 +226,11 @@ struct Function {
   std::uint32_t line = 0;
   std::vector<int> params;  // local slots
   Type ret;                 // Void when the function returns nothing
+  // A set-returning function (`-> rows(a: int, b: text?)`): its columns, and
+  // `yield` gives one row (ret is Void). Its C function is a resumable
+  // generator over a frame (emit/rows_functions.cpp).
+  bool returns_rows = false;
+  std::vector<Field> columns;
   std::vector<Local> locals;
   Block body;
   std::string doc;

@@ -87,7 +87,7 @@ struct Block {
 };
 
 struct Stmt {
-  enum class Kind : std::uint8_t { Let, Var, Assign, If, While, ForRange, ForEach, Break, Continue, Return, Raise, Eval };
+  enum class Kind : std::uint8_t { Let, Var, Assign, If, While, ForRange, ForEach, Break, Continue, Return, Raise, Eval, Yield };
   Kind kind = Kind::Eval;
   Span span;
 
@@ -105,6 +105,7 @@ struct Stmt {
   std::vector<ExprPtr> conds;
   std::vector<Block> blocks;
   Block body;  // loops
+  std::vector<ExprPtr> values;  // yield (a, b, ...): one per column of the function's rows
 };
 
 struct Param {
@@ -120,6 +121,10 @@ struct Function {
   Span span;
   std::vector<Param> params;
   std::optional<TypeRef> ret;
+  // `-> rows(name: T, ...)`: a set-returning function; its columns (ret is empty).
+  bool returns_rows = false;
+  Span rows_span;
+  std::vector<Param> rows;
   Block body;
   std::string doc;
   // The body had a syntax error the parser recovered from (a statement was

@@ -161,7 +161,27 @@ class Parser {
       if (!accept(Tok::Comma)) break;
     }
     expect(Tok::RParen, "')' after the parameters");
-    if (accept(Tok::Arrow)) fn.ret = type();
+    if (accept(Tok::Arrow)) {
+      // `rows(` is a word only after `->`: a set-returning function's columns.
+      if (at(Tok::Ident) && cur().text == "rows" && ahead(1).kind == Tok::LParen) {
+        fn.returns_rows = true;
+        fn.rows_span = advance().span;
+        advance();  // (
+        while (!at(Tok::RParen)) {
+          Param column;
+          const Token& cname = expect(Tok::Ident, "a column name");
+          column.name = cname.text;
+          column.span = cname.span;
+          expect(Tok::Colon, "':' and the column type");
+          column.type = type();
+          fn.rows.push_back(std::move(column));
+          if (!accept(Tok::Comma)) break;
+        }
+        fn.rows_span = join(fn.rows_span, expect(Tok::RParen, "')' after the columns").span);
+      } else {
+        fn.ret = type();
+      }
+    }
     if (!at(Tok::LBrace)) fail_expected("'{' to start the function body");
     fn.body = block(0);
     fn.span = join(first.span, fn.body.span);
@@ -386,6 +406,21 @@ class Parser {
           s->code_span = code.span;
         }
         break;
+      case Tok::Ident:
+        // `yield (a, b)`: `yield` is a word only at the start of a statement
+        // with `(` after it on the same line.
+        if (first.text == "yield" && ahead(1).kind == Tok::LParen && !ahead(1).line_start) {
+          s->kind = Stmt::Kind::Yield;
+          advance();
+          advance();  // (
+          while (!at(Tok::RParen)) {
+            s->values.push_back(expression());
+            if (!accept(Tok::Comma)) break;
+          }
+          expect(Tok::RParen, "')' after the yielded values");
+          break;
+        }
+        [[fallthrough]];
       default: {
         ExprPtr target = expression();
         AssignOp op = AssignOp::Set;
