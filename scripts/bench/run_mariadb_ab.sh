@@ -28,6 +28,6 @@ source "$here/scripts/bench/lib/private_servers.sh"
 bench_servers_start "$servers" mariadb
 # The driver makes the data tables once (a child expects them).
 "$a_build/mariadb/bench/speed/mariadb_speed_bench" --env "$servers/env" --only point_sequential --processes 1 \
-  --warmups 0 --reps 1 --out "$servers/setup-capture.json" >/dev/null
+  --warmups 0 --reps 1 --out "$servers/table-setup-run.json" >/dev/null
 "$here/scripts/bench/ab_mariadb_blocking.py" --a "$a_build/mariadb/bench/speed/mariadb_speed_bench" \
   --b "$b_build/mariadb/bench/speed/mariadb_speed_bench" --env "$servers/env" "$@"
