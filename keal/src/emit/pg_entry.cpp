@@ -22,6 +22,9 @@ std::string pg_entry_point(const ir::Function& f) {
   for (int p : f.params) strict = strict && !f.locals[static_cast<std::size_t>(p)].type.nullable;
   out += "\nPG_FUNCTION_INFO_V1(" + sym + ");\n";
   out += "Datum " + sym + "(PG_FUNCTION_ARGS) {\n";
+  // Without arguments nothing reads fcinfo (but PG_RETURN_NULL), and the
+  // module must build warning-free with -Wextra (unused parameter).
+  if (f.params.empty()) out += "  (void)fcinfo;\n";
   std::vector<std::string> names;
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const ir::Local& p = f.locals[static_cast<std::size_t>(f.params[i])];

@@ -6,6 +6,7 @@ PG_MODULE_MAGIC;
 
 KEAL_FN keal_text kf_classify(int64_t k_n);
 KEAL_FN int64_t kf_sum_to(int64_t k_n);
+KEAL_FN int64_t kf_answer(void);
 
 KEAL_FN keal_text kf_classify(int64_t k_n) {
   if (k_n < 0) {
@@ -37,9 +38,20 @@ KEAL_FN int64_t kf_sum_to(int64_t k_n) {
   return k_s;
 }
 
+KEAL_FN int64_t kf_answer(void) {
+  return 42;
+}
+
 PG_FUNCTION_INFO_V1(keal_export_sum_to);
 Datum keal_export_sum_to(PG_FUNCTION_ARGS) {
   int64_t a0 = PG_GETARG_INT64(0);
   int64_t r = kf_sum_to(a0);
+  PG_RETURN_INT64(r);
+}
+
+PG_FUNCTION_INFO_V1(keal_export_answer);
+Datum keal_export_answer(PG_FUNCTION_ARGS) {
+  (void)fcinfo;
+  int64_t r = kf_answer();
   PG_RETURN_INT64(r);
 }
