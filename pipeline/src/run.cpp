@@ -72,13 +72,19 @@ Start restore(Sink& sink, const Source& source, const RunOptions& o, const std::
 }
 
 // Workers starting together race on CREATE TABLE: the loser sees a
-// duplicate (42P07, or 23505 on pg_type) and simply creates again.
+// duplicate (42P07; 23505 on pg_type; or 42710, `type "NAME" already
+// exists`, when the winner's row type commits between the loser's two
+// checks, as a fresh-clone CI run of the README's two workers showed) and
+// simply creates again. A type of that name that is not the winner's table
+// fails the same way each time: after five attempts the error stands.
 void create_tables(Sink& sink, bool shared) {
     for (int attempt = 0;; ++attempt) {
         try {
             return sink.create_tables();
         } catch (const postgres::Error& e) {
-            const bool race = e.kind() == postgres::ErrorKind::server && (e.sqlstate() == "42P07" || e.sqlstate() == "23505");
+            const std::string& state = e.sqlstate();
+            const bool race = e.kind() == postgres::ErrorKind::server &&
+                              (state == "42P07" || state == "23505" || state == "42710");
             if (!shared || !race || attempt >= 5) throw;
         }
     }
