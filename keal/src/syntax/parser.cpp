@@ -138,6 +138,23 @@ class Parser {
 
   // Items -----------------------------------------------------------------
 
+  // `name: T, ...` up to (not including) the closing ')': a function's or
+  // an aggregate's parameters, a rows function's columns.
+  std::vector<Param> typed_names(const char* name_what, const char* colon_what) {
+    std::vector<Param> out;
+    while (!at(Tok::RParen)) {
+      Param p;
+      const Token& name = expect(Tok::Ident, name_what);
+      p.name = name.text;
+      p.span = name.span;
+      expect(Tok::Colon, colon_what);
+      p.type = type();
+      out.push_back(std::move(p));
+      if (!accept(Tok::Comma)) break;
+    }
+    return out;
+  }
+
   Function function() {
     Function fn;
     const Token& first = cur();
@@ -150,16 +167,7 @@ class Parser {
     fn.name = name.text;
     fn.name_span = name.span;
     expect(Tok::LParen, "'(' after the function name");
-    while (!at(Tok::RParen)) {
-      Param p;
-      const Token& pname = expect(Tok::Ident, "parameter name");
-      p.name = pname.text;
-      p.span = pname.span;
-      expect(Tok::Colon, "':' and the parameter type");
-      p.type = type();
-      fn.params.push_back(std::move(p));
-      if (!accept(Tok::Comma)) break;
-    }
+    fn.params = typed_names("parameter name", "':' and the parameter type");
     expect(Tok::RParen, "')' after the parameters");
     if (accept(Tok::Arrow)) {
       // `rows(` is a word only after `->`: a set-returning function's columns.
@@ -167,16 +175,7 @@ class Parser {
         fn.returns_rows = true;
         fn.rows_span = advance().span;
         advance();  // (
-        while (!at(Tok::RParen)) {
-          Param column;
-          const Token& cname = expect(Tok::Ident, "a column name");
-          column.name = cname.text;
-          column.span = cname.span;
-          expect(Tok::Colon, "':' and the column type");
-          column.type = type();
-          fn.rows.push_back(std::move(column));
-          if (!accept(Tok::Comma)) break;
-        }
+        fn.rows = typed_names("a column name", "':' and the column type");
         fn.rows_span = join(fn.rows_span, expect(Tok::RParen, "')' after the columns").span);
       } else {
         fn.ret = type();
@@ -203,16 +202,7 @@ class Parser {
     agg.name = name.text;
     agg.name_span = name.span;
     expect(Tok::LParen, "'(' after the aggregate name");
-    while (!at(Tok::RParen)) {
-      Param p;
-      const Token& pname = expect(Tok::Ident, "parameter name");
-      p.name = pname.text;
-      p.span = pname.span;
-      expect(Tok::Colon, "':' and the parameter type");
-      p.type = type();
-      agg.params.push_back(std::move(p));
-      if (!accept(Tok::Comma)) break;
-    }
+    agg.params = typed_names("parameter name", "':' and the parameter type");
     expect(Tok::RParen, "')' after the parameters");
     if (accept(Tok::Arrow)) agg.ret = type();
     if (!at(Tok::LBrace)) fail_expected("'{' to start the aggregate's body");
