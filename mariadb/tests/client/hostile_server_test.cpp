@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -814,7 +815,16 @@ TEST(HostileServer, FetchAnsweredWithMoreRowsThanAskedIsAProtocolError) {
     HostileServer server([](HostilePeer& peer) {
         play_cursor_open(peer);
         std::vector<std::string> flood(1000, "x");
-        play_fetch(peer, flood, true);
+        try {
+            play_fetch(peer, flood, true);
+        } catch (const std::runtime_error& e) {
+            // The client stopped at the third row and closed while the
+            // flood was still being written (a send fails with EPIPE or
+            // ECONNRESET): that is the behaviour under test, not a failure.
+            // Without this the test failed now and then with "send failed".
+            if (std::string_view(e.what()) != "hostile server: send failed") throw;
+            return;
+        }
         peer.wait_for_client_close();
     });
     {
