@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "blocking_runner.hpp"
+#include "feature_states.hpp"
 #include "sluice/mariadb/column.hpp"
 #include "sluice/mariadb/connect_options.hpp"
 #include "sluice/mariadb/error.hpp"
@@ -96,10 +97,12 @@ struct Session {
     // next command.
     std::vector<std::uint32_t> deferred_closes;
 
-    // Hooks of the speed features (bulk, upload, cursor), still on the
-    // session until their exchanges own them (issue 29).
-    // @@max_allowed_packet, read when a bulk execute first needs it.
-    std::size_t max_allowed_packet = 0;
+    // What features keep per connection without a field here (the bulk
+    // exchange's @@max_allowed_packet cache).
+    FeatureStates features;
+
+    // Hooks of the speed features (upload, cursor), still on the session
+    // until their exchanges own them (issue 29).
     // The LOAD DATA LOCAL source registered for the current command; without
     // one every LOCAL INFILE request is refused and nothing is read.
     LocalInfileSource* local_infile = nullptr;

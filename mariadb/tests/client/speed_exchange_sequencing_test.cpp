@@ -1,0 +1,188 @@
+// The speed features' exchanges without sockets (bulk execute, LOCAL INFILE
+// uploads, cursor fetches): scripted server bytes fed split at every byte
+// boundary and one byte at a time (scripted_exchange.hpp) must give the
+// same results, the same errors and the same bytes sent as the unsplit run.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "scripted_exchange.hpp"
+#include "sluice/mariadb/bulk.hpp"
+#include "sluice/mariadb/exchange/bulk_execute.hpp"
+
+namespace sluice::mariadb::test {
+namespace {
+
+using exchange::Step;
+
+// OK with `affected` rows and `insert_id` (each under 251: one-byte lenenc).
+Bytes ok_with(std::uint8_t affected, std::uint8_t insert_id = 0, std::uint16_t warnings = 0) {
+    return PacketBuilder{}
+        .raw({0x00, affected, insert_id})
+        .u16(protocol::status::autocommit)
+        .u16(warnings)
+        .bytes;
+}
+
+// A protocol-4.1 column definition of a BIGINT UNSIGNED named `name`.
+Bytes bigint_column_payload(std::string_view name) {
+    return PacketBuilder{}
+        .lenenc("def")
+        .lenenc("")
+        .lenenc("")
+        .lenenc("")
+        .lenenc(name)
+        .lenenc(name)
+        .u8(0x0C)
+        .u16(63)  // binary
+        .u32(20)
+        .u8(0x08)    // LONGLONG
+        .u16(0x20)   // UNSIGNED
+        .u8(0)
+        .u16(0)
+        .bytes;
+}
+
+// The server's answer to SELECT @@max_allowed_packet (text protocol,
+// classic EOFs), from sequence 1.
+Script& max_allowed_packet_reply(Script& s, std::string_view value) {
+    return s.packet(1, {0x01})
+        .packet(2, bigint_column_payload("@@max_allowed_packet"))
+        .packet(3, eof_payload())
+        .packet(4, text_row({value}))
+        .packet(5, eof_payload());
+}
+
+// BIGINT rows: with one parameter a bulk packet is 9 bytes of header
+// (0xFA, id, flags, one type) and 9 bytes per row (indicator, 8 bytes).
+struct IdRows {
+    std::vector<std::tuple<std::int64_t>> ids;
+    BulkRows erased() const {
+        BulkRows r;
+        r.count = ids.size();
+        r.ctx = &ids;
+        r.fill = [](const void* ctx, std::size_t i, std::span<protocol::BulkParam> out) {
+            out[0] = bulk::param(std::get<0>((*static_cast<const std::vector<std::tuple<std::int64_t>>*>(ctx))[i]));
+        };
+        return r;
+    }
+};
+
+IdRows ids(std::int64_t n) {
+    IdRows r;
+    for (std::int64_t i = 1; i <= n; ++i) r.ids.emplace_back(i);
+    return r;
+}
+
+// Runs one bulk exchange; its result (or how far it got before the error)
+// goes into the transcript.
+Scenario bulk_scenario(IdRows rows, std::size_t max_packet_bytes, exchange::MaxAllowedPacket starting_cache = {}) {
+    return [rows = std::move(rows), max_packet_bytes, given = starting_cache](Driver& d) {
+        exchange::MaxAllowedPacket cache = given;  // each run starts from the same cache
+        const BulkRows erased = rows.erased();
+        std::vector<protocol::BulkParam> row(1);
+        exchange::BulkExecuteExchange bulk(hostile_default_capabilities, false, 9, erased, row, max_packet_bytes, cache);
+        auto report = [&] {
+            const BulkResult& r = bulk.result();
+            d.run.events.push_back("rows " + std::to_string(r.rows) + " in " + std::to_string(r.commands) +
+                                   " packets, " + std::to_string(r.affected_rows) + " affected, first id " +
+                                   std::to_string(r.first_insert_id) + ", " + std::to_string(r.warnings) +
+                                   " warnings, max_allowed_packet " + std::to_string(cache.bytes));
+        };
+        try {
+            d.drive(bulk.start(d.out), [&](std::span<const std::uint8_t> p) { return bulk.resume(d.out, p); });
+        } catch (const Error&) {
+            report();
+            throw;
+        }
+        report();
+    };
+}
+
+// The bulk packets the client sent, as (sequence, payload size, rows).
+std::vector<std::string> bulk_packets(const Bytes& sent) {
+    std::vector<std::string> packets;
+    for (std::size_t at = 0; at + 4 <= sent.size();) {
+        const std::size_t size = std::size_t{sent[at]} | std::size_t{sent[at + 1]} << 8 | std::size_t{sent[at + 2]} << 16;
+        const std::uint8_t command = sent[at + 4];
+        packets.push_back(std::to_string(sent[at + 3]) + ":" + std::to_string(command) + ":" + std::to_string(size));
+        at += 4 + size;
+    }
+    return packets;
+}
+
+TEST(ExchangeSequencing, BulkSplitsByTheGivenLimitAndSumsEveryPacketsOk) {
+    // 27 bytes hold two rows: 5 rows go as 2 + 2 + 1, one OK each.
+    const Bytes server = Script{}
+                             .packet(1, ok_with(2, 11))
+                             .packet(1, ok_with(2, 13, 1))
+                             .packet(1, ok_with(1, 15))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, bulk_scenario(ids(5), 27));
+    EXPECT_EQ(run.events, (std::vector<std::string>{
+                              "rows 5 in 3 packets, 5 affected, first id 11, 1 warnings, max_allowed_packet 0"}));
+    EXPECT_EQ(bulk_packets(run.sent), (std::vector<std::string>{"0:250:27", "0:250:27", "0:250:18"}));
+}
+
+TEST(ExchangeSequencing, BulkAsksMaxAllowedPacketOnceAndSplitsByIt) {
+    Script script;
+    max_allowed_packet_reply(script, "36").packet(1, ok_with(3, 1)).packet(1, ok_with(1, 4));
+    const Transcript run = same_for_every_split(script.bytes, bulk_scenario(ids(4), 0));
+    EXPECT_EQ(run.events, (std::vector<std::string>{
+                              "rows 4 in 2 packets, 4 affected, first id 1, 0 warnings, max_allowed_packet 36"}));
+    // COM_QUERY (3) of "SELECT @@max_allowed_packet", then packets of
+    // 9 + 3 * 9 and 9 + 9 bytes.
+    EXPECT_EQ(bulk_packets(run.sent), (std::vector<std::string>{"0:3:28", "0:250:36", "0:250:18"}));
+
+    // With the cache filled, nothing is asked.
+    const Bytes server = Script{}.packet(1, ok_with(4, 1)).bytes;
+    const Transcript cached = same_for_every_split(server, bulk_scenario(ids(4), 0, exchange::MaxAllowedPacket{64}));
+    EXPECT_EQ(bulk_packets(cached.sent), (std::vector<std::string>{"0:250:45"}));
+}
+
+TEST(ExchangeSequencing, BulkServerErrorMidwayStopsAfterThePacketsRun) {
+    const Bytes server = Script{}
+                             .packet(1, ok_with(2, 1))
+                             .packet(1, err_payload(1062, "23000", "Duplicate entry '3' for key 'PRIMARY'"))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, bulk_scenario(ids(6), 27));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_EQ(run.events[0], "rows 2 in 1 packets, 2 affected, first id 1, 0 warnings, max_allowed_packet 0");
+    EXPECT_EQ(run.events[1], "error server: Duplicate entry '3' for key 'PRIMARY'");
+    // The third packet was never sent.
+    EXPECT_EQ(bulk_packets(run.sent), (std::vector<std::string>{"0:250:27", "0:250:27"}));
+}
+
+TEST(ExchangeSequencing, BulkRowLargerThanThePacketIsRefusedBeforeItIsSent) {
+    const Transcript run = same_for_every_split({}, bulk_scenario(ids(2), 17));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_EQ(run.events[1],
+              "error usage: bulk row 0 does not fit a packet of 17 bytes (max_allowed_packet); execute it alone");
+    EXPECT_TRUE(run.sent.empty());
+}
+
+TEST(ExchangeSequencing, HostileBulkAnsweredWithAResultSet) {
+    const Bytes server = Script{}.packet(1, {0x01}).packet(2, varchar_column_payload("a")).bytes;
+    const Transcript run = same_for_every_split(server, bulk_scenario(ids(1), 100));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_EQ(run.events[1], "error protocol: bulk execute answered with a result set");
+}
+
+TEST(ExchangeSequencing, HostileMaxAllowedPacketWithoutARow) {
+    const Bytes server = Script{}
+                             .packet(1, {0x01})
+                             .packet(2, bigint_column_payload("@@max_allowed_packet"))
+                             .packet(3, eof_payload())
+                             .packet(4, eof_payload())
+                             .bytes;
+    const Transcript run = same_for_every_split(server, bulk_scenario(ids(1), 0));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_EQ(run.events[1], "error protocol: SELECT @@max_allowed_packet returned no row");
+    EXPECT_EQ(bulk_packets(run.sent), (std::vector<std::string>{"0:3:28"}));
+}
+
+}  // namespace
+}  // namespace sluice::mariadb::test
