@@ -32,11 +32,14 @@
 #include "sluice/mariadb/row.hpp"
 #include "sluice/mariadb/transport/packet_channel.hpp"
 
+namespace sluice::mariadb::exchange {
+struct LocalInfileSource;  // exchange/local_infile.hpp
+}  // namespace sluice::mariadb::exchange
+
 namespace sluice::mariadb::detail {
 
 using exchange::Phase;
 
-struct LocalInfileSource;  // src/client/upload.cpp
 struct Session;
 
 // A reply the client asked for but has not read yet: a cursor's pipelined
@@ -101,22 +104,14 @@ struct Session {
     // exchange's @@max_allowed_packet cache).
     FeatureStates features;
 
-    // Hooks of the speed features (upload, cursor), still on the session
-    // until their exchanges own them (issue 29).
-    // The LOAD DATA LOCAL source registered for the current command; without
-    // one every LOCAL INFILE request is refused and nothing is read.
-    LocalInfileSource* local_infile = nullptr;
+    // Hooks of the speed features (cursor), still on the session until
+    // their exchanges own them (issue 29).
     // Set while the last command sent is a pipelined fetch whose reply is
     // unread (the session is otherwise idle).
     PendingReply* pending_reply = nullptr;
     // Set by an AsyncConnection while its ResultSet reads a response it
     // read ahead.
     Replay* replay = nullptr;
-    // Answers the LOCAL INFILE request for `requested`: streams the
-    // registered source or refuses, then reads the server's final OK/ERR
-    // (src/client/upload.cpp).
-    void answer_local_infile(const std::string& requested);
-
     // Runs f; a failure that leaves the stream position unknown (any Error
     // but server, usage and conversion, or a fatal server error) marks the
     // session broken before propagating.
@@ -166,8 +161,12 @@ struct Session {
     void run(exchange::Step first, Resume&& resume);
 
     // After COM_QUERY / COM_STMT_EXECUTE: OK, ERR or a result set head
-    // (a statement's cached columns: see ResultReader::expect_head).
-    void read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr);
+    // (a statement's cached columns: see ResultReader::expect_head). A LOCAL
+    // INFILE request is answered from `infile`, the source upload()
+    // registered for its command; without one it is refused and nothing is
+    // read (exchange/local_infile.hpp).
+    void read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr,
+                          exchange::LocalInfileSource* infile = nullptr);
     // Reads n column definitions (and the EOF that follows without
     // deprecate-EOF) into `into`.
     void read_column_definitions(std::size_t n, std::vector<Column>& into);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "scripted_exchange.hpp"
 #include "sluice/mariadb/bulk.hpp"
 #include "sluice/mariadb/exchange/bulk_execute.hpp"
+#include "sluice/mariadb/exchange/commands.hpp"
+#include "sluice/mariadb/exchange/local_infile.hpp"
+#include "sluice/mariadb/exchange/result_reader.hpp"
 
 namespace sluice::mariadb::test {
 namespace {
@@ -182,6 +186,130 @@ TEST(ExchangeSequencing, HostileMaxAllowedPacketWithoutARow) {
     ASSERT_EQ(run.events.size(), 2U);
     EXPECT_EQ(run.events[1], "error protocol: SELECT @@max_allowed_packet returned no row");
     EXPECT_EQ(bulk_packets(run.sent), (std::vector<std::string>{"0:3:28"}));
+}
+
+// ---- LOAD DATA LOCAL INFILE ----------------------------------------------
+
+// What upload() registers: the name and a reader handing out `chunks` (then
+// 0, or, with `fail_at_end`, an Error{io} like the istream reader's).
+struct InfileSourceScript {
+    std::string name = "rows.csv";
+    std::vector<std::string> chunks;
+    bool fail_at_end = false;
+};
+
+// COM_QUERY of a LOAD DATA LOCAL statement, its head read by the
+// ResultReader, the request answered as the blocking session does: from the
+// source (nullopt: none registered, as during query()).
+Scenario infile_scenario(std::optional<InfileSourceScript> script) {
+    return [script = std::move(script)](Driver& d) {
+        exchange::ResultReader reader;
+        reader.set_connection(hostile_default_capabilities, false);
+        exchange::write_query(d.out, "LOAD DATA LOCAL INFILE 'rows.csv' INTO TABLE t");
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        d.run.sent.clear();  // what answers the request is what the tests look at
+        reader.expect_head(false);
+        d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return reader.resume(p); });
+        if (reader.phase != exchange::Phase::local_infile) {
+            d.run.events.push_back("no LOCAL INFILE request");
+            return;
+        }
+        std::size_t next = 0;
+        UploadReader read = [&](std::span<std::uint8_t> buf) -> std::size_t {
+            if (next == script->chunks.size()) {
+                if (script->fail_at_end) throw Error(ErrorKind::io, "reading the upload stream failed");
+                return 0;
+            }
+            const std::string& chunk = script->chunks[next++];
+            std::copy(chunk.begin(), chunk.end(), buf.begin());
+            return chunk.size();
+        };
+        std::optional<exchange::LocalInfileSource> source;
+        if (script) source.emplace(exchange::LocalInfileSource{script->name, &read, std::vector<std::uint8_t>(16)});
+        exchange::LocalInfileExchange infile(hostile_default_capabilities, reader.local_infile_name,
+                                             source ? &*source : nullptr);
+        d.drive(infile.start(d.out), [&](std::span<const std::uint8_t> p) { return infile.resume(d.out, p); });
+        reader.set_ok(infile.ok());
+        d.run.events.push_back("server ok, " + std::to_string(reader.ok.affected_rows) + " affected, " +
+                               reader.ok.info);
+        infile.finish();
+        d.run.events.push_back("uploaded");
+    };
+}
+
+Bytes infile_request(std::string_view name) { return PacketBuilder{}.u8(0xFB).text(name).bytes; }
+
+Bytes ok_with_info(std::uint8_t affected, std::string_view info) {
+    return PacketBuilder{}.raw({0x00, affected, 0}).u16(protocol::status::autocommit).u16(0).text(info).bytes;
+}
+
+// The packets the client sent, as "sequence:payload".
+std::vector<std::string> sent_packets(const Bytes& sent) {
+    std::vector<std::string> packets;
+    for (std::size_t at = 0; at + 4 <= sent.size();) {
+        const std::size_t size = std::size_t{sent[at]} | std::size_t{sent[at + 1]} << 8 | std::size_t{sent[at + 2]} << 16;
+        packets.push_back(std::to_string(sent[at + 3]) + ":" +
+                          std::string(reinterpret_cast<const char*>(sent.data() + at + 4), size));
+        at += 4 + size;
+    }
+    return packets;
+}
+
+TEST(ExchangeSequencing, LocalInfileIsAnsweredFromTheRegisteredSource) {
+    const Bytes server =
+        Script{}.packet(1, infile_request("rows.csv")).packet(5, ok_with_info(3, "Records: 3  Deleted: 0")).bytes;
+    const Transcript run =
+        same_for_every_split(server, infile_scenario(InfileSourceScript{"rows.csv", {"1,a\n2,b\n", "3,c\n"}, false}));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"server ok, 3 affected, Records: 3  Deleted: 0", "uploaded"}));
+    // One packet per chunk, then the empty one that ends the file.
+    EXPECT_EQ(sent_packets(run.sent), (std::vector<std::string>{"2:1,a\n2,b\n", "3:3,c\n", "4:"}));
+}
+
+TEST(ExchangeSequencing, LocalInfileWithoutASourceIsRefusedWithAnEmptyFile) {
+    const Bytes server = Script{}.packet(1, infile_request("/etc/passwd")).packet(3, ok_with_info(0, "")).bytes;
+    const Transcript run = same_for_every_split(server, infile_scenario(std::nullopt));
+    EXPECT_EQ(run.events, (std::vector<std::string>{
+                              "server ok, 0 affected, ",
+                              "error usage: server requested LOCAL INFILE '/etc/passwd', which is not the source "
+                              "registered for this statement: refused, nothing was read"}));
+    EXPECT_EQ(sent_packets(run.sent), (std::vector<std::string>{"2:"}));
+}
+
+TEST(ExchangeSequencing, HostileLocalInfileForAnotherNameIsRefused) {
+    const Bytes server = Script{}.packet(1, infile_request("/etc/shadow")).packet(3, ok_with_info(0, "")).bytes;
+    const Transcript run = same_for_every_split(server, infile_scenario(InfileSourceScript{"rows.csv", {"1,a\n"}, false}));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_EQ(run.events[1], "error usage: server requested LOCAL INFILE '/etc/shadow', which is not the source "
+                             "registered for this statement: refused, nothing was read");
+    EXPECT_EQ(sent_packets(run.sent), (std::vector<std::string>{"2:"}));
+}
+
+TEST(ExchangeSequencing, LocalInfileServerErrorAfterTheData) {
+    const Bytes server = Script{}
+                             .packet(1, infile_request("rows.csv"))
+                             .packet(4, err_payload(1062, "23000", "Duplicate entry '1' for key 'PRIMARY'"))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, infile_scenario(InfileSourceScript{"rows.csv", {"1,a\n"}, false}));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"error server: Duplicate entry '1' for key 'PRIMARY'"}));
+    EXPECT_EQ(sent_packets(run.sent), (std::vector<std::string>{"2:1,a\n", "3:"}));
+}
+
+TEST(ExchangeSequencing, LocalInfileReaderFailureEndsTheFileAndIsThrownAfterTheReply) {
+    // The server keeps what it got (its OK is taken), then the reader's error.
+    const Bytes ok_server =
+        Script{}.packet(1, infile_request("rows.csv")).packet(4, ok_with_info(1, "Records: 1")).bytes;
+    const Transcript run = same_for_every_split(ok_server, infile_scenario(InfileSourceScript{"rows.csv", {"1,a\n"}, true}));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"server ok, 1 affected, Records: 1",
+                                                    "error io: reading the upload stream failed"}));
+    EXPECT_EQ(sent_packets(run.sent), (std::vector<std::string>{"2:1,a\n", "3:"}));
+    // A server ERR after a reader failure: the reader's error is the cause.
+    const Bytes err_server = Script{}
+                                 .packet(1, infile_request("rows.csv"))
+                                 .packet(4, err_payload(1261, "01000", "Row 1 doesn't contain data for all columns"))
+                                 .bytes;
+    const Transcript failed =
+        same_for_every_split(err_server, infile_scenario(InfileSourceScript{"rows.csv", {"1,a\n"}, true}));
+    EXPECT_EQ(failed.events, (std::vector<std::string>{"error io: reading the upload stream failed"}));
 }
 
 }  // namespace
