@@ -14,8 +14,12 @@
 #include "sluice/mariadb/bulk.hpp"
 #include "sluice/mariadb/exchange/bulk_execute.hpp"
 #include "sluice/mariadb/exchange/commands.hpp"
+#include "sluice/mariadb/exchange/cursor_fetch.hpp"
 #include "sluice/mariadb/exchange/local_infile.hpp"
 #include "sluice/mariadb/exchange/result_reader.hpp"
+#include "sluice/mariadb/protocol/result_head.hpp"
+#include "sluice/mariadb/protocol/rows.hpp"
+#include "sluice/mariadb/row.hpp"
 
 namespace sluice::mariadb::test {
 namespace {
@@ -310,6 +314,176 @@ TEST(ExchangeSequencing, LocalInfileReaderFailureEndsTheFileAndIsThrownAfterTheR
     const Transcript failed =
         same_for_every_split(err_server, infile_scenario(InfileSourceScript{"rows.csv", {"1,a\n"}, true}));
     EXPECT_EQ(failed.events, (std::vector<std::string>{"error io: reading the upload stream failed"}));
+}
+
+// ---- Cursors ---------------------------------------------------------------
+
+constexpr std::uint16_t cursor_open = protocol::status::autocommit | protocol::status::cursor_exists;
+constexpr std::uint16_t cursor_last = cursor_open | protocol::status::last_row_sent;
+
+Bytes binary_text_row(std::string_view value) { return PacketBuilder{}.u8(0x00).u8(0x00).lenenc(value).bytes; }
+Bytes eof_with(std::uint16_t status) { return PacketBuilder{}.u8(0xFE).u16(0).u16(status).bytes; }
+
+// A cursor over statement 9 (one VARCHAR column) driven as Cursor does:
+// the execute's head, the open, then batch by batch with the next fetch sent
+// before the current batch is walked. `before_walk` runs once, after the
+// first fetch went out and before its reply is needed (another command).
+Scenario cursor_scenario(std::uint64_t capabilities, std::uint32_t fetch_size,
+                         std::function<void(Driver&, exchange::CursorFetchExchange&)> before_walk = {}) {
+    return [=](Driver& d) {
+        const bool deprecate_eof = capabilities & protocol::cap::deprecate_eof;
+        exchange::ResultReader reader;
+        reader.set_connection(capabilities, deprecate_eof);
+        auto cached = std::make_shared<std::vector<Column>>();
+        const protocol::ParamValue none[1];
+        d.out.add(true, [&](protocol::Writer& w) {
+            protocol::write_stmt_execute(w, 9, std::span(none, 0), protocol::cursor_flag::read_only);
+        });
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        reader.expect_head(true, &cached);
+        d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return reader.resume(p); });
+        exchange::CursorFetchExchange cursor(capabilities, deprecate_eof, 9, fetch_size);
+        const bool opened_in_head =
+            !deprecate_eof && (reader.definitions_eof_status & protocol::status::cursor_exists);
+        d.drive(cursor.open(opened_in_head, reader.definitions_eof_status),
+                [&](std::span<const std::uint8_t> p) { return cursor.resume(p); });
+        d.run.events.push_back("opened, " + std::to_string(cursor.current.rows()) + " rows" +
+                               (cursor.server_done() ? ", no cursor left" : ""));
+        const std::vector<Column>& columns = *reader.result_columns;
+        const std::vector<protocol::ColumnType> types{columns.at(0).type};
+        std::vector<protocol::FieldSlice> fields(1);
+        const Row row(&columns, fields, true);
+        auto walk = [&](const exchange::RowBatch& batch) {
+            std::string text = "batch";
+            for (std::size_t i = 0; i < batch.rows(); ++i) {
+                const std::size_t at = batch.offsets[i];
+                protocol::decode_binary_row(protocol::Bytes(batch.bytes.data() + at, batch.offsets[i + 1] - at), types,
+                                            fields);
+                text += " " + row[0].to_string();
+            }
+            d.run.events.push_back(text);
+        };
+        walk(cursor.current);
+        auto fetch = [&] { d.drive(cursor.send_fetch(d.out), [&](std::span<const std::uint8_t> p) { return cursor.resume(p); }); };
+        if (!cursor.server_done()) fetch();
+        if (before_walk) before_walk(d, cursor);
+        while (cursor.in_flight()) {
+            d.drive(cursor.receive(), [&](std::span<const std::uint8_t> p) { return cursor.resume(p); });
+            std::swap(cursor.current, cursor.next);
+            if (!cursor.server_done()) fetch();  // batch N+1 asked for before batch N is walked
+            walk(cursor.current);
+        }
+        d.run.events.push_back(std::to_string(cursor.fetches()) + " fetches");
+    };
+}
+
+// The head of a cursor's execute on a classic server: the cursor opens on
+// the definitions' EOF.
+Script& cursor_head(Script& s) {
+    return s.packet(1, {0x01}).packet(2, varchar_column_payload("a")).packet(3, eof_with(cursor_open));
+}
+
+// The COM_STMT_FETCH packets the client sent, each "sequence:statement/rows".
+std::vector<std::string> fetches_sent(const Bytes& sent) {
+    std::vector<std::string> fetches;
+    for (std::size_t at = 0; at + 4 <= sent.size();) {
+        const std::size_t size = std::size_t{sent[at]} | std::size_t{sent[at + 1]} << 8 | std::size_t{sent[at + 2]} << 16;
+        if (sent[at + 4] == 0x1C) {
+            fetches.push_back(std::to_string(sent[at + 3]) + ":" + std::to_string(sent[at + 5]) + "/" +
+                              std::to_string(sent[at + 9]));
+        }
+        at += 4 + size;
+    }
+    return fetches;
+}
+
+TEST(ExchangeSequencing, CursorFetchesRowsUntilTheLastRowStatus) {
+    Script script;
+    cursor_head(script)
+        .packet(1, binary_text_row("r1"))
+        .packet(2, binary_text_row("r2"))
+        .packet(3, eof_with(cursor_open))
+        .packet(1, binary_text_row("r3"))
+        .packet(2, eof_with(cursor_last));
+    const Transcript run = same_for_every_split(script.bytes, cursor_scenario(hostile_default_capabilities, 2));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"opened, 0 rows", "batch", "batch r1 r2", "batch r3",
+                                                    "2 fetches"}));
+    EXPECT_EQ(fetches_sent(run.sent), (std::vector<std::string>{"0:9/2", "0:9/2"}));
+}
+
+TEST(ExchangeSequencing, CursorWithDeprecateEofOpensOnTheEndOfRows) {
+    const std::uint64_t caps = hostile_default_capabilities | protocol::cap::deprecate_eof;
+    const Bytes ok_end_open = PacketBuilder{}.raw({0xFE, 0, 0}).u16(cursor_open).u16(0).bytes;
+    const Bytes ok_end_last = PacketBuilder{}.raw({0xFE, 0, 0}).u16(cursor_last).u16(0).bytes;
+    const Bytes server = Script{}
+                             .packet(1, {0x01})
+                             .packet(2, varchar_column_payload("a"))
+                             .packet(3, ok_end_open)
+                             .packet(1, binary_text_row("r1"))
+                             .packet(2, ok_end_last)
+                             .bytes;
+    const Transcript run = same_for_every_split(server, cursor_scenario(caps, 5));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"opened, 0 rows", "batch", "batch r1", "1 fetches"}));
+}
+
+TEST(ExchangeSequencing, CursorDeclinedByTheServerGivesEveryRowAtOnce) {
+    const Bytes server = Script{}
+                             .packet(1, {0x01})
+                             .packet(2, varchar_column_payload("a"))
+                             .packet(3, eof_payload())
+                             .packet(4, binary_text_row("r1"))
+                             .packet(5, binary_text_row("r2"))
+                             .packet(6, binary_text_row("r3"))
+                             .packet(7, eof_payload())
+                             .bytes;
+    const Transcript run = same_for_every_split(server, cursor_scenario(hostile_default_capabilities, 2));
+    EXPECT_EQ(run.events,
+              (std::vector<std::string>{"opened, 3 rows, no cursor left", "batch r1 r2 r3", "0 fetches"}));
+    EXPECT_TRUE(fetches_sent(run.sent).empty());
+}
+
+TEST(ExchangeSequencing, CursorPipelinedFetchIsReadBeforeTheNextCommand) {
+    // Another command (COM_PING) while the first fetch is in flight: the
+    // fetch's reply is read first (as begin_command does) and kept, then
+    // the ping runs, then the cursor walks what it kept.
+    Script script;
+    cursor_head(script)
+        .packet(1, binary_text_row("r1"))
+        .packet(2, eof_with(cursor_last))
+        .packet(1, ok_payload());
+    const Transcript run =
+        same_for_every_split(script.bytes, cursor_scenario(hostile_default_capabilities, 1, [](Driver& d, auto& cursor) {
+            d.drive(cursor.receive(), [&](std::span<const std::uint8_t> p) { return cursor.resume(p); });
+            d.run.events.push_back("fetch reply kept, " + std::to_string(cursor.next.rows()) + " rows");
+            exchange::SimpleCommand ping(hostile_default_capabilities);
+            d.drive(ping.start(d.out, protocol::Command::ping), [&](std::span<const std::uint8_t> p) {
+                return ping.resume(p);
+            });
+            d.run.events.push_back("ping answered");
+            std::swap(cursor.current, cursor.next);
+            d.run.events.push_back("walked " + std::to_string(cursor.current.rows()) + " rows" +
+                                   (cursor.server_done() ? ", last" : ""));
+        }));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"opened, 0 rows", "batch", "fetch reply kept, 1 rows",
+                                                    "ping answered", "walked 1 rows, last", "1 fetches"}));
+}
+
+TEST(ExchangeSequencing, CursorFetchAnsweredWithAServerError) {
+    Script script;
+    cursor_head(script).packet(1, binary_text_row("r1")).packet(2, err_payload(1317, "70100", "Query execution was interrupted"));
+    const Transcript run = same_for_every_split(script.bytes, cursor_scenario(hostile_default_capabilities, 2));
+    EXPECT_EQ(run.events, (std::vector<std::string>{"opened, 0 rows", "batch",
+                                                    "error server: Query execution was interrupted"}));
+}
+
+TEST(ExchangeSequencing, HostileFetchAnsweredWithMoreRowsThanAsked) {
+    Script script;
+    cursor_head(script);
+    for (std::uint8_t i = 1; i <= 3; ++i) script.packet(i, binary_text_row("x"));
+    script.packet(4, eof_with(cursor_last));
+    const Transcript run = same_for_every_split(script.bytes, cursor_scenario(hostile_default_capabilities, 2));
+    ASSERT_EQ(run.events.size(), 3U);
+    EXPECT_EQ(run.events[2], "error protocol: server sent more than 2 rows in reply to a COM_STMT_FETCH of 2");
 }
 
 }  // namespace
