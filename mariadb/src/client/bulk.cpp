@@ -1,11 +1,9 @@
 #include "sluice/mariadb/bulk.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "access.hpp"
 #include "sluice/mariadb/exchange/bulk_execute.hpp"
-#include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/constants.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
 

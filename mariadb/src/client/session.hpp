@@ -43,8 +43,9 @@ using exchange::Phase;
 struct Session;
 
 // A reply the client asked for but has not read yet: a cursor's pipelined
-// COM_STMT_FETCH (src/client/cursor.cpp). begin_command() has it read
-// first, so the stream stays in step and the cursor keeps its rows.
+// COM_STMT_FETCH (src/client/cursor.cpp, its CursorFetchExchange reads
+// it), or a pipeline's steps. begin_command() has it read first, so the
+// stream stays in step and the cursor keeps its rows.
 struct PendingReply {
     virtual void read(Session& s) = 0;
 
@@ -104,10 +105,10 @@ struct Session {
     // exchange's @@max_allowed_packet cache).
     FeatureStates features;
 
-    // Hooks of the speed features (cursor), still on the session until
-    // their exchanges own them (issue 29).
-    // Set while the last command sent is a pipelined fetch whose reply is
-    // unread (the session is otherwise idle).
+    // The reply the stream owes before the next command can start: a
+    // cursor's pipelined fetch, or a command pipeline's outstanding steps
+    // (which refuse). The stream's position, not a feature's state, so it
+    // stays here: every begin_command() consults it.
     PendingReply* pending_reply = nullptr;
     // Set by an AsyncConnection while its ResultSet reads a response it
     // read ahead.
