@@ -61,8 +61,6 @@ Step CursorFetchExchange::open(bool opened_in_head, std::uint16_t head_status) {
 
 Step CursorFetchExchange::send_fetch(Outbox& out) {
     out.add(true, [&](Writer& w) { write_stmt_fetch(w, statement_id_, fetch_size_); });
-    ++fetches_;
-    in_flight_ = true;
     state_ = State::sending;
     return Step::write;
 }
@@ -80,7 +78,11 @@ Step CursorFetchExchange::receive() {
 
 Step CursorFetchExchange::resume(Bytes p) {
     switch (state_) {
-        case State::sending: state_ = State::idle; return Step::done;
+        case State::sending:  // it went out: its reply is owed
+            ++fetches_;
+            in_flight_ = true;
+            state_ = State::idle;
+            return Step::done;
         case State::reading_open:
         case State::reading_fetch:
             if (reader_.resume(p) == Step::read) return Step::read;

@@ -72,7 +72,8 @@ public:
     // rows that opens it: Step::read, into `current`.
     Step open(bool opened_in_head, std::uint16_t head_status);
     // COM_STMT_FETCH of fetch_size rows into the outbox: Step::write, then
-    // resume({}) gives Step::done with the reply unread (in_flight()).
+    // resume({}) (it was sent) gives Step::done with the reply unread
+    // (in_flight()).
     Step send_fetch(Outbox& out);
     // The in-flight fetch's reply is next: Step::read, into `next`.
     Step receive();
