@@ -1,10 +1,9 @@
 #include "sluice/mariadb/bulk.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "access.hpp"
-#include "sluice/mariadb/protocol/commands.hpp"
+#include "sluice/mariadb/exchange/bulk_execute.hpp"
 #include "sluice/mariadb/protocol/constants.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
 
@@ -13,19 +12,6 @@ namespace sluice::mariadb {
 using namespace protocol;
 
 namespace {
-
-// @@max_allowed_packet, asked once per connection.
-std::size_t max_allowed_packet(detail::Session& s) {
-    if (s.max_allowed_packet == 0) {
-        s.begin_command();
-        s.send([](Writer& w) { write_command(w, Command::query, "SELECT @@max_allowed_packet"); });
-        s.read_result_head(false);
-        if (!s.next_row()) throw Error(ErrorKind::protocol, "SELECT @@max_allowed_packet returned no row");
-        s.max_allowed_packet = static_cast<std::size_t>(s.result.row.get<std::uint64_t>(0));
-        s.drain();
-    }
-    return s.max_allowed_packet;
-}
 
 std::string indicator_name(Indicator i) {
     return i == Indicator::default_ ? "DEFAULT" : i == Indicator::ignore ? "IGNORE" : "NULL";
@@ -71,50 +57,24 @@ BulkResult execute_bulk(Statement& stmt, const BulkRows& rows, const BulkOptions
     std::vector<BulkParam> row(params);
     if (options.mode == BulkOptions::Mode::sequential || !server_bulk) return execute_sequential(stmt, rows, row);
 
-    BulkResult result;
-    result.native = true;
-    const std::uint32_t id = detail::Access::id(stmt);
-    std::size_t next = 0;
-    std::size_t filled = rows.count;  // index of the row currently in `row`
-    while (next < rows.count) {
-        s.guarded([&] {
-            const std::size_t limit =
-                options.max_packet_bytes
-                    ? options.max_packet_bytes
-                    : std::min(max_allowed_packet(s), PacketChannel::max_packet_piece - 1);
-            s.begin_command();
-            BulkPacket packet(s.out, id, params);
-            while (next < rows.count) {
-                if (filled != next) {
-                    rows.fill(rows.ctx, next, row);
-                    filled = next;
-                }
-                BulkPacket::Append a = packet.append(row, limit);
-                if (a == BulkPacket::Append::added) {
-                    ++next;
-                    continue;
-                }
-                if (packet.rows() == 0) {
-                    throw Error(ErrorKind::usage, "bulk row " + std::to_string(next) +
-                                                      " does not fit a packet of " + std::to_string(limit) +
-                                                      " bytes (max_allowed_packet); execute it alone");
-                }
-                break;  // the row opens the next packet
-            }
-            s.chan().send_packet(s.out);
-            Bytes reply = s.read();
-            if (is_err(reply)) throw_server_error(reply);
-            if (!is_ok(reply)) throw Error(ErrorKind::protocol, "bulk execute answered with a result set");
-            OkPacket ok = parse_ok(reply, s.capabilities);
-            s.set_ok(ok);
-            result.affected_rows += ok.affected_rows;
-            if (result.first_insert_id == 0) result.first_insert_id = ok.last_insert_id;
-            result.warnings += ok.warnings;
-            result.rows += packet.rows();
-            ++result.commands;
-        });
+    if (rows.count == 0) {
+        BulkResult none;
+        none.native = true;
+        return none;
     }
-    return result;
+    exchange::BulkExecuteExchange bulk(s.capabilities, s.deprecate_eof, stmt.id(), rows, row,
+                                       options.max_packet_bytes, s.features.get<exchange::MaxAllowedPacket>());
+    s.guarded([&] {
+        s.begin_command();
+        s.run(bulk.start(s.outbox), [&](Bytes p) {
+            const std::size_t answered = bulk.result().commands;
+            const exchange::Step next = bulk.resume(s.outbox, p);
+            // Each packet's OK is the connection's last, as a query's is.
+            if (bulk.result().commands != answered) s.set_ok(bulk.last_ok());
+            return next;
+        });
+    });
+    return bulk.result();
 }
 
 }  // namespace sluice::mariadb

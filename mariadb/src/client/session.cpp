@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "sluice/mariadb/exchange/local_infile.hpp"
 #include "sluice/mariadb/protocol/column.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/constants.hpp"
@@ -84,12 +85,16 @@ void Session::begin_command() {
     chan().reset_sequence();
 }
 
-void Session::read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns) {
+void Session::read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns,
+                               exchange::LocalInfileSource* infile) {
     result.expect_head(binary_rows, statement_columns);
     run(exchange::Step::read, [&](protocol::Bytes p) { return result.resume(p); });
     if (result.phase == Phase::local_infile) {
         result.phase = Phase::idle;  // until the upload's final OK says otherwise
-        answer_local_infile(result.local_infile_name);
+        exchange::LocalInfileExchange answer(capabilities, std::move(result.local_infile_name), infile);
+        run(answer.start(outbox), [&](protocol::Bytes p) { return answer.resume(outbox, p); });
+        set_ok(answer.ok());
+        answer.finish();
     }
 }
 

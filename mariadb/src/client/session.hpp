@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "blocking_runner.hpp"
+#include "feature_states.hpp"
 #include "sluice/mariadb/column.hpp"
 #include "sluice/mariadb/connect_options.hpp"
 #include "sluice/mariadb/error.hpp"
@@ -31,16 +32,20 @@
 #include "sluice/mariadb/row.hpp"
 #include "sluice/mariadb/transport/packet_channel.hpp"
 
+namespace sluice::mariadb::exchange {
+struct LocalInfileSource;  // exchange/local_infile.hpp
+}  // namespace sluice::mariadb::exchange
+
 namespace sluice::mariadb::detail {
 
 using exchange::Phase;
 
-struct LocalInfileSource;  // src/client/upload.cpp
 struct Session;
 
 // A reply the client asked for but has not read yet: a cursor's pipelined
-// COM_STMT_FETCH (src/client/cursor.cpp). begin_command() has it read
-// first, so the stream stays in step and the cursor keeps its rows.
+// COM_STMT_FETCH (src/client/cursor.cpp, its CursorFetchExchange reads
+// it), or a pipeline's steps. begin_command() has it read first, so the
+// stream stays in step and the cursor keeps its rows.
 struct PendingReply {
     virtual void read(Session& s) = 0;
 
@@ -96,24 +101,18 @@ struct Session {
     // next command.
     std::vector<std::uint32_t> deferred_closes;
 
-    // Hooks of the speed features (bulk, upload, cursor), still on the
-    // session until their exchanges own them (issue 29).
-    // @@max_allowed_packet, read when a bulk execute first needs it.
-    std::size_t max_allowed_packet = 0;
-    // The LOAD DATA LOCAL source registered for the current command; without
-    // one every LOCAL INFILE request is refused and nothing is read.
-    LocalInfileSource* local_infile = nullptr;
-    // Set while the last command sent is a pipelined fetch whose reply is
-    // unread (the session is otherwise idle).
+    // What features keep per connection without a field here (the bulk
+    // exchange's @@max_allowed_packet cache).
+    FeatureStates features;
+
+    // The reply the stream owes before the next command can start: a
+    // cursor's pipelined fetch, or a command pipeline's outstanding steps
+    // (which refuse). The stream's position, not a feature's state, so it
+    // stays here: every begin_command() consults it.
     PendingReply* pending_reply = nullptr;
     // Set by an AsyncConnection while its ResultSet reads a response it
     // read ahead.
     Replay* replay = nullptr;
-    // Answers the LOCAL INFILE request for `requested`: streams the
-    // registered source or refuses, then reads the server's final OK/ERR
-    // (src/client/upload.cpp).
-    void answer_local_infile(const std::string& requested);
-
     // Runs f; a failure that leaves the stream position unknown (any Error
     // but server, usage and conversion, or a fatal server error) marks the
     // session broken before propagating.
@@ -163,8 +162,12 @@ struct Session {
     void run(exchange::Step first, Resume&& resume);
 
     // After COM_QUERY / COM_STMT_EXECUTE: OK, ERR or a result set head
-    // (a statement's cached columns: see ResultReader::expect_head).
-    void read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr);
+    // (a statement's cached columns: see ResultReader::expect_head). A LOCAL
+    // INFILE request is answered from `infile`, the source upload()
+    // registered for its command; without one it is refused and nothing is
+    // read (exchange/local_infile.hpp).
+    void read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr,
+                          exchange::LocalInfileSource* infile = nullptr);
     // Reads n column definitions (and the EOF that follows without
     // deprecate-EOF) into `into`.
     void read_column_definitions(std::size_t n, std::vector<Column>& into);

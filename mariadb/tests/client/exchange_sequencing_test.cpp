@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hostile_server.hpp"
+#include "scripted_exchange.hpp"
 #include "sluice/mariadb/exchange/commands.hpp"
 #include "sluice/mariadb/exchange/login.hpp"
 #include "sluice/mariadb/exchange/response_scanner.hpp"
@@ -23,107 +23,6 @@ namespace {
 
 using exchange::Outbox;
 using exchange::Step;
-using Bytes = std::vector<std::uint8_t>;
-
-// Server packets, framed with their sequence ids.
-struct Script {
-    Bytes bytes;
-    Script& packet(std::uint8_t sequence, const Bytes& payload) {
-        bytes.push_back(static_cast<std::uint8_t>(payload.size()));
-        bytes.push_back(static_cast<std::uint8_t>(payload.size() >> 8));
-        bytes.push_back(static_cast<std::uint8_t>(payload.size() >> 16));
-        bytes.push_back(sequence);
-        bytes.insert(bytes.end(), payload.begin(), payload.end());
-        return *this;
-    }
-};
-
-// What one run produced: a transcript of events and what the client sent.
-struct Transcript {
-    std::vector<std::string> events;
-    Bytes sent;
-    bool operator==(const Transcript&) const = default;
-};
-
-// Feeds `server` to a framer in the pieces `cuts` says (each cut ends a
-// piece), driving `resume` from `first`; Step::done ends the run.
-class Driver {
-public:
-    Driver(const Bytes& server, std::vector<std::size_t> cuts) : server_(server), cuts_(std::move(cuts)) {}
-
-    PacketFramer framer{"scripted-server"};
-    Outbox out;
-    Transcript run;
-
-    void drive(Step step, const std::function<Step(std::span<const std::uint8_t>)>& resume) {
-        for (;;) {
-            switch (step) {
-                case Step::read: {
-                    std::optional<std::span<const std::uint8_t>> p;
-                    while (!(p = framer.next_packet())) feed();
-                    step = resume(*p);
-                    break;
-                }
-                case Step::write:
-                    for (const Outbox::Packet& p : out.packets()) {
-                        if (p.new_command) framer.reset_sequence();
-                        framer.write_packet(out.payload(p));
-                    }
-                    out.clear();
-                    run.sent.insert(run.sent.end(), framer.output().begin(), framer.output().end());
-                    framer.sent(framer.output().size());
-                    step = resume({});
-                    break;
-                case Step::start_tls:
-                case Step::compress: throw std::logic_error("the scripts switch no transport");
-                case Step::done: return;
-            }
-        }
-    }
-
-private:
-    void feed() {
-        if (at_ == server_.size()) throw std::logic_error("the exchange wants more than the script sends");
-        std::size_t end = server_.size();
-        while (next_cut_ < cuts_.size() && cuts_[next_cut_] <= at_) ++next_cut_;
-        if (next_cut_ < cuts_.size()) end = cuts_[next_cut_];
-        std::span<std::uint8_t> space = framer.input_space(end - at_);
-        std::copy(server_.begin() + static_cast<std::ptrdiff_t>(at_), server_.begin() + static_cast<std::ptrdiff_t>(end),
-                  space.begin());
-        framer.received(end - at_);
-        at_ = end;
-    }
-
-    const Bytes& server_;
-    std::vector<std::size_t> cuts_;
-    std::size_t at_ = 0;
-    std::size_t next_cut_ = 0;
-};
-
-using Scenario = std::function<void(Driver&)>;
-
-Transcript play(const Bytes& server, std::vector<std::size_t> cuts, const Scenario& scenario) {
-    Driver d(server, std::move(cuts));
-    try {
-        scenario(d);
-    } catch (const Error& e) {
-        d.run.events.push_back(std::string("error ") + std::string(to_string(e.kind())) + ": " + e.what());
-    }
-    return d.run;
-}
-
-// The unsplit run, checked to be what every split and the byte-by-byte
-// feeding give too.
-Transcript same_for_every_split(const Bytes& server, const Scenario& scenario) {
-    const Transcript whole = play(server, {}, scenario);
-    for (std::size_t cut = 1; cut < server.size(); ++cut) {
-        EXPECT_EQ(play(server, {cut}, scenario), whole) << "split at byte " << cut;
-    }
-    std::vector<std::size_t> every;
-    for (std::size_t i = 1; i < server.size(); ++i) every.push_back(i);
-    EXPECT_EQ(play(server, every, scenario), whole) << "one byte at a time";
-    return whole;
-}
 
 ConnectOptions plain_options() {
     ConnectOptions o;
@@ -147,10 +46,6 @@ Bytes auth_switch(std::string_view plugin, const Bytes& data) {
     Bytes p = PacketBuilder{}.u8(0xFE).nul(plugin).bytes;
     p.insert(p.end(), data.begin(), data.end());
     return p;
-}
-
-Bytes err_payload(std::uint16_t code, std::string_view state, std::string_view message) {
-    return PacketBuilder{}.u8(0xFF).u16(code).text("#").text(state).text(message).bytes;
 }
 
 TEST(ExchangeSequencing, LoginWithNativePassword) {
@@ -245,12 +140,6 @@ Scenario query_scenario(std::uint64_t capabilities) {
             reader.expect_head(false);
         }
     };
-}
-
-Bytes text_row(std::initializer_list<std::string_view> values) {
-    PacketBuilder b;
-    for (std::string_view v : values) b.lenenc(v);
-    return b.bytes;
 }
 
 constexpr std::uint16_t more_results = protocol::status::more_results_exist | protocol::status::autocommit;

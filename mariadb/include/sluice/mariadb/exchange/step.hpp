@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "sluice/mariadb/protocol/wire.hpp"
@@ -49,6 +50,23 @@ public:
     }
     void add_bytes(bool new_command, std::span<const std::uint8_t> payload) {
         add(new_command, [&](protocol::Writer& w) { w.bytes(payload); });
+    }
+
+    // For encoders that own their whole buffer (BulkPacket clears it and
+    // takes back a row that does not fit): fill(std::vector<uint8_t>&)
+    // writes one packet's payload straight into the outbox's buffer, so a
+    // 16 MiB bulk packet is never copied. Only into an empty outbox; if fill
+    // throws, the outbox stays empty.
+    template <class F>
+    void add_whole(bool new_command, F&& fill) {
+        if (!empty()) throw std::logic_error("Outbox::add_whole needs an empty outbox");
+        try {
+            fill(data_);
+        } catch (...) {
+            data_.clear();
+            throw;
+        }
+        packets_.push_back(Packet{0, data_.size(), new_command});
     }
 
     const std::vector<Packet>& packets() const noexcept { return packets_; }
