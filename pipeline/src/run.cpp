@@ -124,6 +124,11 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
     if (start.resume) committed = start.resume->stored_position;
     BatchCommitter committer(sink, settings, *start.engine, *start.rule, source.batch_limits(o.batch),
                              o.checkpoint_every, committed, replaying, stats, o.observer);
+    // A transaction in parts that changes as many sessions as a part has
+    // changes goes to the sink in slices of about that many while it is
+    // open (docs/pipeline.md, "Huge transactions"): the engine's changelog
+    // and the batch then hold one slice, not a row per session it changes.
+    applier.slice_into(committer, o.part_changes);
     RunObserver& watch = observer_or_none(o.observer);
     watch.running();
     ProgressLine progress(o.progress, log);
