@@ -106,10 +106,9 @@ Error BinlogSource::ended_before_stored() const {
 }
 
 Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream blocks for input*/) {
-    if (snapshot_ended_) {
-        snapshot_arena_.clear();
-        snapshot_ended_ = false;
-    }
+    // The last snapshot chunk's rows are applied (the run applies each as
+    // it comes, source.hpp): their text may go.
+    snapshot_arena_.clear();
     before_transaction_.reset();
     again_.reset();
     // Before the next event: a transaction that comes as one part (its
@@ -163,7 +162,6 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         step.rows = chunk_rows_;
     } else if (const auto* done = std::get_if<cdc::SnapshotDone>(event)) {
         text_ = done->at.to_string();
-        snapshot_ended_ = true;
         step.kind = Step::Kind::snapshot_done;
         step.text = text_;
     } else {
