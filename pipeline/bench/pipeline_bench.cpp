@@ -158,7 +158,12 @@ Footprint run_measured(const std::vector<std::string>& argv) {
 // The large-transaction scenario of one shape: `rows` rows (id, key 'k' ||
 // id % 1000, ts id / ts_divisor, value id % 97 + 0.5) into bench.large_one
 // in one transaction and into bench.large_thousand in 1,000-row ones; then
-// `runs` interleaved pipeline runs of each from the GTID before both. JSON.
+// `runs` interleaved pipeline runs of each from the GTID before both: the
+// one transaction as the pipeline applies it (parts, slices into the open
+// sink transaction), the same without slices (--part-changes 100000000:
+// only the binlog's 1 MiB stream parts, the changelog held to the commit),
+// the 1,000-row transactions, and a snapshot of bench.large_one (the same
+// rows read from the table, streamed in chunks: issue 25). JSON.
 std::string large_transaction(my::Connection& m, pg::Connection& p, const std::string& my_url,
                               const std::string& pg_url, const std::string& pipeline_cli, std::int64_t rows,
                               int ts_divisor, int runs) {
@@ -177,33 +182,59 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
     for (std::int64_t b = 0; b < rows; b += 1000) insert("large_thousand", b + 1, std::min(rows, b + 1000));
     ::sync();
     std::this_thread::sleep_for(std::chrono::seconds(2));
-    std::vector<double> one_wall, one_rss, th_wall, th_rss;
+    struct Contender {
+        const char* name;   // its sink table is bench_NAME
+        const char* table;  // read from bench.TABLE
+        std::vector<std::string> start;
+        std::vector<double> wall, rss;
+    };
+    std::vector<Contender> contenders = {
+        {"large_one", "large_one", {"--from-gtid", start}, {}, {}},
+        {"large_one_noslice", "large_one", {"--from-gtid", start, "--part-changes", "100000000"}, {}, {}},
+        {"large_thousand", "large_thousand", {"--from-gtid", start}, {}, {}},
+        {"large_snapshot", "large_one", {"--snapshot"}, {}, {}},
+    };
     std::string sessions;
     for (int r = 0; r < runs; ++r) {
-        for (const char* t : {"large_one", "large_thousand"}) {
-            drop_sink(p, std::string("bench_") + t);
+        for (Contender& c : contenders) {
+            drop_sink(p, std::string("bench_") + c.name);
             std::this_thread::sleep_for(std::chrono::milliseconds(300));
-            const Footprint f = run_measured({pipeline_cli, "run", "--source", my_url, "--table", std::string("bench.") + t,
-                                              "--id", "id", "--key", "k", "--ts", "t", "--value", "v", "--sink", pg_url,
-                                              "--sink-table", std::string("bench_") + t, "--from-gtid", start,
-                                              "--until-end", "--quiet"});
-            (t == std::string("large_one") ? one_wall : th_wall).push_back(f.wall);
-            (t == std::string("large_one") ? one_rss : th_rss).push_back(f.rss_mib);
-            std::cerr << "large transaction, ts = id / " << ts_divisor << ", run " << r + 1 << ": " << t << " "
+            std::vector<std::string> argv = {pipeline_cli, "run", "--source", my_url, "--table",
+                                             std::string("bench.") + c.table, "--id", "id", "--key", "k", "--ts", "t",
+                                             "--value", "v", "--sink", pg_url, "--sink-table",
+                                             std::string("bench_") + c.name, "--until-end", "--quiet"};
+            argv.insert(argv.end(), c.start.begin(), c.start.end());
+            const Footprint f = run_measured(argv);
+            c.wall.push_back(f.wall);
+            c.rss.push_back(f.rss_mib);
+            std::cerr << "large transaction, ts = id / " << ts_divisor << ", run " << r + 1 << ": " << c.name << " "
                       << f.wall << " s, peak RSS " << f.rss_mib << " MiB\n";
         }
-        const std::string a = p.query("select count(*) from bench_large_one").row(0).get<std::string>(0);
-        const std::string b = p.query("select count(*) from bench_large_thousand").row(0).get<std::string>(0);
-        if (a != b) throw std::runtime_error("large transaction: " + a + " sessions against " + b);
-        sessions = a;
+        for (const Contender& c : contenders) {
+            const std::string n =
+                p.query(std::string("select count(*) from bench_") + c.name).row(0).get<std::string>(0);
+            if (!sessions.empty() && n != sessions)
+                throw std::runtime_error(std::string("large transaction: ") + c.name + " has " + n + " sessions against " +
+                                         sessions);
+            sessions = n;
+        }
     }
+    const auto& one = contenders[0];
+    const auto& noslice = contenders[1];
+    const auto& thousand = contenders[2];
+    const auto& snapshot = contenders[3];
     std::ostringstream o;
     o << "{\"rows\": " << rows << ", \"ts_divisor\": " << ts_divisor << ", \"sessions\": " << sessions
-      << ", \"runs\": " << runs << ",\n      \"one_wall_s\": " << json_array(one_wall)
-      << ", \"one_peak_rss_mib\": " << json_array(one_rss) << ",\n      \"thousand_wall_s\": " << json_array(th_wall)
-      << ", \"thousand_peak_rss_mib\": " << json_array(th_rss)
-      << ",\n      \"one_rows_per_s\": " << static_cast<double>(rows) / median(one_wall)
-      << ", \"thousand_rows_per_s\": " << static_cast<double>(rows) / median(th_wall) << "}";
+      << ", \"runs\": " << runs << ",\n      \"one_wall_s\": " << json_array(one.wall)
+      << ", \"one_peak_rss_mib\": " << json_array(one.rss)
+      << ",\n      \"one_noslice_wall_s\": " << json_array(noslice.wall)
+      << ", \"one_noslice_peak_rss_mib\": " << json_array(noslice.rss)
+      << ",\n      \"thousand_wall_s\": " << json_array(thousand.wall)
+      << ", \"thousand_peak_rss_mib\": " << json_array(thousand.rss)
+      << ",\n      \"snapshot_wall_s\": " << json_array(snapshot.wall)
+      << ", \"snapshot_peak_rss_mib\": " << json_array(snapshot.rss)
+      << ",\n      \"one_rows_per_s\": " << static_cast<double>(rows) / median(one.wall)
+      << ", \"thousand_rows_per_s\": " << static_cast<double>(rows) / median(thousand.wall) << "}";
     m.execute("DROP TABLE bench.large_one");
     m.execute("DROP TABLE bench.large_thousand");
     return o.str();

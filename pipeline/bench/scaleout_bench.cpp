@@ -15,9 +15,15 @@
 //     while the layout follows; lag = the time the sink's state shows the
 //     transaction (every worker's state row past its stream sequence) minus
 //     the time its COMMIT returned.
+//  3. large transaction (issue 25): N rows inserted in ONE source transaction
+//     (key id % 1000, ts id / 800: 1,000 sessions), published once (part
+//     messages); the single process on the binlog and one worker on the
+//     stream each apply it with --until-end, runs interleaved; wall time and
+//     peak RSS (wait4 ru_maxrss: the process's VmHWM) of each.
 // Usage: scaleout_bench --env ENV --pipeline CLI --mariadb-cli CLI [--rows N]
-//        [--runs K] [--rate R] [--lag-seconds S] --out capture.json
+//        [--runs K] [--rate R] [--lag-seconds S] [--large-rows N] --out capture.json
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +69,17 @@ int wait_for(pid_t pid) {
     int st = 0;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// Runs `argv` to its end: wall seconds and peak RSS in MiB (ru_maxrss).
+std::pair<double, double> run_measured(const std::vector<std::string>& argv) {
+    const auto t0 = Clock::now();
+    const pid_t pid = spawn(argv);
+    int st = 0;
+    struct rusage ru {};
+    wait4(pid, &st, 0, &ru);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
+    return {seconds_since(t0), static_cast<double>(ru.ru_maxrss) / 1024.0};
 }
 
 // Per transaction `inserts` inserts (key id % 1000, ts id / 80, value
@@ -147,6 +164,8 @@ int main(int argc, char** argv) {
     app.add_option("--runs", runs, "catch-up runs of each layout");
     app.add_option("--rate", rate, "steady row changes per second");
     app.add_option("--lag-seconds", lag_seconds, "steady phase length per layout");
+    std::int64_t large_rows = 1000000;
+    app.add_option("--large-rows", large_rows, "large transaction: rows of the one transaction (1,000 sessions)");
     CLI11_PARSE(app, argc, argv);
 
     b.env = EnvFile::load(env_path);
@@ -311,6 +330,44 @@ int main(int argc, char** argv) {
                   << percentile(l.ms, 0.5) << " ms, p99 " << percentile(l.ms, 0.99) << " ms\n";
     }
 
+    // 3. Large transaction: the single process against one worker.
+    m.execute("DROP TABLE IF EXISTS bench.scale_large");
+    m.execute("CREATE TABLE bench.scale_large (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start3 = scalar(m, "SELECT @@global.gtid_binlog_pos");
+    m.execute("SET SESSION max_recursive_iterations = 100000000");
+    m.execute("INSERT INTO bench.scale_large WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < " +
+              std::to_string(large_rows) + ") SELECT n, CONCAT('k', n MOD 1000), n DIV 800, n MOD 97 + 0.5 FROM s");
+    const std::string large_stream = "SCALE_LARGE";
+    nats.delete_stream(large_stream);
+    {
+        std::vector<std::string> pub = b.publish_args(start3, "bench.scale_large", large_stream);
+        pub.push_back("--until-end");
+        if (wait_for(spawn(pub)) != 0) throw std::runtime_error("large transaction: publisher failed");
+    }
+    const std::uint64_t large_messages = nats.stream_state(large_stream)->last_seq;
+    std::vector<double> large_single_wall, large_single_rss, large_worker_wall, large_worker_rss;
+    for (int r = 0; r < runs; ++r) {
+        drop_sink(p, "scale_large_single");
+        drop_sink(p, "scale_large_worker");
+        std::vector<std::string> single = b.run_args(b.my_url, "bench.scale_large", "scale_large_single");
+        single.insert(single.end(), {"--from-gtid", start3, "--until-end"});
+        const auto [sw, srss] = run_measured(single);
+        std::vector<std::string> worker =
+            b.run_args(b.nats_urls + "?stream=" + large_stream, "bench.scale_large", "scale_large_worker");
+        worker.push_back("--until-end");
+        const auto [ww, wrss] = run_measured(worker);
+        large_single_wall.push_back(sw);
+        large_single_rss.push_back(srss);
+        large_worker_wall.push_back(ww);
+        large_worker_rss.push_back(wrss);
+        if (digest("scale_large_worker") != digest("scale_large_single"))
+            throw std::runtime_error("large transaction: the worker's sink differs from the single process's");
+        std::cerr << "large transaction run " << r + 1 << ": single " << sw << " s, " << srss << " MiB; worker " << ww
+                  << " s, " << wrss << " MiB\n";
+    }
+    nats.delete_stream(large_stream);
+    m.execute("DROP TABLE bench.scale_large");
+
     std::ofstream out(out_path);
     out << "{\n  \"machine\": " << machine_json(Machine::this_one(), {{"load_average_at_end", LoadAverage::now()}})
         << ",\n  \"row_changes\": " << rows << ", \"runs\": " << runs << ", \"rate_row_changes_per_s\": " << rate
@@ -339,6 +396,10 @@ int main(int argc, char** argv) {
             << ", \"transactions\": " << l.transactions << "}}";
         first = false;
     }
-    out << "\n  }\n}\n";
+    out << "\n  },\n  \"large_transaction\": {\"rows\": " << large_rows << ", \"messages\": " << large_messages
+        << ", \"runs\": " << runs << ", \"single_wall_s\": " << json_array(large_single_wall)
+        << ", \"single_peak_rss_mib\": " << json_array(large_single_rss)
+        << ",\n    \"worker_wall_s\": " << json_array(large_worker_wall)
+        << ", \"worker_peak_rss_mib\": " << json_array(large_worker_rss) << "}\n}\n";
     return 0;
 }

@@ -54,6 +54,7 @@ void BatchCommitter::commit(const std::string& position) {
             engine_.checkpoint(encode(SourcePosition{position, rule_.max_ts()})));
     const bool with_checkpoint = job_.checkpoint.has_value();
     std::swap(job_.batch, batch_);
+    job_.kind = SinkJob::Kind::commit;
     job_.previous_gtid = committed_;
     job_.gtid = position;
     job_.replay = policy_.replaying();
@@ -62,12 +63,29 @@ void BatchCommitter::commit(const std::string& position) {
     committed_ = position;
     batch_.clear();
     position_moved_ = false;
+    slices_sent_ = false;
     policy_.committed(with_checkpoint, Clock::now());
     sync_stats();
 }
 
 bool BatchCommitter::behind(const std::string& position) const {
-    return !batch_.empty() || position_moved_ || !committed_ || *committed_ != position;
+    return !batch_.empty() || slices_sent_ || position_moved_ || !committed_ || *committed_ != position;
+}
+
+void BatchCommitter::send_slice(SinkBatch& batch) {
+    batch.move_sessions_to(slice_job_.batch);
+    slice_job_.kind = SinkJob::Kind::slice;
+    slice_job_.previous_gtid = committed_;
+    slice_job_.replay = policy_.replaying();
+    writer_.submit(slice_job_);
+    slices_sent_ = true;
+    sync_stats();
+}
+
+void BatchCommitter::take_back_slices() {
+    slice_job_.batch.clear();
+    slice_job_.kind = SinkJob::Kind::take_back;
+    writer_.submit(slice_job_);
 }
 
 void BatchCommitter::finish() {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "sink_writer.hpp"
+#include "sluice/pipeline/session_applier.hpp"
 #include "sluice/pipeline/commit_policy.hpp"
 #include "sluice/pipeline/pipeline.hpp"
 #include "sluice/pipeline/run_observer.hpp"
@@ -23,7 +24,7 @@
 
 namespace sluice::pipeline {
 
-class BatchCommitter {
+class BatchCommitter : public SliceOut {
   public:
     // `committed`: the stored position (the state row's), if any.
     // `replaying`: the engine was restored from a checkpoint older than it.
@@ -57,9 +58,15 @@ class BatchCommitter {
     // Something read or applied is not committed at `position` yet.
     bool behind(const std::string& position) const;
     // Nothing read since the last commit and the batch is empty.
-    bool holds_nothing() const { return !position_moved_ && batch_.empty(); }
+    bool holds_nothing() const { return !position_moved_ && batch_.empty() && !slices_sent_; }
     // Waits until everything submitted is committed; rethrows a failure.
     void finish();
+
+    // A huge transaction's slices (SessionApplier::slice_into): `batch` is
+    // open_batch(); its session rows go to the writer as a slice of the
+    // open sink transaction, which the next commit() finishes.
+    void send_slice(SinkBatch& batch) override;
+    void take_back_slices() override;
 
     std::uint32_t last_commit_time() const { return policy_.last_commit_time(); }
 
@@ -73,6 +80,8 @@ class BatchCommitter {
     bool position_moved_ = false;
     SinkBatch batch_;
     SinkJob job_;  // reused: its buffers keep their capacity
+    SinkJob slice_job_;
+    bool slices_sent_ = false;  // the sink transaction holds slices not committed yet
     RunStats& stats_;
     RunObserver* observer_;  // may be null
     const std::uint64_t commits_before_;  // of earlier attempts (run_with_retries)

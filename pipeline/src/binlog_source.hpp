@@ -67,8 +67,7 @@ private:
     std::optional<mariadb::cdc::GtidState> before_transaction_;
     std::optional<mariadb::cdc::ChangeStream> again_;  // read_transaction_again()'s, until the next step
     StringArena scratch_;          // a part's cells that are not numbers or text
-    StringArena snapshot_arena_;   // the open snapshot's cells
-    bool snapshot_ended_ = false;  // its done step was handed out: its cells may go
+    StringArena snapshot_arena_;   // the last snapshot chunk's cells, until the next step
     std::vector<SourceChange> chunk_rows_;
     std::string text_;  // the last step's text
 };

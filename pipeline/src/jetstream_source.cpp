@@ -128,10 +128,9 @@ Error JetStreamSource::ended_before_stored() const {
 }
 
 Step JetStreamSource::next(TransactionMapper& mapper, bool holding) {
-    if (snapshot_ended_) {
-        snapshot_arena_.clear();
-        snapshot_ended_ = false;
-    }
+    // The last snapshot chunk's rows are applied (the run applies each as
+    // it comes, source.hpp): their text may go.
+    snapshot_arena_.clear();
     again_reader_.reset();
     again_lines_.reset();
     for (;;) {
@@ -183,7 +182,6 @@ Step JetStreamSource::step_of(const js::DeliveredMessage& m, TransactionMapper& 
         step.rows = chunk_rows_;
     } else if (line.snapshot == SnapshotPart::done || line.snapshot == SnapshotPart::aborted) {
         snapshot_.reset();
-        snapshot_ended_ = true;
         step.kind = line.snapshot == SnapshotPart::done ? Step::Kind::snapshot_done : Step::Kind::snapshot_aborted;
         step.text = line.snapshot_gtid;
     } else if (line.transaction) {

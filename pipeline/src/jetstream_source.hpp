@@ -12,10 +12,11 @@
 //     watermark sees all of them; only the keys of partition I are applied
 //     (SessionApplier on the partition).
 //   - A snapshot (its chunk lines, then its done line) is one Tideweave
-//     transaction applied at the done line; nothing is committed while it
-//     is open (the position stays before its first chunk), so a restart
-//     reads it again from its first chunk. An "aborted" line (a publisher
-//     killed during the snapshot) drops what was buffered.
+//     transaction, applied a chunk at a time as the lines come and
+//     committed at the done line; nothing is committed while it is open
+//     (the position stays before its first chunk), so a restart reads it
+//     again from its first chunk. An "aborted" line (a publisher killed
+//     during the snapshot) takes back what was applied of it.
 //   - A transaction in several messages (part lines, docs/mariadb-cdc.md
 //     "Transactions in several messages"): its parts are mapped as they
 //     are read, each applied (TransactionMapper::end_part) before the next
@@ -99,11 +100,10 @@ private:
     std::uint64_t replay_until_ = 0;  // the stored position when ahead of the checkpoint's (0: none)
     std::uint64_t end_ = 0;           // --until-end: everything the stream held at the start
     // The open snapshot: its GTID state, the position before its first
-    // chunk (what a commit records while it is open), its rows' text.
+    // chunk (what a commit records while it is open).
     std::optional<std::string> snapshot_;
     std::uint64_t before_snapshot_ = 0;
-    StringArena snapshot_arena_;
-    bool snapshot_ended_ = false;  // its done or aborted step was handed out: its text may go
+    StringArena snapshot_arena_;  // the last chunk line's text, until the next step
     std::vector<SourceChange> chunk_rows_;
     std::string text_;  // the last step's text
 };

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "sluice/pipeline/progress_line.hpp"
 #include "sluice/pipeline/run_observer.hpp"
 #include "sluice/pipeline/session_applier.hpp"
+#include "sluice/pipeline/snapshot_spill.hpp"
 #include "sluice/pipeline/source_position.hpp"
 #include "sluice/postgres/error.hpp"
 #include "sluice/tideweave/checkpoint.hpp"
@@ -113,9 +115,12 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
 
     TransactionMapper mapper(o.columns);
     SessionApplier applier(*start.engine, *start.rule, source.partition());
-    // The open snapshot's rows (their text is the source's until its done
-    // or aborted step).
-    std::vector<SourceChange> snapshot_rows;
+    // The open snapshot (one Tideweave transaction) is applied a chunk at
+    // a time as its rows come (each chunk's text is the source's until the
+    // next step): only its spill file holds them, for a second reading if
+    // Tideweave refuses it (docs/pipeline.md, "Huge transactions").
+    bool in_snapshot = false;
+    SnapshotSpill spill;
     // Restored from a checkpoint older than the stored position: the first
     // commit (past that position) replays what the sink already holds.
     const bool replaying = start.resume && start.resume->stored_position != start.resume->checkpoint_position;
@@ -124,6 +129,11 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
     if (start.resume) committed = start.resume->stored_position;
     BatchCommitter committer(sink, settings, *start.engine, *start.rule, source.batch_limits(o.batch),
                              o.checkpoint_every, committed, replaying, stats, o.observer);
+    // A transaction in parts that changes as many sessions as a part has
+    // changes goes to the sink in slices of about that many while it is
+    // open (docs/pipeline.md, "Huge transactions"): the engine's changelog
+    // and the batch then hold one slice, not a row per session it changes.
+    applier.slice_into(committer, o.part_changes);
     RunObserver& watch = observer_or_none(o.observer);
     watch.running();
     ProgressLine progress(o.progress, log);
@@ -163,8 +173,14 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
     for (;;) {
         const Step step = source.next(mapper, !committer.holds_nothing());
         // Parts applied for a transaction the step does not finish (rolled
-        // back at the source after parts went out) are void.
-        if (step.kind != Step::Kind::transaction && applier.in_transaction()) {
+        // back at the source after parts went out) are void. An open
+        // snapshot's parts wait for its done step, through idle and skipped
+        // steps (a worker polling for its next chunk), unless it is aborted
+        // or the source ends.
+        const bool parts_void = in_snapshot ? step.kind == Step::Kind::snapshot_aborted ||
+                                                  step.kind == Step::Kind::end || step.kind == Step::Kind::lost
+                                            : step.kind != Step::Kind::transaction;
+        if (parts_void && applier.in_transaction()) {
             applier.abandon(committer.open_batch());
             stats.in_flight = 0;
         }
@@ -185,23 +201,47 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
                 watch.source_transaction(mapper.changes(), outcome.late, outcome.rejected, step.timestamp, replayed);
                 break;
             }
-            case Step::Kind::snapshot_rows: snapshot_rows.insert(snapshot_rows.end(), step.rows.begin(), step.rows.end()); break;
-            case Step::Kind::snapshot_done: {
+            case Step::Kind::snapshot_rows: {
                 // The whole snapshot is one Tideweave transaction: its rows
                 // come in key order, not in time, so no watermark moves
-                // inside it.
-                auto add_rows = [&] {
+                // inside it. Each chunk is applied as a part now (its text
+                // goes at the next step).
+                if (!in_snapshot) {
                     mapper.begin();
-                    for (const SourceChange& c : snapshot_rows) mapper.add(c);
-                };
-                add_rows();
-                const auto outcome = apply("snapshot:" + std::string(step.text), add_rows);
-                count(stats, stats.snapshot_rows, mapper, outcome);
-                watch.snapshot_applied(mapper.changes(), outcome.late, outcome.rejected);
-                snapshot_rows.clear();
+                    spill.begin();
+                    in_snapshot = true;
+                }
+                for (const SourceChange& c : step.rows) {
+                    spill.add(c);
+                    mapper.add(c);
+                }
+                mapper.end_part();
                 break;
             }
-            case Step::Kind::snapshot_aborted: snapshot_rows.clear(); break;
+            case Step::Kind::snapshot_done: {
+                if (!in_snapshot) {  // no rows: an empty transaction
+                    mapper.begin();
+                    spill.begin();
+                }
+                in_snapshot = false;
+                // Refused: read again from the spill file, a part at a time.
+                auto read_again = [&] {
+                    mapper.begin();
+                    spill.read_back(o.part_changes, [&](std::span<const SourceChange> rows) {
+                        for (const SourceChange& c : rows) mapper.add(c);
+                        mapper.end_part();
+                    });
+                };
+                const auto outcome = apply("snapshot:" + std::string(step.text), read_again);
+                count(stats, stats.snapshot_rows, mapper, outcome);
+                watch.snapshot_applied(mapper.changes(), outcome.late, outcome.rejected);
+                break;
+            }
+            case Step::Kind::snapshot_aborted:
+                // Its parts were abandoned above (nothing of it stays).
+                in_snapshot = false;
+                mapper.begin();
+                break;
             default: break;  // skipped, idle: nothing to apply
         }
         if (step.kind != Step::Kind::idle) committer.moved();

@@ -96,6 +96,7 @@ void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
     }
     owned_before_ += mine.size();
     mutations_before_ += part.mutations().size();
+    if (slices_ && engine_->in_transaction() && engine_->changed_sessions() >= slice_sessions_) slice(batch);
     for (RejectedRow& r : part.rejected()) {
         if (!owns(r)) continue;
         batch.reject(std::string(), std::move(r));
@@ -103,8 +104,24 @@ void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
     }
 }
 
+void SessionApplier::slice(SinkBatch& batch) {
+    auto changes = engine_->take_changes();
+    if (!changes) return;  // a sum out of range for now: it stays for the next slice, or the commit
+    if (!sliced_) batch.savepoint();
+    sliced_ = true;
+    for (const tw::Row& r : changes->before) batch.remove(r);
+    for (const tw::Row& r : changes->after) batch.put(r);
+    slices_->send_slice(batch);
+}
+
+void SessionApplier::take_back_slices() {
+    if (sliced_) slices_->take_back_slices();
+    sliced_ = false;
+}
+
 void SessionApplier::refuse(const std::string& reason, SinkBatch& batch) {
     // (The engine has taken back every part already.)
+    take_back_slices();
     batch.take_back_to(mark_);
     part_outcome_ = {};
     refused_ = reason;
@@ -150,6 +167,7 @@ std::optional<SessionApplier::Outcome> SessionApplier::finish(TransactionMapper&
 void SessionApplier::abandon(SinkBatch& batch) {
     if (!parts_) return;
     if (engine_->in_transaction()) engine_->rollback_transaction();
+    take_back_slices();
     batch.take_back_to(mark_);
     end_parts();
 }
@@ -159,6 +177,7 @@ void SessionApplier::end_parts() {
     refused_.reset();
     reading_again_ = false;
     part_outcome_ = {};
+    sliced_ = false;
 }
 
 }  // namespace sluice::pipeline

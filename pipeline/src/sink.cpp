@@ -169,6 +169,7 @@ void Sink::prepare_statements() {
     state_insert_ = conn_.prepare("insert into sluice_pipeline_state (name, gtid, checkpoint, settings) "
                                   "values ($1, $2, $3, $4) on conflict (name) do nothing");
     state_update_ = conn_.prepare("update sluice_pipeline_state set gtid = $2 where name = $1 and gtid = $3");
+    state_lock_ = conn_.prepare("select from sluice_pipeline_state where name = $1 and gtid = $2 for update");
     state_update_checkpoint_ = conn_.prepare(
         "update sluice_pipeline_state set gtid = $2, checkpoint = $4 where name = $1 and gtid = $3");
 }
@@ -221,13 +222,84 @@ void copy_session_row(pg::CopyIn& copy, const SessionRow& r, std::vector<pg::Par
 
 }  // namespace
 
+void Sink::write_rows(const std::vector<NetChange>& net, bool idempotent, bool reuse_stages) {
+    const OpenSinkRows::Plan plan = open_.plan(net, idempotent);
+    std::vector<pg::Param> cells(8, pg::Param(nullptr));
+    if (!plan.insert.empty()) {
+        pg::CopyIn copy = conn_.copy_in("copy " + quote_ident(name_) + " from stdin");
+        for (const SessionRow* r : plan.insert) copy_session_row(copy, *r, cells);
+        copy.finish();
+    }
+    if (!plan.upsert.empty()) {
+        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_put from stdin");
+        for (const SessionRow* r : plan.upsert) copy_session_row(copy, *r, cells);
+        copy.finish();
+        conn_.execute(*upsert_);
+        if (reuse_stages) conn_.run_script("truncate sluice_stage_put");
+    }
+    if (!plan.remove.empty()) {
+        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
+        for (const SessionRow* r : plan.remove) copy.row({r->key, r->start});
+        copy.finish();
+        conn_.execute(*remove_);
+        if (reuse_stages) conn_.run_script("truncate sluice_stage_remove");
+    }
+}
+
+void Sink::begin_transaction(const std::optional<std::string>& previous_gtid) {
+    open_tx_ = std::make_unique<pg::Transaction>(conn_);
+    savepoint_ = false;
+    // A first commit has no state row to lock: its insert (commit()) is the check.
+    if (previous_gtid && conn_.execute(*state_lock_, {state_name_, *previous_gtid}).size() != 1)
+        throw Error(ErrorKind::sink_moved,
+                    "the state of \"" + state_name_ +
+                        "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
+                        "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
+}
+
+void Sink::write_slice(const SinkBatch& slice, const std::optional<std::string>& previous_gtid, bool replay) {
+    if (!upsert_) throw std::logic_error("pipeline: Sink::write_slice before create_tables()");
+    if (!open_tx_) begin_transaction(previous_gtid);
+    const bool idempotent = replay || !trusted_;
+    auto write = [&](std::size_t from, std::size_t to) {
+        if (from == to) return;
+        const std::vector<NetChange> net = slice.net(from, to);
+        write_rows(net, idempotent, true);
+        // The set follows the open transaction (take_back_slices and a
+        // failure load it anew).
+        open_.committed(net);
+    };
+    const std::size_t split = slice.savepoint_at().value_or(0);
+    write(0, split);
+    if (slice.savepoint_at()) {
+        // One savepoint at a time: the last transaction in slices is the
+        // only one that can still be taken back.
+        if (savepoint_) conn_.run_script("release savepoint sluice_transaction");
+        conn_.run_script("savepoint sluice_transaction");
+        savepoint_ = true;
+    }
+    write(split, slice.logged());
+}
+
+void Sink::take_back_slices() {
+    if (!open_tx_ || !savepoint_) throw std::logic_error("pipeline: Sink::take_back_slices without a savepoint");
+    conn_.run_script("rollback to savepoint sluice_transaction");
+    // What NAME holds open as of the savepoint, read inside the transaction
+    // (rare: a huge transaction refused after slices went).
+    open_ = OpenSinkRows{};
+    for (pg::Row row : conn_.query("select key, start from " + quote_ident(name_) + " where not final", {},
+                                   pg::Format::binary))
+        open_.add(row.get<std::string_view>(0), row.get<std::int64_t>(1));
+}
+
 void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
                   const std::string* checkpoint, const std::string& settings, bool replay) {
     if (!upsert_) throw std::logic_error("pipeline: Sink::commit before create_tables()");
     const std::vector<NetChange> net = batch.net();
-    const OpenSinkRows::Plan plan = open_.plan(net, replay || !trusted_);
-    std::vector<pg::Param> cells(8, pg::Param(nullptr));
-    pg::Transaction tx(conn_);
+    // The transaction slices went into, or a new one.
+    std::unique_ptr<pg::Transaction> tx = std::move(open_tx_);
+    savepoint_ = false;
+    if (!tx) tx = std::make_unique<pg::Transaction>(conn_);
     // The state first: its compare-and-set is what tells a writer that
     // another one moved the sink since its load() (a killed predecessor's
     // last commit landing after the restart loaded the state, or a second
@@ -249,23 +321,7 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
                     "the state of \"" + state_name_ +
                         "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
                         "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
-    if (!plan.insert.empty()) {
-        pg::CopyIn copy = conn_.copy_in("copy " + quote_ident(name_) + " from stdin");
-        for (const SessionRow* r : plan.insert) copy_session_row(copy, *r, cells);
-        copy.finish();
-    }
-    if (!plan.upsert.empty()) {
-        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_put from stdin");
-        for (const SessionRow* r : plan.upsert) copy_session_row(copy, *r, cells);
-        copy.finish();
-        conn_.execute(*upsert_);
-    }
-    if (!plan.remove.empty()) {
-        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
-        for (const SessionRow* r : plan.remove) copy.row({r->key, r->start});
-        copy.finish();
-        conn_.execute(*remove_);
-    }
+    write_rows(net, replay || !trusted_, false);
     if (!batch.late_rows().empty()) {
         pg::CopyIn copy = conn_.copy_in("copy sluice_stage_late from stdin");
         for (const LateRow& l : batch.late_rows()) copy.row({l.id, l.key, l.ts, l.gtid, l.seq, l.op, l.value});
@@ -280,7 +336,7 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
         copy.finish();
         conn_.execute(*reject_);
     }
-    tx.commit();
+    tx->commit();
     // Only now: a failed commit leaves the set as the sink is (and the
     // retry that follows loads it anew anyway).
     open_.committed(net);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace sluice::pipeline {
 
@@ -52,12 +53,13 @@ std::uint64_t prefix_of(std::string_view key) {
 
 }  // namespace
 
-std::vector<NetChange> SinkBatch::net() const {
-    std::vector<SortKey> order(used_);
-    for (std::size_t i = 0; i < used_; ++i) {
+std::vector<NetChange> SinkBatch::net(std::size_t from, std::size_t to) const {
+    std::vector<SortKey> order(to - from);
+    for (std::size_t i = from; i < to; ++i) {
         const SessionRow& r = log_[i].row;
-        order[i] = {prefix_of(r.key), static_cast<std::uint32_t>(std::min<std::size_t>(r.key.size(), UINT32_MAX)),
-                    static_cast<std::uint32_t>(i), r.start};
+        order[i - from] = {prefix_of(r.key),
+                           static_cast<std::uint32_t>(std::min<std::size_t>(r.key.size(), UINT32_MAX)),
+                           static_cast<std::uint32_t>(i), r.start};
     }
     // By (key, start), then by position: a (key, start)'s last entry is its
     // net change. Keys in byte order (std::string's, unsigned char).
@@ -92,8 +94,18 @@ void SinkBatch::name_gtid_from(Mark m, const std::string& gtid) {
     for (std::size_t i = m.rejected; i < rejected_.size(); ++i) rejected_[i].gtid = gtid;
 }
 
+void SinkBatch::move_sessions_to(SinkBatch& slice) {
+    slice.clear();
+    std::swap(log_, slice.log_);  // the slice's kept entries are this batch's to reuse
+    slice.used_ = used_;
+    slice.savepoint_ = savepoint_;
+    used_ = 0;
+    savepoint_.reset();
+}
+
 void SinkBatch::clear() {
     used_ = 0;
+    savepoint_.reset();
     late_.clear();
     rejected_.clear();
     source_transactions_ = 0;

@@ -5,7 +5,9 @@
 // time). At most one batch is in flight: submit() waits for the previous
 // one. The first failure is kept and rethrown by the next submit() or
 // finish(); later batches are then not written, so the sink stays at a
-// committed prefix (exactly once: the next run restores from it).
+// committed prefix (exactly once: the next run restores from it). A huge
+// transaction's slices (SinkJob::Kind::slice) go through the same queue, so
+// they reach the open sink transaction in order and at most one waits.
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -20,6 +22,12 @@
 namespace sluice::pipeline {
 
 struct SinkJob {
+    // commit: the batch, the state and the checkpoint, then COMMIT (the
+    // open transaction's, if slices began one). slice: the batch's session
+    // rows into the open transaction (Sink::write_slice). take_back: the
+    // slices since the savepoint are rolled back (batch unused).
+    enum class Kind { commit, slice, take_back };
+    Kind kind = Kind::commit;
     SinkBatch batch;
     std::optional<std::string> previous_gtid;
     std::string gtid;

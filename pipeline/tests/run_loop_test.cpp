@@ -202,6 +202,42 @@ TEST_F(RunLoop, ASnapshotIsOneTransactionAtItsDoneStepAndAnAbortedOneIsDropped) 
     EXPECT_EQ(stored_position(*pg, name), "fake:5");
 }
 
+// Issue 25: a snapshot's chunks are applied as they come (no row of it is
+// held until its done step), and its parts survive the idle steps a
+// polling source gives between chunks (a JetStream worker waiting for the
+// next chunk: abandoning them there lost the snapshot's first chunks).
+TEST_F(RunLoop, ASnapshotsChunksAppliedAsTheyComeSurviveIdleStepsBetweenThem) {
+    const RunStats s = run_script({snapshot_rows({{"a", "k1", 1}}), event(Step::Kind::idle),
+                                   snapshot_rows({{"b", "k1", 2}, {"c", "k2", 40}}), event(Step::Kind::idle),
+                                   event(Step::Kind::snapshot_done, "0-1-9")});
+    EXPECT_EQ(s.snapshot_rows, 3u);
+    EXPECT_EQ(s.in_flight, 0u);
+    const test::Sessions sessions = test::sink_sessions(*pg, name);
+    ASSERT_EQ(sessions.size(), 2u);
+    EXPECT_EQ(sessions.at({"k1", 1}).count, 2);
+    EXPECT_EQ(sessions.at({"k2", 40}).count, 1);
+}
+
+// A snapshot Tideweave refuses in its second chunk (an id it holds): its
+// first chunk, applied already, is taken back, and all its rows are read
+// back from the run's spill file into NAME_rejected.
+TEST_F(RunLoop, ASnapshotRefusedAfterItsFirstChunkIsReadBackAndRejectedWhole) {
+    const RunStats s = run_script({snapshot_rows({{"a", "k1", 1}, {"b", "k1", 2}}), event(Step::Kind::idle),
+                                   snapshot_rows({{"c", "k2", 40}, {"a", "k2", 41}}),
+                                   event(Step::Kind::snapshot_done, "0-1-9")});
+    EXPECT_EQ(s.snapshot_rows, 4u);
+    EXPECT_EQ(s.rejected, 4u);
+    EXPECT_TRUE(test::sink_sessions(*pg, name).empty());
+    std::vector<std::string> rejected;
+    for (postgres::Row r : pg->query("select gtid, seq::text, id, reason from \"" + name + "_rejected\" order by seq"))
+        rejected.push_back(r.get<std::string>(0) + " " + r.get<std::string>(1) + " " + r.get<std::string>(2) + " " +
+                           r.get<std::string>(3).substr(0, 33));
+    EXPECT_EQ(rejected, (std::vector<std::string>{"snapshot:0-1-9 0 a transaction rejected by Tideweave",
+                                                  "snapshot:0-1-9 1 b transaction rejected by Tideweave",
+                                                  "snapshot:0-1-9 2 c transaction rejected by Tideweave",
+                                                  "snapshot:0-1-9 3 a transaction rejected by Tideweave"}));
+}
+
 TEST_F(RunLoop, TransactionsInPartsAreAppliedWholeAndARefusedOneIsReadAgainAndRejectedWhole) {
     // Parts of 2 changes: the first transaction comes in three parts; the
     // second is refused by the engine at its last part (id f again), after

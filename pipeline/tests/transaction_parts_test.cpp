@@ -6,6 +6,8 @@
 // and an abandoned transaction leaves nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -175,6 +177,117 @@ TEST(TransactionParts, AWorkerInPartsWritesWhatItWritesWhole) {
             SCOPED_TRACE("parts of " + std::to_string(part));
             const Seen got = in_parts(part, {index, 3});
             EXPECT_EQ(got, expected);
+        }
+    }
+}
+
+// A sink transaction as a table (key/start -> the row's text) taking a
+// huge transaction's slices in order, as Sink::write_slice does: the rows
+// before a slice's savepoint, the savepoint, the rest; take_back_slices()
+// goes back to the savepoint.
+struct SlicedSink : SliceOut {
+    using Table = std::map<std::string, std::string>;
+    Table table, at_savepoint;
+    std::size_t slices = 0, taken_back = 0, most_rows = 0;
+
+    static void take(Table& t, const std::vector<NetChange>& net) {
+        for (const NetChange& c : net) {
+            const std::string at = c.row->key + "/" + std::to_string(c.row->start);
+            if (c.removed) t.erase(at);
+            else t[at] = std::to_string(c.row->end) + " " + std::to_string(c.row->count) + " " +
+                         std::to_string(c.row->sum) + (c.row->final ? " final" : "");
+        }
+    }
+    void send_slice(SinkBatch& batch) override {
+        SinkBatch slice;
+        batch.move_sessions_to(slice);
+        EXPECT_EQ(batch.logged(), 0U);
+        most_rows = std::max(most_rows, slice.logged());
+        const std::size_t split = slice.savepoint_at().value_or(0);
+        take(table, slice.net(0, split));
+        if (slice.savepoint_at()) at_savepoint = table;
+        take(table, slice.net(split, slice.logged()));
+        ++slices;
+    }
+    void take_back_slices() override {
+        table = at_savepoint;
+        ++taken_back;
+    }
+};
+
+// Every transaction in parts of `part` changes, slices sent once `sessions`
+// sessions changed; the batch of the last commit then goes onto the sliced
+// table. Returns the table, the rest as Seen (net emptied).
+Seen in_slices(std::size_t part, std::size_t sessions, Partition p, SlicedSink& sink) {
+    tw::Engine engine(tw::Config{10, 20});
+    WatermarkRule rule(10);
+    SessionApplier applier(engine, rule, p);
+    applier.slice_into(sink, sessions);
+    TransactionMapper m({"id", "key", "ts", "value"});
+    SinkBatch batch;
+    m.split_into_parts(part, [&](TransactionMapper& mapped) { applier.apply_part(mapped, batch); });
+    const auto txs = workload();
+    for (std::size_t t = 0; t < txs.size(); ++t) {
+        const std::string gtid = "0-1-" + std::to_string(t + 1);
+        auto read = [&] {
+            m.begin();
+            for (const SourceChange& c : txs[t]) m.add(c);
+        };
+        read();
+        if (!applier.in_transaction()) {
+            applier.apply(m, gtid, batch);
+            continue;
+        }
+        auto outcome = applier.finish(m, gtid, batch);
+        if (!outcome) {
+            read();
+            outcome = applier.finish(m, gtid, batch);
+            EXPECT_TRUE(outcome.has_value());
+        }
+    }
+    SlicedSink::take(sink.table, batch.net());
+    Seen s = seen(batch, engine);
+    s.net.clear();
+    return s;
+}
+
+// Issue 25: slices of a transaction in parts, written in order into one
+// sink transaction, then its commit, give the table the whole transactions
+// give; the refused transactions' slices are taken back; and no slice holds
+// more than a part's sessions (two rows each: before and after).
+TEST(TransactionParts, SlicesSentWhileTheTransactionIsOpenGiveTheWholeTransactionsTable) {
+    for (Partition p : {Partition{}, Partition{1, 3}}) {
+        Seen expected = whole(p);
+        SlicedSink::Table want;
+        {
+            tw::Engine engine(tw::Config{10, 20});
+            WatermarkRule rule(10);
+            SessionApplier applier(engine, rule, p);
+            TransactionMapper m({"id", "key", "ts", "value"});
+            SinkBatch batch;
+            const auto txs = workload();
+            for (std::size_t t = 0; t < txs.size(); ++t) {
+                m.begin();
+                for (const SourceChange& c : txs[t]) m.add(c);
+                applier.apply(m, "0-1-" + std::to_string(t + 1), batch);
+            }
+            SlicedSink::take(want, batch.net());
+        }
+        expected.net.clear();
+        for (std::size_t part : {1U, 2U, 5U, 13U}) {
+            SCOPED_TRACE("parts of " + std::to_string(part) + ", partition " + std::to_string(p.index));
+            SlicedSink sink;
+            const Seen got = in_slices(part, part, p, sink);
+            EXPECT_EQ(sink.table, want);
+            EXPECT_EQ(got, expected);
+            EXPECT_GT(sink.slices, 0U);
+            // The two refused transactions, where they got a slice before the refusal.
+            if (p.count == 1 && part < 3) {
+                EXPECT_EQ(sink.taken_back, 2U);
+            }
+            if (p.count == 1 && part == 5) {
+                EXPECT_EQ(sink.taken_back, 1U);
+            }
         }
     }
 }

@@ -94,7 +94,41 @@ What grows with N and what stays single:
   given its own sink database (the partitions are disjoint, so the union of
   N sinks is the single sink).
 """
+    out += large_section(c.get("large_transaction"))
     open(a.output, "w").write(out)
+
+
+def large_section(lt):
+    """A worker's peak RSS on one huge transaction (issue 25); older captures lack it."""
+    if not lt:
+        return ""
+    med = statistics.median
+    sw, srss = med(lt["single_wall_s"]), med(lt["single_peak_rss_mib"])
+    ww, wrss = med(lt["worker_wall_s"]), med(lt["worker_peak_rss_mib"])
+    goal = "met" if wrss - srss <= 32 else "**not met**"
+    return f"""
+## Large transaction (issue 25): a worker's memory
+
+{lt['rows']:,} rows inserted in ONE source transaction (key 'k' || id % 1000,
+ts id / 800: 1,000 sessions), published once as {lt['messages']:,} messages
+(part messages of at most 8 MiB, docs/mariadb-cdc.md "Transactions in several
+messages"); then, interleaved, the single process on the binlog and one
+worker on the stream (`--until-end` both, into fresh sinks that come out
+equal), medians of {lt['runs']}. Peak RSS: the process's VmHWM (wait4 ru_maxrss).
+
+| | wall | rows/s | peak RSS |
+| --- | ---: | ---: | ---: |
+| one process on the binlog | {sw:.2f} s | {lt['rows'] / sw:,.0f} | {srss:,.0f} MiB |
+| one worker on the stream | {ww:.2f} s | {lt['rows'] / ww:,.0f} | {wrss:,.0f} MiB |
+
+All runs: single {', '.join(f'{x:.2f}' for x in lt['single_wall_s'])} s, {', '.join(f'{x:.0f}' for x in lt['single_peak_rss_mib'])} MiB;
+worker {', '.join(f'{x:.2f}' for x in lt['worker_wall_s'])} s, {', '.join(f'{x:.0f}' for x in lt['worker_peak_rss_mib'])} MiB.
+
+Goal (issue 25): the worker's peak RSS at most the single process's plus
+32 MiB of NATS buffers: {goal} ({wrss - srss:+,.0f} MiB). The worker holds one
+message's part line and `--part-changes` mapped changes at a time
+(docs/pipeline.md, "Huge transactions").
+"""
 
 
 if __name__ == "__main__":

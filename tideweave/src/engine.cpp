@@ -611,5 +611,7 @@ Result<Changes> Engine::commit_transaction() { return impl_->commit_transaction(
 void Engine::rollback_transaction() { impl_->rollback_transaction(); }
 bool Engine::in_transaction() const { return impl_->in_transaction(); }
 std::size_t Engine::transaction_mutations() const { return impl_->transaction_mutations(); }
+std::optional<Changes> Engine::take_changes() { return impl_->take_changes(); }
+std::size_t Engine::changed_sessions() const { return impl_->changed_sessions(); }
 
 }  // namespace sluice::tideweave

@@ -35,6 +35,8 @@ public:
     void rollback_transaction();
     bool in_transaction() const { return open_; }
     std::size_t transaction_mutations() const { return open_given_; }
+    std::optional<Changes> take_changes();
+    std::size_t changed_sessions() const { return open_ ? sessions_->touched() : 0; }
     // Throws std::logic_error naming `call` if a transaction is open.
     void require_closed(const char* call) const;
 

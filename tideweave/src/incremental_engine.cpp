@@ -197,6 +197,8 @@ public:
         }
     }
 
+    std::size_t touched() const override { return touched_.size(); }
+
     void commit() override {
         for (Session* s : touched_) {
             reindex(s->key);

@@ -56,6 +56,8 @@ public:
         }
     }
 
+    std::size_t touched() const override { return touched_.size(); }
+
     void commit() override {
         touched_.clear();
         saved_.clear();

@@ -11,7 +11,11 @@
 // The horizon does not move while a transaction is open (advance_watermark
 // and forget refuse), so lateness is decided per mutation as apply() does,
 // and the session engine's changes() gathers the before images of every
-// part until the commit.
+// part until the commit, or until take_changes() hands them out as a slice
+// (a transaction changing a session per row would otherwise hold a before
+// and an after row per session until its commit: ~2 KiB each, with the
+// sink's copy). A slice ends the session engine's transaction, not this
+// one: undo_open() takes the mutations back from the state any slices left.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -57,6 +61,24 @@ Result<Changes> Engine::Impl::commit_transaction() {
     undo_ids_.shrink_to_fit();
     late_out_.clear();
     return accept();
+}
+
+std::optional<Changes> Engine::Impl::take_changes() {
+    if (!open_) throw std::logic_error("tideweave: take_changes() without begin_transaction()");
+    before_.clear();
+    after_.clear();
+    sessions_->changes(before_, after_);
+    for (const SessionRow& r : after_)
+        if (!std::isfinite(r.sum)) return std::nullopt;  // decided at the commit (engine.hpp)
+    // Ends the session engine's transaction, not the Engine's: the next
+    // change to a session records its row as of this slice, and the undo
+    // log (the Engine's) still reaches back to begin_transaction().
+    sessions_->commit();
+    cancel_unchanged();
+    publish(before_, before_out_);
+    publish(after_, after_out_);
+    late_out_.clear();
+    return Changes{version_, before_out_, after_out_, late_out_};
 }
 
 void Engine::Impl::rollback_transaction() {

@@ -84,8 +84,12 @@ public:
     // they are now, for every session the transaction touched (unsorted; rows
     // equal in both lists are left for the caller to cancel).
     virtual void changes(std::vector<SessionRow>& before, std::vector<SessionRow>& after) = 0;
-    // Ends the transaction (also after an undo).
+    // Ends the transaction (also after an undo). The Engine's open
+    // transaction (open_transaction.cpp) may end several of these inside
+    // it: one per slice of its changes, its undo being the Engine's.
     virtual void commit() = 0;
+    // Sessions (the naive engine: keys) the transaction touched so far.
+    virtual std::size_t touched() const = 0;
 
     // Marks final, and appends, every not-yet-final row with end < horizon.
     virtual void finalize(std::int64_t horizon, std::vector<SessionRow>& finalized) = 0;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -199,6 +200,135 @@ TEST(OpenTransaction, CallsThatWouldMoveOrReadTheStateRefuseWhileItIsOpen) {
     EXPECT_THROW((void)e.apply_part(std::vector<M>{}), std::logic_error);
     EXPECT_THROW((void)e.commit_transaction(), std::logic_error);
     EXPECT_THROW(e.rollback_transaction(), std::logic_error);
+}
+
+// Issue 25: take_changes() hands out the open transaction's changes in
+// slices. A table (key start -> row) that takes each slice in order (its
+// before rows removed, its after rows put), then the commit's changes, ends
+// as a table taking the whole transaction's changes ends, for both engines
+// and any part size; the version and state are the whole transaction's.
+using Table = std::map<std::string, std::string>;  // "key start" -> the row's text
+
+void take(Table& table, const Changes& c) {
+    for (const Row& r : c.before) table.erase(std::string(r.key) + " " + std::to_string(r.start));
+    for (const Row& r : c.after) table[std::string(r.key) + " " + std::to_string(r.start)] = text("row", r);
+}
+
+TEST(OpenTransaction, SlicesTakenAfterEveryPartThenTheCommitEqualTheWholeTransactionsChanges) {
+    const std::vector<Owned> tx = mixed_transaction();
+    for (EngineKind kind : {EngineKind::incremental, EngineKind::naive}) {
+        Engine whole({.gap = 10, .lateness = 20}, kind);
+        Table start;
+        auto held = whole.apply({M::insert("h1", "k1", 60, 1), M::insert("h2", "k1", 65, 2), M::insert("h3", "k9", 70, 3)});
+        ASSERT_TRUE(held.ok());
+        take(start, *held);
+        ASSERT_TRUE(whole.advance_watermark(50).ok());
+        std::vector<M> all;
+        for (const Owned& o : tx) all.push_back(view(o));
+        auto expected_changes = whole.apply(all);
+        ASSERT_TRUE(expected_changes.ok()) << expected_changes.error().message;
+        Table expected = start;
+        take(expected, *expected_changes);
+        const std::string expected_state = encode_binary(whole.checkpoint("p"));
+
+        for (std::size_t part_size : {1U, 3U, 7U, 45U, 1000U}) {
+            SCOPED_TRACE("parts of " + std::to_string(part_size) + (kind == EngineKind::naive ? ", naive" : ""));
+            Engine parts({.gap = 10, .lateness = 20}, kind);
+            held_state(parts);
+            Table got = start;
+            parts.begin_transaction();
+            std::size_t slices = 0;
+            for (std::size_t at = 0; at < tx.size(); at += part_size) {
+                std::vector<M> part;
+                for (std::size_t i = at; i < std::min(tx.size(), at + part_size); ++i) part.push_back(view(tx[i]));
+                ASSERT_TRUE(parts.apply_part(part).ok());
+                auto slice = parts.take_changes();
+                ASSERT_TRUE(slice.has_value());
+                EXPECT_EQ(slice->version, 1);  // the commit moves it
+                EXPECT_EQ(parts.changed_sessions(), 0U);
+                take(got, *slice);
+                ++slices;
+            }
+            auto changes = parts.commit_transaction();
+            ASSERT_TRUE(changes.ok()) << changes.error().message;
+            take(got, *changes);
+            EXPECT_EQ(got, expected);
+            EXPECT_EQ(changes->version, expected_changes->version);
+            EXPECT_EQ(encode_binary(parts.checkpoint("p")), expected_state);
+            EXPECT_EQ(slices, (tx.size() + part_size - 1) / part_size);
+        }
+    }
+}
+
+TEST(OpenTransaction, AnErrorOrARollbackAfterSlicesTakesBackEveryPart) {
+    for (bool error : {true, false}) {
+        SCOPED_TRACE(error ? "an error in the last part" : "rollback_transaction");
+        Engine e({.gap = 10, .lateness = 20});
+        held_state(e);
+        const std::string before = encode_binary(e.checkpoint("p"));
+        const std::size_t keys = e.key_count();
+        const std::vector<Owned> tx = mixed_transaction();
+        e.begin_transaction();
+        for (const Owned& o : tx) {
+            ASSERT_TRUE(e.apply_part(std::vector<M>{view(o)}).ok());
+            ASSERT_TRUE(e.take_changes().has_value());
+        }
+        if (error) {
+            auto bad = e.apply_part(std::vector<M>{M::retract("nobody", "k1", 100)});
+            ASSERT_FALSE(bad.ok());
+            EXPECT_EQ(bad.error().index, tx.size());
+        } else {
+            e.rollback_transaction();
+        }
+        EXPECT_FALSE(e.in_transaction());
+        EXPECT_EQ(e.version(), 1);
+        EXPECT_EQ(e.key_count(), keys);
+        EXPECT_EQ(encode_binary(e.checkpoint("p")), before);
+        EXPECT_TRUE(e.apply({M::insert("n1", "k1", 100, 1)}).ok());
+    }
+}
+
+// A sum beyond the double range refuses the transaction only if it still is
+// at the commit: no slice is taken while it is (a later retraction can
+// bring it back), and one that stays refuses the commit after slices.
+TEST(OpenTransaction, NoSliceIsTakenWhileASumIsBeyondTheDoubleRange) {
+    const double big = std::numeric_limits<double>::max();
+    {
+        Engine e;
+        e.begin_transaction();
+        ASSERT_TRUE(e.apply_part(std::vector<M>{M::insert("a", "k", 0, big)}).ok());
+        ASSERT_TRUE(e.take_changes().has_value());
+        ASSERT_TRUE(e.apply_part(std::vector<M>{M::insert("b", "k", 1, big)}).ok());
+        EXPECT_FALSE(e.take_changes().has_value());
+        EXPECT_EQ(e.changed_sessions(), 1U);  // still to be taken
+        ASSERT_TRUE(e.apply_part(std::vector<M>{M::retract("b", "k", 1, big)}).ok());
+        auto slice = e.take_changes();
+        ASSERT_TRUE(slice.has_value());
+        // Back to the row the first slice took: no change since.
+        EXPECT_TRUE(slice->before.empty());
+        EXPECT_TRUE(slice->after.empty());
+        EXPECT_TRUE(e.commit_transaction().ok());
+    }
+    {
+        Engine e;
+        ASSERT_TRUE(e.apply({M::insert("x", "other", 0, 1)}).ok());
+        const std::string before = encode_binary(e.checkpoint());
+        e.begin_transaction();
+        ASSERT_TRUE(e.apply_part(std::vector<M>{M::insert("a", "k", 0, big), M::insert("b", "k", 1, big)}).ok());
+        EXPECT_FALSE(e.take_changes().has_value());
+        ASSERT_TRUE(e.apply_part(std::vector<M>{M::insert("c", "k2", 0, 1)}).ok());
+        EXPECT_FALSE(e.take_changes().has_value());
+        auto changes = e.commit_transaction();
+        ASSERT_FALSE(changes.ok());
+        EXPECT_EQ(changes.error().kind, ErrorKind::sum_overflow);
+        EXPECT_EQ(encode_binary(e.checkpoint()), before);
+    }
+}
+
+TEST(OpenTransaction, TakeChangesWithoutAnOpenTransactionIsABug) {
+    Engine e;
+    EXPECT_THROW((void)e.take_changes(), std::logic_error);
+    EXPECT_EQ(e.changed_sessions(), 0U);
 }
 
 }  // namespace

@@ -38,6 +38,21 @@
 
 namespace sluice::pipeline {
 
+// Where a transaction in parts sends the session rows it changed while it
+// is open (BatchCommitter: into the sink's open transaction; docs/
+// pipeline.md, "Huge transactions").
+class SliceOut {
+public:
+    virtual ~SliceOut() = default;
+    // The session rows `batch` logged so far go to the sink now (its late
+    // and rejected rows stay for the commit); a savepoint in it
+    // (SinkBatch::savepoint) marks where the open transaction's rows begin.
+    virtual void send_slice(SinkBatch& batch) = 0;
+    // The rows sent since the last savepoint are taken back (the engine
+    // refused the transaction, or its source abandoned it).
+    virtual void take_back_slices() = 0;
+};
+
 class SessionApplier {
 public:
     SessionApplier(tideweave::Engine& engine, WatermarkRule& rule, Partition partition = {})
@@ -68,6 +83,17 @@ public:
     std::optional<Outcome> finish(TransactionMapper& last, std::string_view gtid, SinkBatch& batch);
     // A part was applied and the transaction is not finished.
     bool in_transaction() const { return parts_; }
+    // Once a transaction in parts has changed `sessions` sessions since its
+    // start or its last slice, what it changed (the engine's
+    // take_changes(): before rows removed, after rows put) is logged into
+    // the batch and sent to `out` (a savepoint before the first slice), so
+    // that memory stays bounded however many sessions it changes; a refusal
+    // or abandon takes the slices back. Without this call, nothing is sent
+    // before the commit.
+    void slice_into(SliceOut& out, std::size_t sessions) {
+        slices_ = &out;
+        slice_sessions_ = sessions;
+    }
     // The transaction will not be finished (its source ended inside it):
     // takes back its parts.
     void abandon(SinkBatch& batch);
@@ -75,6 +101,8 @@ public:
 private:
     void refuse(const std::string& reason, SinkBatch& batch);
     void end_parts();
+    void slice(SinkBatch& batch);
+    void take_back_slices();
     bool owns(const RejectedRow& r) const { return r.key ? partition_.owns(*r.key) : partition_.index == 0; }
     // The mutations of `all` this run owns (all of them for one partition).
     std::span<const tideweave::Mutation> owned(std::span<const tideweave::Mutation> all);
@@ -95,6 +123,9 @@ private:
     Outcome part_outcome_;
     std::optional<std::string> refused_;  // the engine's reason, once it refused
     bool reading_again_ = false;           // the parts come again, to be rejected
+    SliceOut* slices_ = nullptr;           // where slices go (none: nothing before the commit)
+    std::size_t slice_sessions_ = 0;
+    bool sliced_ = false;                  // slices of this transaction were sent
 };
 
 }  // namespace sluice::pipeline

@@ -21,12 +21,15 @@
 // Failures of PostgreSQL itself are sluice::postgres::Error (a lost
 // connection: kind connection); the caller retries from the stored state.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sluice/pipeline/open_sink_rows.hpp"
 #include "sluice/pipeline/sink_batch.hpp"
 #include "sluice/postgres/connection.hpp"
+#include "sluice/postgres/transaction.hpp"
 
 namespace sluice::pipeline {
 
@@ -64,11 +67,31 @@ public:
     void commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
                 const std::string* checkpoint, const std::string& settings, bool replay);
 
+    // A huge source transaction in slices (issue 25; docs/pipeline.md,
+    // "Huge transactions"): write_slice() writes a batch's session rows
+    // into the open sink transaction, beginning it if none is open (the
+    // state row, at `previous_gtid`, is locked then, so that a writer that
+    // moved it is found before any row is written: Error{sink_moved}); the
+    // next commit() finishes that transaction. A slice with a savepoint
+    // (SinkBatch::savepoint_at) writes the rows before it, sets a
+    // SAVEPOINT, then writes the rest; take_back_slices() rolls back to it
+    // (the engine refused the transaction): the rows before it, of the
+    // earlier source transactions, stay for the commit. A failure leaves
+    // the transaction to be rolled back with the Sink (the retry opens a
+    // new one).
+    void write_slice(const SinkBatch& slice, const std::optional<std::string>& previous_gtid, bool replay);
+    void take_back_slices();
+
     postgres::Connection& connection() { return conn_; }
 
 private:
     Sink(postgres::Connection conn, std::string name, std::string state_name);
     void prepare_statements();
+    // The net changes' rows, as the open-rows plan sorts them: COPY, staged
+    // upsert, staged delete. `reuse_stages`: the staging tables are emptied
+    // after use (the transaction goes on: ON COMMIT DELETE ROWS has not run).
+    void write_rows(const std::vector<NetChange>& net, bool idempotent, bool reuse_stages);
+    void begin_transaction(const std::optional<std::string>& previous_gtid);
 
     postgres::Connection conn_;
     std::string name_;
@@ -76,7 +99,11 @@ private:
     OpenSinkRows open_;     // what NAME holds open, as of the last load or commit
     bool trusted_ = false;  // open_ is all NAME holds that a batch may touch (else: upsert everything)
     std::optional<postgres::Statement> upsert_, remove_, late_, reject_, state_insert_, state_update_,
-        state_update_checkpoint_;
+        state_update_checkpoint_, state_lock_;
+    // The transaction slices went into, until commit() (declared after
+    // conn_: it rolls back before the connection goes).
+    std::unique_ptr<postgres::Transaction> open_tx_;
+    bool savepoint_ = false;  // the open transaction has the savepoint of a transaction in slices
 };
 
 }  // namespace sluice::pipeline

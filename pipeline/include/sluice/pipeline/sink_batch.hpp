@@ -86,11 +86,26 @@ public:
     void take_back_to(Mark m);
     void name_gtid_from(Mark m, const std::string& gtid);
 
+    // A huge transaction's session rows go to the sink in slices while it
+    // is open (SessionApplier, docs/pipeline.md "Huge transactions"), so
+    // that neither the engine nor the batch holds a row per session it
+    // changes until the commit. savepoint(): the rows logged from here on
+    // belong to a transaction that may yet be refused (the sink sets a
+    // savepoint before writing them). move_sessions_to(): the session rows
+    // logged so far, and the savepoint, go to `slice` (emptied first); the
+    // late and rejected rows and the counts stay for the commit.
+    void savepoint() { savepoint_ = used_; }
+    std::optional<std::size_t> savepoint_at() const { return savepoint_; }
+    void move_sessions_to(SinkBatch& slice);
+
     // The net effect: one change per (key, start), ordered by key (bytes)
     // then start: the order of NAME's primary key under a bytewise
     // collation, so that PostgreSQL's index takes the rows in order (random
     // order cost it over twice the CPU). Valid until the batch changes.
-    std::vector<NetChange> net() const;
+    std::vector<NetChange> net() const { return net(0, used_); }
+    // The net effect of the changes logged in [from, to) (a slice's rows
+    // before its savepoint, and after).
+    std::vector<NetChange> net(std::size_t from, std::size_t to) const;
     // Changes logged (before netting).
     std::size_t logged() const { return used_; }
     const std::vector<LateRow>& late_rows() const { return late_; }
@@ -110,6 +125,7 @@ private:
 
     std::vector<Logged> log_;
     std::size_t used_ = 0;  // log_[0, used_) is this batch; the rest is kept for reuse
+    std::optional<std::size_t> savepoint_;
     std::vector<LateRow> late_;
     std::vector<RejectedSinkRow> rejected_;
     std::size_t source_transactions_ = 0;

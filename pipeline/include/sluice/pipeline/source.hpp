@@ -52,9 +52,9 @@ struct Resume {
 struct Step {
     enum class Kind {
         transaction,       // a source transaction of the table: the mapper holds its changes (its last part)
-        snapshot_rows,     // rows of the table's snapshot (`rows`), kept until its done step
-        snapshot_done,     // the snapshot is complete: its rows are one transaction
-        snapshot_aborted,  // the snapshot will never complete (its publisher was killed): drop its rows
+        snapshot_rows,     // rows of the table's snapshot (`rows`), applied as they come
+        snapshot_done,     // the snapshot is complete: its rows are one transaction, committed now
+        snapshot_aborted,  // the snapshot will never complete (its publisher was killed): its rows are taken back
         skipped,           // the position moved past input without rows of the table (other tables, DDL)
         idle,              // nothing arrived while waiting; the position did not move
         end,               // --until-end: everything the source held at the start is read
@@ -65,8 +65,9 @@ struct Step {
     // state; lost: what happened. Valid until the next call of next().
     std::string_view text;
     std::uint32_t timestamp = 0;  // transaction: its commit time at the source (seconds since the epoch)
-    // snapshot_rows: valid until the next() after the snapshot's done or
-    // aborted step (the source keeps their text until then).
+    // snapshot_rows: valid until the next call of next() (the run applies
+    // a snapshot's rows as they come, issue 25; a snapshot refused by
+    // Tideweave is read again from the run's spill file, not the source).
     std::span<const SourceChange> rows;
     // Nothing more had arrived by the time this step was read: a source
     // that blocks for input (the binlog) always, a polling one (JetStream)

@@ -77,6 +77,28 @@ public:
     bool in_transaction() const;
     // Mutations given to the open transaction so far (0 when none is open).
     std::size_t transaction_mutations() const;
+    // The open transaction's changes so far, to be written out while it is
+    // open (issue 25: a transaction that changes a million sessions is
+    // handed to the sink in slices, not held until its commit): the before
+    // and after rows of every session changed since begin_transaction() or
+    // the last take_changes(), as commit_transaction() lists them; the next
+    // call, and the commit, list only what changed after. Applying the
+    // slices' changes in order, then the commit's, gives what one
+    // commit_transaction() would have listed (a session a slice put and a
+    // later part changes is in a later slice's before rows). The version
+    // does not move, nor does the undo log shrink: a later error, or
+    // rollback_transaction(), still undoes every part (a caller that wrote
+    // slices takes them back too). nullopt, taking nothing, while a session
+    // changed since the last slice has a sum beyond the double range: that
+    // refuses the transaction only if it still has at the commit (a later
+    // retraction can bring it back), so it stays in the changes until then.
+    // The Changes are valid until the next non-const call; they list no
+    // late items (apply_part() did).
+    std::optional<Changes> take_changes();
+    // Sessions changed since begin_transaction() or the last take_changes()
+    // (an upper bound; the naive engine counts keys): what a caller judges
+    // a slice's size by. 0 when no transaction is open.
+    std::size_t changed_sessions() const;
 
     // Moves the watermark to `watermark` (equal is accepted; behind is an
     // Error) and returns the rows that became final.
