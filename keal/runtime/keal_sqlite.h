@@ -3,7 +3,8 @@
  * (`--target sqlite`). The generated sqlite3_extension_init registers every
  * exported function with sqlite3_create_function_v2 (SQLITE_DETERMINISTIC |
  * SQLITE_INNOCUOUS for pure ones: on this target every function is pure, as
- * neither sql.* nor embedded SQL exist here).
+ * neither sql.* nor embedded SQL exist here). Rows functions are
+ * table-valued functions: keal_sqlite_rows.h.
  *
  * - Arguments are checked against the Keal parameter types, never coerced:
  *   SQLite's dynamic typing would turn the text 'abc' into 0 for an int.

@@ -6,9 +6,18 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 #include <thread>
 
+#include "keal_database.hpp"
 #include "sqlite_session.hpp"
+
+#ifndef KEAL_DOCS
+#error "KEAL_DOCS must name docs/keal.md (set by CMake)"
+#endif
 
 namespace keal::servers {
 namespace {
@@ -199,8 +208,8 @@ TEST_F(SqliteRows, TheProgressHandlerStopsARunawayLoopInside) {
 }
 
 // Texts a body keeps across yields live in the cursor's arena: many rows of
-// built texts come out intact (under ASan in this process, which loads the
-// extension and would see a use after free).
+// built texts (the arena grows over many blocks meanwhile) come out intact;
+// texts freed at a yield would be overwritten by the next rows' texts.
 TEST_F(SqliteRows, TextsKeptAcrossYieldsStayValid) {
     std::string text;
     for (int i = 0; i < 3000; ++i) {
@@ -210,6 +219,52 @@ TEST_F(SqliteRows, TextsKeptAcrossYieldsStayValid) {
                         {Kind::Int, Kind::Int, Kind::Text});
     // 3000 words: 10 of one digit, 90 of two, 900 of three, 2000 of four.
     EXPECT_EQ(o.rendered, "3000|10890|9");
+}
+
+// docs/keal.md's SQLite rows-function example, as written: the program
+// after the marker, and each line of the SQL block after it, `SQL;  --
+// answer`, run with its answer compared.
+struct DocsExample {
+    std::string program;
+    std::vector<std::pair<std::string, std::string>> queries;
+};
+
+DocsExample docs_example() {
+    std::ifstream in(KEAL_DOCS);
+    std::string line;
+    DocsExample ex;
+    enum { Before, Marked, InProgram, AfterProgram, InSql } at = Before;
+    while (std::getline(in, line)) {
+        if (at == Before && line == "<!-- keal: target sqlite, e2e docs_sqlite_rows -->") at = Marked;
+        else if (at == Marked && line == "```keal") at = InProgram;
+        else if (at == InProgram && line == "```") at = AfterProgram;
+        else if (at == InProgram) ex.program += line + "\n";
+        else if (at == AfterProgram && line == "```sql") at = InSql;
+        else if (at == InSql && line == "```") return ex;
+        else if (at == InSql) {
+            const std::size_t comment = line.rfind(" -- ");
+            if (comment == std::string::npos) throw std::runtime_error("no answer on docs line: " + line);
+            std::string sql = line.substr(0, comment);
+            while (!sql.empty() && sql.back() == ' ') sql.pop_back();
+            ex.queries.emplace_back(sql, line.substr(comment + 4));
+        }
+    }
+    throw std::runtime_error(std::string("no docs_sqlite_rows example in ") + KEAL_DOCS);
+}
+
+TEST_F(SqliteRows, TheDocsExampleRuns) {
+    const DocsExample ex = docs_example();
+    const std::string path = ::testing::TempDir() + "/squares.keal";
+    std::ofstream(path) << ex.program;
+    const std::string so = ::testing::TempDir() + "/squares-sqlite.so";
+    const e2e::CommandResult r = e2e::run_keal({"build", path, "--target", "sqlite", "-o", so});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    SqliteSession docs(so);
+    ASSERT_GE(ex.queries.size(), 5U);
+    for (const auto& [sql, answer] : ex.queries) {
+        // Every column as text: SQLite's own text of an INTEGER is its decimal.
+        EXPECT_EQ(docs.rows(sql, {}, "squares.keal").rendered, answer) << sql;
+    }
 }
 
 }  // namespace
