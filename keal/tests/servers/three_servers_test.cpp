@@ -347,6 +347,8 @@ std::vector<RowsCase> rows_corpus() {
         {"SELECT * FROM k_rows_halves(3)", "", {K::Float, K::Bool}, "1.5|false; 0.75|true; 0.375|true", ""},
         // An error at row k: the statement fails with the Keal line.
         {"SELECT * FROM k_rows_until_zero(10, 4)", "", {K::Int, K::Int}, "error: corpus_rows.keal:60: division by zero", "22012"},
+        // At the first row (SQLite: inside xFilter, not xNext).
+        {"SELECT * FROM k_rows_until_zero(10, 1)", "", {K::Int, K::Int}, "error: corpus_rows.keal:60: division by zero", "22012"},
         {"SELECT * FROM k_rows_overflow(10)", "", {K::Int}, "error: corpus_rows.keal:73: integer overflow", "22003"},
         {"SELECT * FROM k_rows_overflow(1)", "", {K::Int}, "error: corpus_rows.keal:70: stopped after 1 rows", "22023"},
         // A LIMIT stops it early: before the error, and on a function that never ends.
