@@ -227,6 +227,16 @@ std::vector<AggregateCase> aggregate_corpus() {
         {"WITH t(x) AS (VALUES (5), (5000)) SELECT k_all_small(x) FROM t", Kind::Bool,
          "error: corpus.keal:303: too large: 5000"},
         {ints + "SELECT k_int_mean(x) FROM t WHERE x > 10", Kind::Int, "error: corpus.keal:315: division by zero"},
+        // Text, char and bytes results, made by `final` once per group.
+        {ints + "SELECT k_span(x) FROM t", Kind::Text, "3 rows in 1..=3 (é)"},
+        {ints + "SELECT k_span(x) FROM t WHERE x > 10", Kind::Text, "NULL"},
+        {"WITH t(g, x) AS (VALUES (1, 5), (2, 7), (1, -2)) SELECT k_span(x) FROM t GROUP BY g ORDER BY g", Kind::Text,
+         "2 rows in -2..=5 (é)"},
+        {floats + "SELECT k_grade(x) FROM t", Kind::Text, "ß"},
+        {"WITH t(x) AS (VALUES (4.0), (8.0)) SELECT k_grade(x) FROM t", Kind::Text, "A"},
+        {floats + "SELECT k_grade(x) FROM t WHERE x > 100", Kind::Text, "ß"},
+        {"WITH t(x) AS (VALUES (-4.0), (1.0)) SELECT k_grade(x) FROM t", Kind::Text, "error: corpus.keal:344: negative total -3"},
+        {ints + "SELECT length(k_bytes_of(x)) FROM t", Kind::Int, "3"},
     };
 }
 
@@ -243,6 +253,29 @@ TEST_F(ThreeServers, AggregatesGiveTheSameResultsAndErrorsEverywhere) {
             EXPECT_EQ(maria.sqlstate, pg.sqlstate) << maria.rendered;
         }
     }
+}
+
+// A bytes result is the same bytes everywhere (in hex: each server spells
+// that differently), and a text result of every group comes out whole.
+TEST_F(ThreeServers, AggregatesGiveBytesAndPerGroupTextResults) {
+    const std::string ints = "WITH t(x) AS (VALUES (1), (2), (NULL), (3)) ";
+    EXPECT_EQ(query_on_postgres(ints + "SELECT encode(k_bytes_of(x), 'hex') FROM t", Kind::Text, "corpus.keal").rendered, "6e3d36");
+    EXPECT_EQ(sqlite_->query(ints + "SELECT lower(hex(k_bytes_of(x))) FROM t", Kind::Text, "corpus.keal").rendered, "6e3d36");
+    EXPECT_EQ(mariadb_->query(ints + "SELECT lower(hex(k_bytes_of(x))) FROM t", Kind::Text, "corpus.keal").rendered, "6e3d36");
+    // Every group's text (MariaDB reuses one result buffer across groups).
+    const std::string groups = "WITH t(g, x) AS (VALUES (1, 5), (2, 7), (1, -2), (3, 100)) ";
+    EXPECT_EQ(query_on_postgres(groups + "SELECT string_agg(s, ' | ' ORDER BY g) FROM (SELECT g, k_span(x) AS s FROM t GROUP BY g) AS a",
+                                Kind::Text, "corpus.keal")
+                  .rendered,
+              "2 rows in -2..=5 (é) | 1 rows in 7..=7 (é) | 1 rows in 100..=100 (é)");
+    const std::string concat = "SELECT group_concat(s, ' | ') FROM (SELECT g, k_span(x) AS s FROM t GROUP BY g ORDER BY g) AS a";
+    EXPECT_EQ(sqlite_->query(groups + concat, Kind::Text, "corpus.keal").rendered,
+              "2 rows in -2..=5 (é) | 1 rows in 7..=7 (é) | 1 rows in 100..=100 (é)");
+    EXPECT_EQ(mariadb_->query(groups + "SELECT group_concat(s ORDER BY g SEPARATOR ' | ') FROM (SELECT g, k_span(x) AS s FROM t "
+                                       "GROUP BY g) AS a",
+                              Kind::Text, "corpus.keal")
+                  .rendered,
+              "2 rows in -2..=5 (é) | 1 rows in 7..=7 (é) | 1 rows in 100..=100 (é)");
 }
 
 // An aggregate with `inverse` is a window aggregate on SQLite (xValue and
