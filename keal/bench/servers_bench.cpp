@@ -19,7 +19,10 @@
 //   srf      a set-returning function yielding 1,000,000 rows (i, i * i),
 //            summed by SQL: the Keal rows function (programs/series.keal),
 //            a C SRF (c/series.c, value per call with funcapi.h) and
-//            PL/pgSQL's RETURN NEXT, on PostgreSQL.
+//            PL/pgSQL's RETURN NEXT, on PostgreSQL ("srf"); on SQLite the
+//            same Keal source as a table-valued function against a
+//            hand-written C virtual table (sqlite_series_c.cpp) and a
+//            recursive CTE ("srf sqlite").
 //
 // Every contender of a table must return the same sum before any is timed.
 // Rounds interleave the contenders (round-robin), so a noisy neighbour hurts
@@ -54,6 +57,7 @@
 
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/connection.hpp"
+#include "sqlite_series_c.hpp"
 
 #ifndef KEAL_EXE
 #error "KEAL_EXE must name the keal compiler (set by CMake)"
@@ -220,6 +224,11 @@ struct Lite {
     ~Lite() { sqlite3_close(db); }
     Lite(const Lite&) = delete;
     Lite& operator=(const Lite&) = delete;
+    void load(const std::string& extension) {
+        char* err = nullptr;
+        if (sqlite3_load_extension(db, extension.c_str(), nullptr, &err) != SQLITE_OK)
+            throw std::runtime_error(std::string("sqlite3_load_extension: ") + (err ? err : "?"));
+    }
     void exec(const std::string& sql) {
         char* err = nullptr;
         if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK)
@@ -427,6 +436,11 @@ END)");
         const std::string lite_so = dir + "/servers-sqlite.so";
         run_command(shell_quote(keal) + " build " + shell_quote(program) + " --target sqlite -o " + shell_quote(lite_so));
         Lite lite(lite_so, rows, agg_rows);
+        const std::string series_so = dir + "/series-sqlite.so";
+        run_command(shell_quote(keal) + " build " + shell_quote(KEAL_BENCH_SERIES_PROGRAM) + " --target sqlite -o " +
+                    shell_quote(series_so));
+        lite.load(series_so);
+        if (keal::bench::register_series_c(lite.db) != SQLITE_OK) throw std::runtime_error("registering series_c failed");
 
         // Connector/C, the control for sluice's MariaDB client.
         const sluice::mariadb::ConnectOptions mu = maria_options(maria_url);
@@ -542,6 +556,16 @@ END)");
         all.push_back({"srf", "PostgreSQL", "PL/pgSQL RETURN NEXT", [&] { return pg.scalar(pg_srf("series_plpgsql")); }});
         all.push_back({"srf", "PostgreSQL", "C", [&] { return pg.scalar(pg_srf("series_c")); }});
         all.push_back({"srf", "PostgreSQL", "Keal", [&] { return pg.scalar(pg_srf("series_keal")); }});
+        // The same query on SQLite, whose table-valued functions run one row
+        // per xNext (nothing collected first), and the recursive CTE SQL
+        // alone would write.
+        all.push_back({"srf sqlite", "SQLite", "C vtab (registered here)", [&] { return lite.scalar(pg_srf("series_c")); }});
+        all.push_back({"srf sqlite", "SQLite", "Keal extension", [&] { return lite.scalar(pg_srf("series_keal")); }});
+        all.push_back({"srf sqlite", "SQLite", "recursive CTE", [&] {
+                           return lite.scalar("WITH RECURSIVE s(i, sq) AS (SELECT 1, 1 UNION ALL SELECT i + 1, (i + 1) * (i + 1) "
+                                              "FROM s WHERE i < " + std::to_string(srf_rows) +
+                                              ") SELECT count(*) || ' ' || sum(sq) FROM s");
+                       }});
 
         // Agreement first: everything of a table returns the same sum (the
         // PSM function over its own row count: against Keal's over as many).
@@ -592,6 +616,8 @@ END)");
         const double agg_lite_over_c = best("agg sqlite", "Keal extension") / best("agg sqlite", "C (registered here)");
         const double srf_over_c = best("srf", "Keal") / best("srf", "C");
         const double plpgsql_over_srf = best("srf", "PL/pgSQL RETURN NEXT") / best("srf", "Keal");
+        const double srf_lite_over_c = best("srf sqlite", "Keal extension") / best("srf sqlite", "C vtab (registered here)");
+        const double cte_over_srf_lite = best("srf sqlite", "recursive CTE") / best("srf sqlite", "Keal extension");
 
         utsname un{};
         uname(&un);
@@ -615,7 +641,8 @@ END)");
           << ", \"plpgsql_over_keal_agg\": " << plpgsql_over_agg << ", \"keal_agg_serial_over_parallel\": " << agg_serial_over_parallel
           << ", \"keal_agg_serial_over_parallel_median\": " << median("agg", "Keal") / median("agg parallel", "Keal")
           << ", \"keal_sqlite_agg_over_c\": " << agg_lite_over_c << ", \"keal_srf_over_c\": " << srf_over_c
-          << ", \"plpgsql_over_keal_srf\": " << plpgsql_over_srf << "},\n  \"contenders\": [\n";
+          << ", \"plpgsql_over_keal_srf\": " << plpgsql_over_srf << ", \"keal_sqlite_srf_over_c\": " << srf_lite_over_c
+          << ", \"cte_over_keal_sqlite_srf\": " << cte_over_srf_lite << "},\n  \"contenders\": [\n";
         for (std::size_t i = 0; i < all.size(); ++i) {
             const Contender& c = all[i];
             j << "    {\"table\": \"" << c.table << "\", \"server\": \"" << c.server << "\", \"name\": \"" << json_escape(c.name)
@@ -639,6 +666,8 @@ END)");
         std::printf("Keal SQLite aggregate / C aggregate: %.2fx (goal <= 1.2x)\n", agg_lite_over_c);
         std::printf("Keal SRF / C SRF: %.2fx (goal <= 1.3x)\n", srf_over_c);
         std::printf("PL/pgSQL RETURN NEXT / Keal SRF: %.1fx (goal >= 10x)\n", plpgsql_over_srf);
+        std::printf("Keal SQLite table-valued function / C vtab: %.2fx (no goal set)\n", srf_lite_over_c);
+        std::printf("recursive CTE / Keal SQLite table-valued function: %.2fx\n", cte_over_srf_lite);
         std::printf("load average %.2f -> %.2f; capture: %s\n", load_before, load_after, out.c_str());
 
         sqlite3_finalize(lst);

@@ -240,9 +240,12 @@ typedef struct {
   char data[];
 } keal_mdb_buffer;
 
-static inline char *keal_mdb_string_result(UDF_INIT *initid, const char *p, int64_t n, unsigned long *length,
-                                           char *is_null, char *error) {
-  keal_mdb_buffer *b = (keal_mdb_buffer *)(void *)initid->ptr;
+/* Copies the result into the buffer at *slot (grown as needed; freed by
+ * deinit): initid->ptr for a scalar function, the state box's `out` for an
+ * aggregate, whose initid->ptr holds the state. */
+static inline char *keal_mdb_string_into(char **slot, const char *p, int64_t n, unsigned long *length, char *is_null,
+                                         char *error) {
+  keal_mdb_buffer *b = (keal_mdb_buffer *)(void *)*slot;
   if (b == NULL || b->capacity < (size_t)n) {
     size_t cap = (size_t)n < 256 ? 256 : (size_t)n;
     keal_mdb_buffer *grown = (keal_mdb_buffer *)realloc(b, sizeof(keal_mdb_buffer) + cap);
@@ -252,18 +255,27 @@ static inline char *keal_mdb_string_result(UDF_INIT *initid, const char *p, int6
     }
     grown->capacity = cap;
     b = grown;
-    initid->ptr = (char *)(void *)b;
+    *slot = (char *)(void *)b;
   }
   if (n > 0) memcpy(b->data, p, (size_t)n);
   *length = (unsigned long)n;
   return b->data;
 }
 
-static inline char *keal_mdb_char_result(UDF_INIT *initid, keal_char c, unsigned long *length, char *is_null,
-                                         char *error) {
+static inline char *keal_mdb_string_result(UDF_INIT *initid, const char *p, int64_t n, unsigned long *length,
+                                           char *is_null, char *error) {
+  return keal_mdb_string_into(&initid->ptr, p, n, length, is_null, error);
+}
+
+static inline char *keal_mdb_char_into(char **slot, keal_char c, unsigned long *length, char *is_null, char *error) {
   char buf[4];
   int n = keal_encode_utf8(c, buf);
-  return keal_mdb_string_result(initid, buf, n, length, is_null, error);
+  return keal_mdb_string_into(slot, buf, n, length, is_null, error);
+}
+
+static inline char *keal_mdb_char_result(UDF_INIT *initid, keal_char c, unsigned long *length, char *is_null,
+                                         char *error) {
+  return keal_mdb_char_into(&initid->ptr, c, length, is_null, error);
 }
 
 #endif /* KEAL_MARIADB_H */

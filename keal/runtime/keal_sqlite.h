@@ -3,7 +3,8 @@
  * (`--target sqlite`). The generated sqlite3_extension_init registers every
  * exported function with sqlite3_create_function_v2 (SQLITE_DETERMINISTIC |
  * SQLITE_INNOCUOUS for pure ones: on this target every function is pure, as
- * neither sql.* nor embedded SQL exist here).
+ * neither sql.* nor embedded SQL exist here). Rows functions are
+ * table-valued functions: keal_sqlite_rows.h.
  *
  * - Arguments are checked against the Keal parameter types, never coerced:
  *   SQLite's dynamic typing would turn the text 'abc' into 0 for an int.
@@ -51,7 +52,7 @@ SQLITE_EXTENSION_INIT1
 
 static void keal_target_poll(void) {
   keal_call *call = keal_current;
-  sqlite3 *db = sqlite3_context_db_handle((sqlite3_context *)call->host);
+  sqlite3 *db = (sqlite3 *)call->host;
   sqlite3_stmt *st = (sqlite3_stmt *)call->poll_state;
   int rc = SQLITE_OK;
   if (st == NULL) {
@@ -71,7 +72,12 @@ static void keal_target_poll(void) {
 
 /* ---- one call ---- */
 
-static inline void keal_sqlite_begin(keal_call *call, sqlite3_context *ctx) { keal_call_begin(call, ctx); }
+/* The call's host is the connection (what polling needs): a scalar
+ * function's or aggregate's context gives it, a table-valued function's
+ * cursor has it from its table (keal_sqlite_rows.h). */
+static inline void keal_sqlite_begin(keal_call *call, sqlite3_context *ctx) {
+  keal_call_begin(call, sqlite3_context_db_handle(ctx));
+}
 
 static inline void keal_sqlite_end(keal_call *call) {
   if (call->poll_state != NULL) sqlite3_finalize((sqlite3_stmt *)call->poll_state);
@@ -90,6 +96,22 @@ static __attribute__((cold, noinline, unused)) void keal_sqlite_failed(sqlite3_c
 
 /* ---- arguments ---- */
 
+/* Where a bad argument is reported: the function's context, or (ctx NULL)
+ * the table-valued function whose xFilter is reading its arguments
+ * (keal_sqlite_rows.h sets it around the reads), as its zErrMsg. */
+static KEAL_TLS sqlite3_vtab *keal_sqlite_arg_vtab __attribute__((unused));
+
+static __attribute__((cold, noinline, unused)) void keal_sqlite_arg_error(sqlite3_context *ctx, const char *msg) {
+  if (ctx != NULL) {
+    if (msg == NULL) sqlite3_result_error_nomem(ctx);
+    else sqlite3_result_error(ctx, msg, -1);
+    return;
+  }
+  sqlite3_vtab *vtab = keal_sqlite_arg_vtab;
+  sqlite3_free(vtab->zErrMsg);
+  vtab->zErrMsg = sqlite3_mprintf("%s", msg != NULL ? msg : "out of memory");
+}
+
 static const char *keal_sqlite_type_name(int type) {
   switch (type) {
     case SQLITE_INTEGER: return "an INTEGER";
@@ -105,11 +127,7 @@ static __attribute__((cold, noinline, unused)) void keal_sqlite_bad_arg(sqlite3_
                                                                          const char *got) {
   char *msg = sqlite3_mprintf("%s: %s(): argument %d (%s) must be %s, not %s", KEAL_SOURCE_FILE, fn, index + 1, param,
                               keal_type, got);
-  if (msg == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  sqlite3_result_error(ctx, msg, -1);
+  keal_sqlite_arg_error(ctx, msg);
   sqlite3_free(msg);
 }
 
@@ -164,7 +182,7 @@ static inline int keal_sqlite_text(sqlite3_context *ctx, sqlite3_value *v, keal_
     const char *p = (const char *)sqlite3_value_text(v);
     int64_t n = sqlite3_value_bytes(v);
     if (p == NULL) {
-      sqlite3_result_error_nomem(ctx);
+      keal_sqlite_arg_error(ctx, NULL);
       return -1;
     }
     if (!keal_utf8_ok(p, n)) {

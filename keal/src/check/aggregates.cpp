@@ -16,6 +16,13 @@ bool state_type_allowed(const ir::Type& t) {
   return t.base == ir::Base::Int || t.base == ir::Base::Float || t.base == ir::Base::Bool;
 }
 
+// A result is made once per group, by `final`, in the call that returns it:
+// a text, bytes or char is copied out by each server as a scalar
+// function's is, so it needs no memory across rows.
+bool result_type_allowed(const ir::Type& t) {
+  return state_type_allowed(t) || t.base == ir::Base::Text || t.base == ir::Base::Bytes || t.base == ir::Base::Char;
+}
+
 }  // namespace
 
 ir::Type aggregate_state_type(const ast::Aggregate& agg) {
@@ -34,9 +41,10 @@ bool check_aggregate_shape(const ast::Aggregate& agg, Diagnostics& diags) {
     diags.error(agg.name_span, "aggregate '" + agg.name + "' needs a result type: 'export agg " + agg.name + "(...) -> T'");
     checkable = false;
   }
-  if (agg.ret && !state_type_allowed(from_ast(*agg.ret))) {
+  if (agg.ret && !result_type_allowed(from_ast(*agg.ret))) {
     diags.error(agg.ret->span, "aggregate '" + agg.name + "' returns " + quoted(from_ast(*agg.ret)) +
-                                   "; an aggregate's result is int, float or bool (nullable or not) in this version");
+                                   "; an aggregate's result is int, float, bool, text, bytes or char (nullable or not) in this "
+                                   "version");
     checkable = false;
   }
   if (agg.params.empty()) {

@@ -133,6 +133,14 @@ class Checker {
       }
       if (c.type.array) diags_.error(c.type.span, "a rows function's columns are scalars in this version; column '" + c.name + "' is an array");
       fn.columns.push_back({c.name, from_ast(c.type)});
+      // PostgreSQL's RETURNS TABLE columns are OUT parameters, and SQLite's
+      // table-valued function takes its arguments as hidden columns: both
+      // need the names apart.
+      for (const ast::Param& p : f.params) {
+        if (p.name == c.name)
+          diags_.error(c.span, "column '" + c.name + "' has the name of a parameter; a rows function's columns and parameters "
+                               "need different names");
+      }
     }
     for (const ast::Param& p : f.params) {
       if (p.type.array) diags_.error(p.type.span, "a rows function's parameters are scalars in this version; '" + p.name + "' is an array");
@@ -144,11 +152,7 @@ class Checker {
     switch (options_.target) {
       case Target::Mariadb:
         diags_.error(f.rows_span, "function '" + f.name + "' returns rows; MariaDB UDFs cannot return sets, so --target mariadb "
-                                  "has no rows functions (use --target pg)");
-        break;
-      case Target::Sqlite:
-        diags_.error(f.rows_span, "function '" + f.name + "' returns rows; --target sqlite has no table-valued functions in this "
-                                  "version (use --target pg)");
+                                  "has no rows functions (use --target pg or --target sqlite)");
         break;
       case Target::Native:
         diags_.error(f.rows_span, "function '" + f.name + "' returns rows; it is installed into PostgreSQL, and a native program "

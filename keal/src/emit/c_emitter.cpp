@@ -96,7 +96,12 @@ class Emitter {
         out_ += "\nPG_MODULE_MAGIC;\n";
         break;
       case Flavour::Native: out_ += "#include \"keal_native.h\"\n"; break;
-      case Flavour::Sqlite: out_ += "#include \"keal_sqlite.h\"\n"; break;
+      case Flavour::Sqlite:
+        out_ += "#include \"keal_sqlite.h\"\n";
+        if (std::any_of(m_.functions.begin(), m_.functions.end(), [](const ir::Function& f) { return f.returns_rows; })) {
+          out_ += "#include \"keal_sqlite_rows.h\"\n";
+        }
+        break;
       case Flavour::Mariadb: out_ += "#include \"keal_mariadb.h\"\n"; break;
     }
     out_ += "\n";
@@ -205,6 +210,10 @@ class Emitter {
     resume_points_ = 0;
     const std::size_t at = out_.size();
     out_ += "\n" + signature(f) + " {\n";
+    // SQLite: the loops' countdown restarts at each resumption, so a loop
+    // that yields often never polls; SQLite checks for interrupts between
+    // the rows itself.
+    if (flavour_ == Flavour::Sqlite || flavour_ == Flavour::Mariadb) out_ += "  KEAL_FUNCTION_TICK();\n";
     out_ += "  switch (fr->resume) {\n  case 0:;\n";
     block(f.body, 1);
     out_ += "  }\n  fr->resume = -1;\n  return false;\n}\n";

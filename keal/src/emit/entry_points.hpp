@@ -17,6 +17,9 @@ std::string sqlite_entry_points(const ir::Module& module);
 // f_init, f and f_deinit per exported function (runtime/keal_mariadb.h).
 std::string mariadb_entry_points(const ir::Module& module);
 
+// `sqlite3_result_<type>(ctx, v)` for a non-null value of `ret`.
+std::string sqlite_result_call(const ir::Type& ret, const std::string& v);
+
 // What a MariaDB UDF of this function returns: INTEGER, REAL or STRING.
 const char* mariadb_return_kind(const ir::Type& ret);
 

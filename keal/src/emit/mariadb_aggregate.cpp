@@ -34,8 +34,20 @@ std::string declare(const std::string& result, const std::string& symbol, const 
          " keal_udf_" + symbol + "(" + params + ") {\n";
 }
 
-const char* result_c_type(const ir::Type& ret) { return ret.base == ir::Base::Float ? "double" : "long long"; }
-const char* none(const ir::Type& ret) { return ret.base == ir::Base::Float ? "0.0" : "0"; }
+bool returns_string(const ir::Type& ret) {
+  return ret.base == ir::Base::Text || ret.base == ir::Base::Bytes || ret.base == ir::Base::Char;
+}
+const char* result_c_type(const ir::Type& ret) {
+  return returns_string(ret) ? "char *" : ret.base == ir::Base::Float ? "double" : "long long";
+}
+const char* none(const ir::Type& ret) { return returns_string(ret) ? "NULL" : ret.base == ir::Base::Float ? "0.0" : "0"; }
+
+// The result copied out of the call's arena into the box's buffer, which
+// lives until the next group's result or deinit.
+std::string string_result(const ir::Type& ret, const std::string& v) {
+  if (ret.base == ir::Base::Char) return "keal_mdb_char_into(&b->out, " + v + ", length, is_null, error)";
+  return "keal_mdb_string_into(&b->out, " + v + ".ptr, " + v + ".len, length, is_null, error)";
+}
 
 }  // namespace
 
@@ -43,7 +55,9 @@ std::string mariadb_aggregate_entry_points(const ir::Module& module, const ir::A
   const std::string s = aggregate_state_c_type(agg);
   const std::string b = box(agg);
   const std::string init = aggregate_part_c_name(module, fn(module, agg.init));
-  std::string out = "\ntypedef struct { " + s + " state; } " + b + ";\n";
+  const bool string = returns_string(agg.ret);
+  // `out`: a text, bytes or char result's buffer (keal_mdb_string_into).
+  std::string out = "\ntypedef struct { " + s + " state; char *out; } " + b + ";\n";
 
   out += declare("my_bool", agg.name + "_init", "UDF_INIT *initid, UDF_ARGS *args, char *message");
   out += "  if (!keal_mdb_arg_count(args, " + std::to_string(agg.params.size()) + ", " + quoted(agg.name) +
@@ -54,10 +68,13 @@ std::string mariadb_aggregate_entry_points(const ir::Module& module, const ir::A
   }
   out += "  initid->maybe_null = 1;\n  initid->const_item = 0;\n";
   if (agg.ret.base == ir::Base::Float) out += "  initid->decimals = 31; /* NOT_FIXED_DEC */\n";
+  if (string) out += "  initid->max_length = 16777216;\n";
   out += "  initid->ptr = (char *)calloc(1, sizeof(" + b + "));\n";
   out += "  if (initid->ptr == NULL) {\n    snprintf(message, 80, \"%s: out of memory\", " + quoted(agg.name) +
          ");\n    return 1;\n  }\n  return 0;\n}\n";
-  out += declare("void", agg.name + "_deinit", "UDF_INIT *initid") + "  free(initid->ptr);\n}\n";
+  out += declare("void", agg.name + "_deinit", "UDF_INIT *initid");
+  if (string) out += "  if (initid->ptr != NULL) free(((" + b + " *)(void *)initid->ptr)->out);\n";
+  out += "  free(initid->ptr);\n}\n";
 
   out += "\nstatic __attribute__((noinline)) void keal_mdb_agg_" + agg.name + "_init_call(" + s + " *st) {\n  " + init +
          "(st);\n}\n";
@@ -98,19 +115,31 @@ std::string mariadb_aggregate_entry_points(const ir::Module& module, const ir::A
 
   out += "\nstatic __attribute__((noinline)) " + entry_c_type(agg.ret) + " keal_mdb_agg_" + agg.name + "_result_call(const " +
          s + " *st) {\n  return " + aggregate_result(module, agg, "st") + ";\n}\n";
-  out += declare(result_c_type(agg.ret), agg.name, "UDF_INIT *initid, UDF_ARGS *args, char *is_null, char *error");
-  out += "  (void)args;\n  const " + b + " *b = (const " + b + " *)(void *)initid->ptr;\n";
+  if (string) {
+    out += declare(result_c_type(agg.ret), agg.name,
+                   "UDF_INIT *initid, UDF_ARGS *args, char *result, unsigned long *length, char *is_null, char *error");
+    out += "  (void)args;\n  (void)result;\n  " + b + " *b = (" + b + " *)(void *)initid->ptr;\n";
+  } else {
+    out += declare(result_c_type(agg.ret), agg.name, "UDF_INIT *initid, UDF_ARGS *args, char *is_null, char *error");
+    out += "  (void)args;\n  const " + b + " *b = (const " + b + " *)(void *)initid->ptr;\n";
+  }
   out += "  if (*error) {\n    *is_null = 1;\n    return " + std::string(none(agg.ret)) + ";\n  }\n  *is_null = 0;\n";
   out += "  keal_call call;\n  keal_mariadb_begin(&call);\n";
   out += "  if (KEAL_SETJMP(&call) == 0) {\n";
   out += "    " + entry_c_type(agg.ret) + " r = keal_mdb_agg_" + agg.name + "_result_call(&b->state);\n";
-  out += "    keal_mariadb_end(&call);\n";
   std::string v = "r";
   if (agg.ret.nullable) {
-    out += "    if (r.is_null) {\n      *is_null = 1;\n      return " + std::string(none(agg.ret)) + ";\n    }\n";
+    out += "    if (r.is_null) {\n      keal_mariadb_end(&call);\n      *is_null = 1;\n      return " + std::string(none(agg.ret)) +
+           ";\n    }\n";
     v = "r.v";
   }
-  out += "    return " + (agg.ret.base == ir::Base::Bool ? v + " ? 1 : 0" : v) + ";\n  }\n";
+  if (string) {
+    // Copied before the call's arena, which holds the text, is freed.
+    out += "    char *text = " + string_result(agg.ret, v) + ";\n    keal_mariadb_end(&call);\n    return text;\n  }\n";
+  } else {
+    out += "    keal_mariadb_end(&call);\n";
+    out += "    return " + (agg.ret.base == ir::Base::Bool ? v + " ? 1 : 0" : v) + ";\n  }\n";
+  }
   out += "  keal_mariadb_failed(&call, is_null, error);\n  keal_mariadb_end(&call);\n  return " + std::string(none(agg.ret)) +
          ";\n}\n";
   return out;

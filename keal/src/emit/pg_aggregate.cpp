@@ -92,6 +92,10 @@ std::string final_function(const ir::Module& module, const ir::Aggregate& agg) {
   switch (agg.ret.base) {
     case Base::Int: out += "  PG_RETURN_INT64(" + v + ");\n"; break;
     case Base::Float: out += "  PG_RETURN_FLOAT8(" + v + ");\n"; break;
+    // Made in the final call's context, where PostgreSQL expects the result.
+    case Base::Text: out += "  PG_RETURN_TEXT_P(keal_pg_text_out(" + v + "));\n"; break;
+    case Base::Bytes: out += "  PG_RETURN_BYTEA_P(keal_pg_text_out(" + v + "));\n"; break;
+    case Base::Char: out += "  PG_RETURN_TEXT_P(keal_pg_char_out(" + v + "));\n"; break;
     default: out += "  PG_RETURN_BOOL(" + v + ");\n"; break;
   }
   return out + "}\n";

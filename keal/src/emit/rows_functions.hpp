@@ -1,6 +1,6 @@
 #pragma once
 // Set-returning functions (`export fn f(...) -> rows(a: int, b: text?)`) on
-// PostgreSQL. The C emitter turns the body into a generator over a frame:
+// PostgreSQL and (emit/sqlite_rows.cpp) SQLite. The C emitter turns the body into a generator over a frame:
 // `bool kf_f(kr_f *fr)` runs from where the last call stopped to the next
 // `yield` (true, the row in fr->out) or to the end (false). These emit the
 // frame's struct, the value-per-call fmgr entry point that keeps the frame
@@ -26,5 +26,12 @@ std::string pg_rows_entry_point(const ir::Function& f);
 
 // `TABLE("a" bigint, "b" text)`: what the function RETURNS.
 std::string rows_returns_sql(const ir::Function& f);
+
+// SQLite: what runtime/keal_sqlite_rows.h's table-valued-function module
+// needs of f (its schema, argument binder and column reader: a
+// keal_sqlite_rows_info), and the sqlite3_extension_init lines that
+// register it as an eponymous-only virtual table named f.
+std::string sqlite_rows_entry_points(const ir::Function& f);
+std::string sqlite_rows_registration(const ir::Function& f);
 
 }  // namespace keal::emit

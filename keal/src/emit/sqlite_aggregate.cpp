@@ -19,14 +19,6 @@ namespace {
 std::string quoted(const std::string& identifier) { return "\"" + identifier + "\""; }
 std::string box(const ir::Aggregate& agg) { return "keal_agg_box_" + agg.name; }
 
-std::string result_call(const ir::Type& ret, const std::string& v) {
-  switch (ret.base) {
-    case ir::Base::Int: return "sqlite3_result_int64(ctx, " + v + ")";
-    case ir::Base::Float: return "sqlite3_result_double(ctx, " + v + ")";
-    default: return "sqlite3_result_int(ctx, " + v + " ? 1 : 0)";
-  }
-}
-
 const ir::Function& fn(const ir::Module& module, int index) { return module.functions[static_cast<std::size_t>(index)]; }
 
 // xStep or xInverse: `part` is the step's or the inverse's function.
@@ -89,9 +81,9 @@ std::string sqlite_aggregate_entry_points(const ir::Module& module, const ir::Ag
   out += "  keal_call call;\n  keal_sqlite_begin(&call, ctx);\n";
   out += "  if (KEAL_SETJMP(&call) == 0) {\n    " + entry_c_type(agg.ret) + " r = " + name + "_call(b);\n";
   if (agg.ret.nullable) {
-    out += "    if (r.is_null) sqlite3_result_null(ctx);\n    else " + result_call(agg.ret, "r.v") + ";\n";
+    out += "    if (r.is_null) sqlite3_result_null(ctx);\n    else " + sqlite_result_call(agg.ret, "r.v") + ";\n";
   } else {
-    out += "    " + result_call(agg.ret, "r") + ";\n";
+    out += "    " + sqlite_result_call(agg.ret, "r") + ";\n";
   }
   out += "  } else {\n    keal_sqlite_failed(ctx, &call);\n  }\n  keal_sqlite_end(&call);\n}\n";
   return out;

@@ -1,4 +1,5 @@
-// SQLite entry points: per exported function an xFunc that reads and checks
+// SQLite entry points: per exported function an xFunc (a rows function: a
+// table-valued function, emit/sqlite_rows.cpp) that reads and checks
 // its arguments (keal_sqlite_<type>: 1 value, 0 NULL, -1 error already set),
 // runs the Keal function under KEAL_SETJMP (keal_error longjmps back with the
 // message), and sets the result; then sqlite3_extension_init.
@@ -7,25 +8,13 @@
 #include "emit/aggregates.hpp"
 #include "emit/array_entries.hpp"
 #include "emit/entry_points.hpp"
+#include "emit/rows_functions.hpp"
 
 namespace keal::emit {
 
 namespace {
 
 std::string quoted(const std::string& identifier) { return "\"" + identifier + "\""; }
-
-std::string result_call(const ir::Type& ret, const std::string& v) {
-  switch (ret.base) {
-    case ir::Base::Int: return "sqlite3_result_int64(ctx, " + v + ")";
-    case ir::Base::Float: return "sqlite3_result_double(ctx, " + v + ")";
-    case ir::Base::Bool: return "sqlite3_result_int(ctx, " + v + " ? 1 : 0)";
-    case ir::Base::Text: return "keal_sqlite_result_text(ctx, " + v + ")";
-    case ir::Base::Char: return "keal_sqlite_result_char(ctx, " + v + ")";
-    case ir::Base::Bytes: return "keal_sqlite_result_bytes(ctx, " + v + ")";
-    case ir::Base::Array: return "keal_sqlite_result_text(ctx, " + json_array_result(ret, v) + ")";
-    default: return "sqlite3_result_null(ctx)";
-  }
-}
 
 void entry(const ir::Function& f, std::string& out) {
   out += entry_wrapper(f);
@@ -64,9 +53,9 @@ void entry(const ir::Function& f, std::string& out) {
   } else {
     out += "    " + entry_c_type(f.ret) + " r = " + call + ";\n";
     if (f.ret.nullable) {
-      out += "    if (r.is_null) sqlite3_result_null(ctx);\n    else " + result_call(f.ret, "r.v") + ";\n";
+      out += "    if (r.is_null) sqlite3_result_null(ctx);\n    else " + sqlite_result_call(f.ret, "r.v") + ";\n";
     } else {
-      out += "    " + result_call(f.ret, "r") + ";\n";
+      out += "    " + sqlite_result_call(f.ret, "r") + ";\n";
     }
   }
   out += "  } else {\n    keal_sqlite_failed(ctx, &call);\n  }\n";
@@ -75,10 +64,25 @@ void entry(const ir::Function& f, std::string& out) {
 
 }  // namespace
 
+std::string sqlite_result_call(const ir::Type& ret, const std::string& v) {
+  switch (ret.base) {
+    case ir::Base::Int: return "sqlite3_result_int64(ctx, " + v + ")";
+    case ir::Base::Float: return "sqlite3_result_double(ctx, " + v + ")";
+    case ir::Base::Bool: return "sqlite3_result_int(ctx, " + v + " ? 1 : 0)";
+    case ir::Base::Text: return "keal_sqlite_result_text(ctx, " + v + ")";
+    case ir::Base::Char: return "keal_sqlite_result_char(ctx, " + v + ")";
+    case ir::Base::Bytes: return "keal_sqlite_result_bytes(ctx, " + v + ")";
+    case ir::Base::Array: return "keal_sqlite_result_text(ctx, " + json_array_result(ret, v) + ")";
+    default: return "sqlite3_result_null(ctx)";
+  }
+}
+
 std::string sqlite_entry_points(const ir::Module& module) {
   std::string out;
   for (const ir::Function& f : module.functions) {
-    if (f.exported) entry(f, out);
+    if (!f.exported) continue;
+    if (f.returns_rows) out += sqlite_rows_entry_points(f);
+    else entry(f, out);
   }
   for (const ir::Aggregate& agg : module.aggregates) out += sqlite_aggregate_entry_points(module, agg);
   out += "\n__attribute__((visibility(\"default\"))) int sqlite3_extension_init(sqlite3 *db, char **error, "
@@ -86,6 +90,10 @@ std::string sqlite_entry_points(const ir::Module& module) {
   out += "  SQLITE_EXTENSION_INIT2(api);\n  int rc;\n";
   for (const ir::Function& f : module.functions) {
     if (!f.exported) continue;
+    if (f.returns_rows) {
+      out += sqlite_rows_registration(f);
+      continue;
+    }
     // Every function on this target is pure (no sql.*, no embedded SQL):
     // deterministic, and harmless in triggers, views and indexes.
     const std::string flags = f.pure ? "SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS" : "SQLITE_UTF8";

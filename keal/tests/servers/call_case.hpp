@@ -61,6 +61,18 @@ inline std::string render_error(const std::string& message, const std::string& s
     return "error: " + m;
 }
 
+// Rows as "a|b; c|d" (each value rendered as above, "(no rows)" for none):
+// a rows function's answer, compared between servers as one string.
+inline std::string render_rows(const std::vector<std::vector<std::string>>& rows) {
+    if (rows.empty()) return "(no rows)";
+    std::string out;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        if (r) out += "; ";
+        for (std::size_t c = 0; c < rows[r].size(); ++c) out += (c ? "|" : "") + rows[r][c];
+    }
+    return out;
+}
+
 std::string describe(const Call& call);
 
 }  // namespace keal::servers

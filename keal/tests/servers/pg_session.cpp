@@ -76,4 +76,26 @@ Outcome query_on_postgres(const std::string& sql, Kind result, const std::string
     return query_on_postgres(sql, {}, result, source_file);
 }
 
+Outcome rows_on_postgres(const std::string& sql, const std::vector<Kind>& columns, const std::string& source_file) {
+    try {
+        std::vector<std::vector<std::string>> rendered;
+        for (const e2e::Row& row : e2e::KealDatabase::get().sql().query(sql)) {
+            std::vector<std::string> values;
+            for (std::size_t i = 0; i < row.size(); ++i) {
+                const e2e::Value& v = row[i];
+                const Kind k = i < columns.size() ? columns[i] : Kind::Text;
+                if (!v) values.emplace_back("NULL");
+                else if (k == Kind::Float) values.push_back(render_float(std::strtod(v->c_str(), nullptr)));
+                else if (k == Kind::Bool) values.emplace_back(*v == "t" ? "true" : "false");
+                else values.push_back(*v);
+            }
+            rendered.push_back(std::move(values));
+        }
+        return Outcome{render_rows(rendered), ""};
+    } catch (const sluice::postgres::Error& e) {
+        if (e.kind() != sluice::postgres::ErrorKind::server) throw;
+        return Outcome{render_error(e.server_message(), source_file), e.sqlstate()};
+    }
+}
+
 }  // namespace keal::servers

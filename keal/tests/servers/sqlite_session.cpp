@@ -50,6 +50,19 @@ void SqliteSession::exec(const std::string& sql) {
 
 namespace {
 
+std::string render_column(sqlite3_stmt* st, int i, Kind kind) {
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return "NULL";
+    switch (kind) {
+        case Kind::Int: return std::to_string(sqlite3_column_int64(st, i));
+        case Kind::Float: return render_float(sqlite3_column_double(st, i));
+        case Kind::Bool: return sqlite3_column_int64(st, i) != 0 ? "true" : "false";
+        case Kind::Text:
+        case Kind::Json: break;
+    }
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, i));
+    return std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(st, i)));
+}
+
 Outcome step_and_render(sqlite3* db, sqlite3_stmt* st, Kind result, const std::string& source_file, int* code) {
     Outcome out;
     const int rc = sqlite3_step(st);
@@ -59,21 +72,7 @@ Outcome step_and_render(sqlite3* db, sqlite3_stmt* st, Kind result, const std::s
         sqlite3_finalize(st);
         return out;
     }
-    if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-        out.rendered = "NULL";
-    } else {
-        switch (result) {
-            case Kind::Int: out.rendered = std::to_string(sqlite3_column_int64(st, 0)); break;
-            case Kind::Float: out.rendered = render_float(sqlite3_column_double(st, 0)); break;
-            case Kind::Bool: out.rendered = sqlite3_column_int64(st, 0) != 0 ? "true" : "false"; break;
-            case Kind::Text:
-            case Kind::Json: {
-                const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-                out.rendered.assign(p, static_cast<std::size_t>(sqlite3_column_bytes(st, 0)));
-                break;
-            }
-        }
-    }
+    out.rendered = render_column(st, 0, result);
     sqlite3_finalize(st);
     return out;
 }
@@ -114,6 +113,31 @@ Outcome SqliteSession::query(const std::string& sql, Kind result, const std::str
         return Outcome{render_error(sqlite3_errmsg(db_), source_file), ""};
     }
     return step_and_render(db_, st, result, source_file, code);
+}
+
+Outcome SqliteSession::rows(const std::string& sql, const std::vector<Kind>& columns, const std::string& source_file,
+                            int* code) {
+    sqlite3_stmt* st = nullptr;
+    auto failed = [&] {
+        if (code != nullptr) *code = sqlite3_errcode(db_);
+        Outcome out{render_error(sqlite3_errmsg(db_), source_file), ""};
+        sqlite3_finalize(st);
+        return out;
+    };
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return failed();
+    std::vector<std::vector<std::string>> rendered;
+    int rc = SQLITE_ROW;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        std::vector<std::string> values;
+        for (int i = 0; i < sqlite3_column_count(st); ++i) {
+            const auto at = static_cast<std::size_t>(i);
+            values.push_back(render_column(st, i, at < columns.size() ? columns[at] : Kind::Text));
+        }
+        rendered.push_back(std::move(values));
+    }
+    if (rc != SQLITE_DONE) return failed();
+    sqlite3_finalize(st);
+    return Outcome{render_rows(rendered), ""};
 }
 
 }  // namespace keal::servers

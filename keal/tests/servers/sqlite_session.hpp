@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <string>
+#include <vector>
 
 #include "call_case.hpp"
 
@@ -27,6 +28,10 @@ public:
     // Runs `sql` (one statement, no parameters): its first value rendered as
     // `result`, or the error; `code` gets sqlite3_errcode on failure.
     Outcome query(const std::string& sql, Kind result, const std::string& source_file, int* code = nullptr);
+
+    // Runs `sql` (one statement, no parameters): every row rendered by
+    // the kinds of its columns (render_rows), or the error.
+    Outcome rows(const std::string& sql, const std::vector<Kind>& columns, const std::string& source_file, int* code = nullptr);
 
     // Runs statements without results (DDL, INSERT); throws on error.
     void exec(const std::string& sql);

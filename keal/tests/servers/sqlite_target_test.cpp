@@ -6,9 +6,18 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 #include <thread>
 
+#include "keal_database.hpp"
 #include "sqlite_session.hpp"
+
+#ifndef KEAL_DOCS
+#error "KEAL_DOCS must name docs/keal.md (set by CMake)"
+#endif
 
 namespace keal::servers {
 namespace {
@@ -139,6 +148,123 @@ TEST_F(SqliteTarget, Sqlite3InterruptStopsARunawayLoop) {
     interrupter.join();
     EXPECT_EQ(code, SQLITE_INTERRUPT);
     EXPECT_EQ(o.rendered, "error: runaway.keal: interrupted (sqlite3_interrupt or the progress handler)");
+}
+
+// Rows functions are table-valued functions (eponymous-only virtual tables):
+// the arguments are checked as a scalar function's, each is required, and
+// they are the hidden columns of the same names.
+class SqliteRows : public ::testing::Test {
+protected:
+    SqliteSession rows{sqlite_extension("corpus_rows.keal")};
+    Outcome q(const std::string& sql, std::vector<Kind> kinds = {Kind::Int}, int* code = nullptr) {
+        return rows.rows(sql, kinds, "corpus_rows.keal", code);
+    }
+};
+
+TEST_F(SqliteRows, ArgumentsAreCheckedAndRequired) {
+    EXPECT_EQ(q("SELECT * FROM k_rows_count('1', 3)").rendered,
+              "error: corpus_rows.keal: k_rows_count(): argument 1 (from) must be an INTEGER (Keal int), not a TEXT");
+    EXPECT_EQ(q("SELECT * FROM k_rows_words(X'00', NULL)").rendered,
+              "error: corpus_rows.keal: k_rows_words(): argument 1 (s) must be a TEXT (Keal text), not a BLOB");
+    EXPECT_EQ(q("SELECT * FROM k_rows_words('a', 'bc')").rendered,
+              "error: corpus_rows.keal: k_rows_words(): argument 2 (sep) must be a TEXT of exactly one character (Keal char), "
+              "not a longer or empty TEXT");
+    EXPECT_EQ(q("SELECT * FROM k_rows_count(1)").rendered,
+              "error: corpus_rows.keal: k_rows_count(): argument 2 (to) is missing: call it as k_rows_count(from, to)");
+    // Too many is SQLite's own error.
+    EXPECT_THAT(q("SELECT * FROM k_rows_count(1, 2, 3)").rendered, HasSubstr("too many arguments on k_rows_count() - max 2"));
+    // The connection goes on.
+    EXPECT_EQ(q("SELECT count(*) FROM k_rows_count(1, 3)").rendered, "3");
+}
+
+TEST_F(SqliteRows, TheArgumentsAreHiddenColumns) {
+    EXPECT_EQ(q("SELECT n, \"from\", \"to\" FROM k_rows_count(2, 3)", {Kind::Int, Kind::Int, Kind::Int}).rendered, "2|2|3; 3|2|3");
+    // The same call written as constraints on the hidden columns.
+    EXPECT_EQ(q("SELECT n FROM k_rows_count WHERE \"from\" = 1 AND \"to\" = 2").rendered, "1; 2");
+    // A further constraint on an argument's column is checked against it.
+    EXPECT_EQ(q("SELECT n FROM k_rows_count(1, 2) WHERE \"to\" = 5").rendered, "(no rows)");
+    // SELECT * shows the rows' columns only.
+    EXPECT_EQ(q("SELECT * FROM k_rows_maybe(4)").rendered, "4; 8");
+}
+
+TEST_F(SqliteRows, ItIsEponymousOnlyAndInnocuous) {
+    int code = 0;
+    EXPECT_EQ(q("CREATE VIRTUAL TABLE counted USING k_rows_count", {Kind::Int}, &code).rendered,
+              "error: no such module: k_rows_count");
+    // Pure, so a view may use it even where the schema is not trusted.
+    rows.exec("CREATE VIEW first_squares AS SELECT square FROM k_rows_count(1, 3); PRAGMA trusted_schema = OFF");
+    EXPECT_EQ(q("SELECT sum(square) FROM first_squares").rendered, "14");
+}
+
+TEST_F(SqliteRows, TheProgressHandlerStopsARunawayLoopInside) {
+    int calls = 0;
+    sqlite3_progress_handler(rows.db(), 1, stop_after_calls, &calls);
+    int code = 0;
+    const Outcome o = q("SELECT * FROM k_rows_spin(9223372036854775807)", {Kind::Int}, &code);
+    EXPECT_EQ(code, SQLITE_INTERRUPT);
+    EXPECT_EQ(o.rendered, "error: corpus_rows.keal: interrupted (sqlite3_interrupt or the progress handler)");
+    sqlite3_progress_handler(rows.db(), 0, nullptr, nullptr);
+    EXPECT_EQ(q("SELECT * FROM k_rows_spin(2000)").rendered, "0");
+}
+
+// Texts a body keeps across yields live in the cursor's arena: many rows of
+// built texts (the arena grows over many blocks meanwhile) come out intact;
+// texts freed at a yield would be overwritten by the next rows' texts.
+TEST_F(SqliteRows, TextsKeptAcrossYieldsStayValid) {
+    std::string text;
+    for (int i = 0; i < 3000; ++i) {
+        text += (i ? "," : "") + std::to_string(i);
+    }
+    const Outcome o = q("SELECT count(*), sum(length(word)), max(first) FROM k_rows_words('" + text + "', ',')",
+                        {Kind::Int, Kind::Int, Kind::Text});
+    // 3000 words: 10 of one digit, 90 of two, 900 of three, 2000 of four.
+    EXPECT_EQ(o.rendered, "3000|10890|9");
+}
+
+// docs/keal.md's SQLite rows-function example, as written: the program
+// after the marker, and each line of the SQL block after it, `SQL;  --
+// answer`, run with its answer compared.
+struct DocsExample {
+    std::string program;
+    std::vector<std::pair<std::string, std::string>> queries;
+};
+
+DocsExample docs_example() {
+    std::ifstream in(KEAL_DOCS);
+    std::string line;
+    DocsExample ex;
+    enum { Before, Marked, InProgram, AfterProgram, InSql } at = Before;
+    while (std::getline(in, line)) {
+        if (at == Before && line == "<!-- keal: target sqlite, e2e docs_sqlite_rows -->") at = Marked;
+        else if (at == Marked && line == "```keal") at = InProgram;
+        else if (at == InProgram && line == "```") at = AfterProgram;
+        else if (at == InProgram) ex.program += line + "\n";
+        else if (at == AfterProgram && line == "```sql") at = InSql;
+        else if (at == InSql && line == "```") return ex;
+        else if (at == InSql) {
+            const std::size_t comment = line.rfind(" -- ");
+            if (comment == std::string::npos) throw std::runtime_error("no answer on docs line: " + line);
+            std::string sql = line.substr(0, comment);
+            while (!sql.empty() && sql.back() == ' ') sql.pop_back();
+            ex.queries.emplace_back(sql, line.substr(comment + 4));
+        }
+    }
+    throw std::runtime_error(std::string("no docs_sqlite_rows example in ") + KEAL_DOCS);
+}
+
+TEST_F(SqliteRows, TheDocsExampleRuns) {
+    const DocsExample ex = docs_example();
+    const std::string path = ::testing::TempDir() + "/squares.keal";
+    std::ofstream(path) << ex.program;
+    const std::string so = ::testing::TempDir() + "/squares-sqlite.so";
+    const e2e::CommandResult r = e2e::run_keal({"build", path, "--target", "sqlite", "-o", so});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    SqliteSession docs(so);
+    ASSERT_GE(ex.queries.size(), 5U);
+    for (const auto& [sql, answer] : ex.queries) {
+        // Every column as text: SQLite's own text of an INTEGER is its decimal.
+        EXPECT_EQ(docs.rows(sql, {}, "squares.keal").rendered, answer) << sql;
+    }
 }
 
 }  // namespace

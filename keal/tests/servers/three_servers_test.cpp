@@ -3,6 +3,7 @@
 // Results must be identical, and so must errors: the same Keal message
 // (file, line and text), with the same SQLSTATE where both PostgreSQL and
 // MariaDB have one for it (22003 overflow, 22012 division by zero).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -142,19 +143,24 @@ class ThreeServers : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
         deploy_to_postgres("corpus.keal");
+        deploy_to_postgres("corpus_rows.keal");
         deploy_to_mariadb("corpus.keal");
         sqlite_ = std::make_unique<SqliteSession>(sqlite_extension("corpus.keal"));
+        sqlite_rows_ = std::make_unique<SqliteSession>(sqlite_extension("corpus_rows.keal"));
         mariadb_ = std::make_unique<MariadbSession>();
     }
     static void TearDownTestSuite() {
         sqlite_.reset();
+        sqlite_rows_.reset();
         mariadb_.reset();
     }
     static std::unique_ptr<SqliteSession> sqlite_;
+    static std::unique_ptr<SqliteSession> sqlite_rows_;  // corpus_rows.keal
     static std::unique_ptr<MariadbSession> mariadb_;
 };
 
 std::unique_ptr<SqliteSession> ThreeServers::sqlite_;
+std::unique_ptr<SqliteSession> ThreeServers::sqlite_rows_;
 std::unique_ptr<MariadbSession> ThreeServers::mariadb_;
 
 TEST_F(ThreeServers, TheCorpusGivesTheSameResultsAndErrorsEverywhere) {
@@ -221,6 +227,16 @@ std::vector<AggregateCase> aggregate_corpus() {
         {"WITH t(x) AS (VALUES (5), (5000)) SELECT k_all_small(x) FROM t", Kind::Bool,
          "error: corpus.keal:303: too large: 5000"},
         {ints + "SELECT k_int_mean(x) FROM t WHERE x > 10", Kind::Int, "error: corpus.keal:315: division by zero"},
+        // Text, char and bytes results, made by `final` once per group.
+        {ints + "SELECT k_span(x) FROM t", Kind::Text, "3 rows in 1..=3 (é)"},
+        {ints + "SELECT k_span(x) FROM t WHERE x > 10", Kind::Text, "NULL"},
+        {"WITH t(g, x) AS (VALUES (1, 5), (2, 7), (1, -2)) SELECT k_span(x) FROM t GROUP BY g ORDER BY g", Kind::Text,
+         "2 rows in -2..=5 (é)"},
+        {floats + "SELECT k_grade(x) FROM t", Kind::Text, "ß"},
+        {"WITH t(x) AS (VALUES (4.0), (8.0)) SELECT k_grade(x) FROM t", Kind::Text, "A"},
+        {floats + "SELECT k_grade(x) FROM t WHERE x > 100", Kind::Text, "ß"},
+        {"WITH t(x) AS (VALUES (-4.0), (1.0)) SELECT k_grade(x) FROM t", Kind::Text, "error: corpus.keal:344: negative total -3"},
+        {ints + "SELECT length(k_bytes_of(x)) FROM t", Kind::Int, "3"},
     };
 }
 
@@ -237,6 +253,29 @@ TEST_F(ThreeServers, AggregatesGiveTheSameResultsAndErrorsEverywhere) {
             EXPECT_EQ(maria.sqlstate, pg.sqlstate) << maria.rendered;
         }
     }
+}
+
+// A bytes result is the same bytes everywhere (in hex: each server spells
+// that differently), and a text result of every group comes out whole.
+TEST_F(ThreeServers, AggregatesGiveBytesAndPerGroupTextResults) {
+    const std::string ints = "WITH t(x) AS (VALUES (1), (2), (NULL), (3)) ";
+    EXPECT_EQ(query_on_postgres(ints + "SELECT encode(k_bytes_of(x), 'hex') FROM t", Kind::Text, "corpus.keal").rendered, "6e3d36");
+    EXPECT_EQ(sqlite_->query(ints + "SELECT lower(hex(k_bytes_of(x))) FROM t", Kind::Text, "corpus.keal").rendered, "6e3d36");
+    EXPECT_EQ(mariadb_->query(ints + "SELECT lower(hex(k_bytes_of(x))) FROM t", Kind::Text, "corpus.keal").rendered, "6e3d36");
+    // Every group's text (MariaDB reuses one result buffer across groups).
+    const std::string groups = "WITH t(g, x) AS (VALUES (1, 5), (2, 7), (1, -2), (3, 100)) ";
+    EXPECT_EQ(query_on_postgres(groups + "SELECT string_agg(s, ' | ' ORDER BY g) FROM (SELECT g, k_span(x) AS s FROM t GROUP BY g) AS a",
+                                Kind::Text, "corpus.keal")
+                  .rendered,
+              "2 rows in -2..=5 (é) | 1 rows in 7..=7 (é) | 1 rows in 100..=100 (é)");
+    const std::string concat = "SELECT group_concat(s, ' | ') FROM (SELECT g, k_span(x) AS s FROM t GROUP BY g ORDER BY g) AS a";
+    EXPECT_EQ(sqlite_->query(groups + concat, Kind::Text, "corpus.keal").rendered,
+              "2 rows in -2..=5 (é) | 1 rows in 7..=7 (é) | 1 rows in 100..=100 (é)");
+    EXPECT_EQ(mariadb_->query(groups + "SELECT group_concat(s ORDER BY g SEPARATOR ' | ') FROM (SELECT g, k_span(x) AS s FROM t "
+                                       "GROUP BY g) AS a",
+                              Kind::Text, "corpus.keal")
+                  .rendered,
+              "2 rows in -2..=5 (é) | 1 rows in 7..=7 (é) | 1 rows in 100..=100 (é)");
 }
 
 // An aggregate with `inverse` is a window aggregate on SQLite (xValue and
@@ -305,6 +344,78 @@ TEST_F(ThreeServers, PostgresRunsAnAggregateWithCombineInParallel) {
                   .value_or("?"));
     db.exec("RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost; "
             "RESET min_parallel_table_scan_size; DROP TABLE keal_agg_rows");
+}
+
+// Rows functions (programs/corpus_rows.keal) on PostgreSQL and SQLite: the
+// same rows, or the same Keal error. One SQL text for both, except where a
+// LIMIT must stop the function early: PostgreSQL materialises a function
+// in FROM (its FunctionScan runs it to the end), so there the function is
+// called in the select list (value per call, one row per call), while
+// SQLite's table-valued function in FROM gives one row per xNext.
+struct RowsCase {
+    std::string sql;
+    std::string sqlite_sql;  // empty: the same as sql
+    std::vector<Kind> columns;
+    std::string expected;
+    std::string pg_sqlstate;  // for an error: PostgreSQL's SQLSTATE
+};
+
+std::vector<RowsCase> rows_corpus() {
+    using K = Kind;
+    return {
+        // Counting.
+        {"SELECT * FROM k_rows_count(1, 4)", "", {K::Int, K::Int}, "1|1; 2|4; 3|9; 4|16", ""},
+        {"SELECT * FROM k_rows_count(5, 4)", "", {K::Int, K::Int}, "(no rows)", ""},
+        {"SELECT sum(square) FROM k_rows_count(1, 100)", "", {K::Int}, "338350", ""},
+        // Filtering, and an argument from a table joined before it.
+        {"SELECT n FROM k_rows_count(1, 10) WHERE square % 2 = 0", "", {K::Int}, "2; 4; 6; 8; 10", ""},
+        {"WITH t(k) AS (VALUES (2), (3)) SELECT t.k, c.n, c.square FROM t, k_rows_count(1, t.k) AS c ORDER BY t.k, c.n", "",
+         {K::Int, K::Int, K::Int}, "2|1|1; 2|2|4; 3|1|1; 3|2|4; 3|3|9", ""},
+        // Nullable columns and parameters; a NULL for a non-nullable one gives no rows.
+        {"SELECT * FROM k_rows_words('banana  split', NULL)", "", {K::Text, K::Int, K::Text}, "banana|3|b; |NULL|NULL; split|NULL|s", ""},
+        {"SELECT word, first FROM k_rows_words('a,é中,', ',')", "", {K::Text, K::Text}, "a|a; é中|é; |NULL", ""},
+        {"SELECT count(*) FROM k_rows_words(NULL, ',')", "", {K::Int}, "0", ""},
+        {"SELECT * FROM k_rows_maybe(NULL)", "", {K::Int}, "NULL", ""},
+        {"SELECT * FROM k_rows_maybe(21)", "", {K::Int}, "21; 42", ""},
+        {"SELECT * FROM k_rows_halves(3)", "", {K::Float, K::Bool}, "1.5|false; 0.75|true; 0.375|true", ""},
+        // An error at row k: the statement fails with the Keal line.
+        {"SELECT * FROM k_rows_until_zero(10, 4)", "", {K::Int, K::Int}, "error: corpus_rows.keal:60: division by zero", "22012"},
+        // At the first row (SQLite: inside xFilter, not xNext).
+        {"SELECT * FROM k_rows_until_zero(10, 1)", "", {K::Int, K::Int}, "error: corpus_rows.keal:60: division by zero", "22012"},
+        {"SELECT * FROM k_rows_overflow(10)", "", {K::Int}, "error: corpus_rows.keal:73: integer overflow", "22003"},
+        {"SELECT * FROM k_rows_overflow(1)", "", {K::Int}, "error: corpus_rows.keal:70: stopped after 1 rows", "22023"},
+        // A LIMIT stops it early: before the error, and on a function that never ends.
+        {"SELECT (r).i, (r).q FROM (SELECT k_rows_until_zero(10, 4) AS r LIMIT 3) AS s",
+         "SELECT * FROM k_rows_until_zero(10, 4) LIMIT 3", {K::Int, K::Int}, "1|33; 2|50; 3|100", ""},
+        {"SELECT k_rows_overflow(10) LIMIT 2", "SELECT * FROM k_rows_overflow(10) LIMIT 2", {K::Int},
+         "9223372036854775806; 9223372036854775807", ""},
+        {"SELECT k_rows_forever(7) LIMIT 5", "SELECT * FROM k_rows_forever(7) LIMIT 5", {K::Int}, "7; 8; 9; 10; 11", ""},
+    };
+}
+
+TEST_F(ThreeServers, RowsFunctionsGiveTheSameRowsAndErrorsOnPostgresAndSqlite) {
+    for (const RowsCase& c : rows_corpus()) {
+        SCOPED_TRACE(c.sql);
+        const Outcome pg = rows_on_postgres(c.sql, c.columns, "corpus_rows.keal");
+        const Outcome lite = sqlite_rows_->rows(c.sqlite_sql.empty() ? c.sql : c.sqlite_sql, c.columns, "corpus_rows.keal");
+        EXPECT_EQ(pg.rendered, c.expected);
+        EXPECT_EQ(lite.rendered, pg.rendered) << "SQLite differs from PostgreSQL";
+        EXPECT_EQ(pg.sqlstate, c.pg_sqlstate);
+    }
+}
+
+// MariaDB UDFs cannot return sets: each rows function of the corpus is a
+// compile-time error naming it and its line.
+TEST_F(ThreeServers, MariadbRefusesEveryRowsFunctionAtCompileTime) {
+    const e2e::CommandResult r = e2e::run_keal({"check", e2e::program_path("corpus_rows.keal"), "--target", "mariadb"});
+    EXPECT_NE(r.exit_code, 0);
+    std::size_t refusals = 0;
+    for (std::size_t at = r.output.find("UDFs cannot return sets"); at != std::string::npos;
+         at = r.output.find("UDFs cannot return sets", at + 1))
+        ++refusals;
+    EXPECT_EQ(refusals, 8U) << r.output;
+    EXPECT_THAT(r.output, ::testing::HasSubstr("corpus_rows.keal:10:47: error: function 'k_rows_count' returns rows; MariaDB UDFs "
+                                               "cannot return sets, so --target mariadb has no rows functions"));
 }
 
 }  // namespace
