@@ -374,6 +374,11 @@ int run_cdc_command(int argc, char** argv) {
         // memory holds one line, not the transaction.
         stream.part_bytes = transaction_part_bytes;
         cdc::ndjson::TransactionLines transaction_lines(max_line_bytes, later_part_line_bytes);
+        // Room for a full part 1 and the batch around it, taken once: grown
+        // by doubling, the buffer was copied and faulted in anew at each
+        // step on the way to a transaction's first 8 MiB line. (Address
+        // space only: pages are touched as lines fill them.)
+        output.buffer().room(std::min(max_line_bytes, std::size_t{64} << 20) + (std::size_t{2} << 20));
         std::uint64_t transaction_rows = 0, transaction_bytes = 0;
         // Idle events: the buffered lines are flushed when the stream goes
         // quiet after other tables' transactions, not with this table's next.

@@ -257,7 +257,10 @@ struct ChangeStream::State {
             return &current;
         }
         for (;;) {
-            if (stream.idle_events && skipped_since_event && !binlog->input_pending()) {
+            // Polled between groups only: once per group skipped, not once
+            // per event of the groups read after it (tens of thousands of
+            // polls for a table's big transaction among others' small ones).
+            if (stream.idle_events && skipped_since_event && !assembler->in_group() && !binlog->input_pending()) {
                 skipped_since_event = false;
                 current = Idle{};
                 return &current;
