@@ -193,7 +193,9 @@ struct ChangeStream::State {
         ++connects;
         // With a list of servers: does this one hold the position?
         if (GtidState from = failover->hold_position(c, assembler->position()); from != assembler->position())
-            assembler = std::make_unique<detail::TransactionAssembler>(stream.tables, from);
+            assembler = std::make_unique<detail::TransactionAssembler>(stream.tables, from, stream.part_bytes,
+                                                                       stream.max_transaction_bytes,
+                                                                       stream.whole_transaction_hint);
         detail::DumpRequest req;
         req.start = assembler->position();
         req.server_id = server_id;
@@ -355,7 +357,9 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
             break;
         }
     }
-    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start, s->stream.part_bytes);
+    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start, s->stream.part_bytes,
+                                                                  s->stream.max_transaction_bytes,
+                                                                  s->stream.whole_transaction_hint);
     if (!s->snapshot) s->start_dump(std::move(first));
     return ChangeStream(std::move(s));
 }
