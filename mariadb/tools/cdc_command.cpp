@@ -4,7 +4,8 @@
 //                        [--failover-after SECONDS] [--on-lost-transactions stop|continue]
 //                        [--to nats://HOST:PORT --stream NAME [--subject PREFIX]
 //                         [--replicas N] [--format sluice|debezium]
-//                         [--debezium-decimal precise|string|double] [--window N]]
+//                         [--debezium-decimal precise|string|double] [--max-transaction-bytes N]
+//                         [--window N]]
 //                        [--metrics HOST:PORT] [--log-format text|json]
 // One NDJSON line per committed transaction, DDL statement and snapshot
 // chunk (docs/mariadb-cdc.md).
@@ -201,6 +202,13 @@ int run_cdc_command(int argc, char** argv) {
                    "(base64 of the unscaled value), string or double")
         ->check(CLI::IsMember({"precise", "string", "double"}))
         ->capture_default_str();
+    std::size_t max_transaction_bytes = std::size_t{256} << 20;
+    auto* o_max_txn = app.add_option("--max-transaction-bytes", max_transaction_bytes,
+                   "with --format debezium: a transaction is read whole before it is published (to number its "
+                   "changes I/N); one whose row changes take more binlog bytes than this stops the publisher "
+                   "with an error naming it (memory: about this much; docs/mariadb-cdc.md)")
+        ->check(CLI::Range(std::size_t{1} << 16, std::size_t{1} << 40))
+        ->capture_default_str();
     auto* o_window = app.add_option("--window", window, "with --to: unacknowledged messages at most")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}))
         ->capture_default_str();
@@ -216,7 +224,8 @@ int run_cdc_command(int argc, char** argv) {
     o_to->needs(o_stream);
     // The publisher's options mean nothing without --to: refused rather than
     // ignored, so `--format debezium` alone does not print our lines instead.
-    for (CLI::Option* o : {o_stream, o_subject, o_replicas, o_format, o_decimal, o_window, o_progress}) o->needs(o_to);
+    for (CLI::Option* o : {o_stream, o_subject, o_replicas, o_format, o_decimal, o_max_txn, o_window, o_progress})
+        o->needs(o_to);
     double connect_timeout = 0;
     app.add_option("--connect-timeout", connect_timeout,
                    "SECONDS: at start, keep retrying a server (MariaDB, NATS) that cannot be reached this long "
@@ -257,6 +266,10 @@ int run_cdc_command(int argc, char** argv) {
     if (o_stream->count() && stream_name.empty()) return fail("--stream: empty; give the stream's name", 2);
     if (o_decimal->count() && format != "debezium")
         return fail("--debezium-decimal applies to --format debezium only", 2);
+    if (o_max_txn->count() && format != "debezium")
+        return fail("--max-transaction-bytes applies to --format debezium only (the sluice envelope streams a "
+                    "transaction in parts)",
+                    2);
 
     if (url.empty()) {
         if (const char* e = std::getenv("SLUICE_MARIADB_URL")) url = e;
@@ -344,6 +357,7 @@ int run_cdc_command(int argc, char** argv) {
             po.window = window;
             po.progress = progress;
             po.max_line_bytes = max_line_bytes;
+            po.max_transaction_bytes = max_transaction_bytes;
             po.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(connect_timeout * 1000)));
             po.observer = metrics.get();
             po.stop_requested = &service::stop_requested;
@@ -374,6 +388,11 @@ int run_cdc_command(int argc, char** argv) {
         // memory holds one line, not the transaction.
         stream.part_bytes = transaction_part_bytes;
         cdc::ndjson::TransactionLines transaction_lines(max_line_bytes, later_part_line_bytes);
+        // Room for a full part 1 and the batch around it, taken once: grown
+        // by doubling, the buffer was copied and faulted in anew at each
+        // step on the way to a transaction's first 8 MiB line. (Address
+        // space only: pages are touched as lines fill them.)
+        output.buffer().room(std::min(max_line_bytes, std::size_t{64} << 20) + (std::size_t{2} << 20));
         std::uint64_t transaction_rows = 0, transaction_bytes = 0;
         // Idle events: the buffered lines are flushed when the stream goes
         // quiet after other tables' transactions, not with this table's next.

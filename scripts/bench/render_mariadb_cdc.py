@@ -46,16 +46,20 @@ def render_large(w, large):
       "runs read the same binlog span (both tables' rows) and format their own table's N rows; the shapes ran "
       f"interleaved, {large['reps']} times each; medians. Peak RSS is the process's VmHWM (wait4's ru_maxrss). "
       f"Goals: peak RSS ≤ {GOAL_LARGE_RSS_MIB:.0f} MiB at every size; one transaction at least as fast as "
-      "1,000-row transactions.")
+      "1,000-row transactions."
+      + (f" Command: `{large['command']}`." if large.get("command") else ""))
     w("")
-    w("| Rows | Shape | Median s | Rows/s | Peak RSS MiB (median, max) | vs 1,000-row transactions | Goal |")
-    w("| ---: | --- | ---: | ---: | ---: | ---: | --- |")
     runs = large["runs"]
+    has_cpu = all(r.get("cpu_seconds") for r in runs if r.get("seconds"))
+    cpu_head, cpu_rule = (" CPU s | CPU vs 1,000-row |", " ---: | ---: |") if has_cpu else ("", "")
+    w(f"| Rows | Shape | Median s | Rows/s | Peak RSS MiB (median, max) | vs 1,000-row transactions |{cpu_head} Goal |")
+    w(f"| ---: | --- | ---: | ---: | ---: | ---: |{cpu_rule} --- |")
     batched = {r["rows"]: med(r["seconds"]) for r in runs if r["shape"].startswith("1,000-row")}
+    batched_cpu = {r["rows"]: med(r.get("cpu_seconds", [])) for r in runs if r["shape"].startswith("1,000-row")}
     for r in runs:
         s = med(r["seconds"])
         if s is None:
-            w(f"| {r['rows']:,} | {r['shape']} | — | — | — | — | could not run: {r['error']} |")
+            w(f"| {r['rows']:,} | {r['shape']} | — | — | — | — |{' — | — |' if has_cpu else ''} could not run: {r['error']} |")
             continue
         rss = med(r["peak_rss_mib"])
         rss_max = max(r["peak_rss_mib"])
@@ -66,9 +70,26 @@ def render_large(w, large):
         if r["shape"] == "one transaction" and ratio is not None:
             goals.append(f"rate {'✓' if ratio >= 1.0 else '✗'}")
         ratio_text = f"{ratio:.2f}x" if ratio is not None and not r["shape"].startswith("1,000-row") else "1.00x" if r["shape"].startswith("1,000-row") else "—"
-        w(f"| {r['rows']:,} | {r['shape']} | {s:.3f} | {rate:,.0f} | {rss:.1f}, {rss_max:.1f} | {ratio_text} | {', '.join(goals)} |")
+        cpu_cells = ""
+        if has_cpu:
+            cpu = med(r["cpu_seconds"])
+            base_cpu = batched_cpu.get(r["rows"])
+            cpu_cells = f" {cpu:.3f} | {base_cpu / cpu:.2f}x |" if base_cpu and cpu else f" {cpu:.3f} | — |"
+        w(f"| {r['rows']:,} | {r['shape']} | {s:.3f} | {rate:,.0f} | {rss:.1f}, {rss_max:.1f} | {ratio_text} |{cpu_cells} {', '.join(goals)} |")
     w("")
-    w("The ratio is the 1,000-row transactions' median time over this shape's (above 1: faster). Commands (URL elided):")
+    w("The ratio is the 1,000-row transactions' median time over this shape's (above 1: faster)"
+      + ("; CPU is the process's user + system time (wait4's rusage), its ratio the same way" if has_cpu else "")
+      + ". The rate goal is judged on the wall-time ratio.")
+    setups = {}
+    for r in runs:
+        if r.get("setup_seconds"):
+            setups[r["rows"]] = r["setup_seconds"]
+    if setups:
+        w("")
+        w("Making each size's tables (one INSERT … SELECT of N rows, then N / 1,000 INSERTs of 1,000 rows) took "
+          + ", ".join(f"{s:.0f} s for {n:,}" for n, s in sorted(setups.items())) + ".")
+    w("")
+    w("Commands (URL elided):")
     w("")
     for r in runs:
         w(f"- `{r['command']}`")

@@ -54,13 +54,14 @@ if [ "${LARGE_ONLY:-}" = "1" ]; then
   part=$(mktemp)
   "$build/mariadb/bench/cdc/mariadb_cdc_bench" --env "$servers/env" --cli "$build/mariadb/tools/sluice-mariadb" \
     --large-only "$part" "$@"
-  python3 - "$capture" "$part" <<'EOF'
+  python3 - "$capture" "$part" "LARGE_ONLY=1 scripts/bench/run_mariadb_cdc.sh ${build#$here/} $*" <<'EOF'
 import json, sys
 capture, part = sys.argv[1], sys.argv[2]
 with open(capture) as f:
     c = json.load(f)
 with open(part) as f:
     p = json.load(f)
+p["command"] = sys.argv[3]
 c["large_transaction"] = p
 with open(capture, "w") as f:
     json.dump(c, f, indent=2)
@@ -68,6 +69,8 @@ with open(capture, "w") as f:
 EOF
   rm -f "$part"
   bench_servers_stop_now
+  # The other sections are the earlier run's: so is the command they name.
+  command=$(sed -n 's/^- Command: `\(.*\)`$/\1/p' "$here/docs/benchmarks/mariadb-cdc.md")
 else
   "$build/mariadb/bench/cdc/mariadb_cdc_bench" --env "$servers/env" --cli "$build/mariadb/tools/sluice-mariadb" \
     --zongji "$build/zongji" --out "$capture" "$@"

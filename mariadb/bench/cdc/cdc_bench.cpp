@@ -243,12 +243,16 @@ struct LargeRun {
     long rows = 0;
     std::string shape;
     std::vector<std::string> argv;
-    std::vector<double> seconds, peak_rss_mib;
+    std::vector<double> seconds, peak_rss_mib, cpu_seconds;
     std::string error;
+    double setup_seconds = 0;  // making the size's two tables (both shapes' rows)
 };
 
-// RunResult plus the child's peak RSS in MiB (wait4's ru_maxrss: VmHWM).
+// RunResult plus the child's peak RSS in MiB (wait4's ru_maxrss: VmHWM)
+// and its CPU time (user + system), which a loaded machine blurs less than
+// the wall time.
 double last_peak_rss_mib = 0;
+double last_cpu_seconds = 0;
 
 RunResult run_measured(const std::vector<std::string>& argv, const std::string& err_path) {
     auto t0 = Clock::now();
@@ -269,6 +273,8 @@ RunResult run_measured(const std::vector<std::string>& argv, const std::string& 
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     last_peak_rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    last_cpu_seconds = secs(ru.ru_utime) + secs(ru.ru_stime);
     return r;
 }
 
@@ -287,26 +293,29 @@ std::string large_transactions(const ConnectOptions& options, const std::string&
         c.execute("CREATE TABLE cdc_large.one (id BIGINT PRIMARY KEY, v INT, pad CHAR(40))");
         c.execute("CREATE TABLE cdc_large.batched (id BIGINT PRIMARY KEY, v INT, pad CHAR(40))");
         const std::string before = scalar(c, "SELECT @@global.gtid_binlog_pos");
+        const auto made_from = Clock::now();
         const std::string rows = "SELECT seq, seq % 1000, REPEAT('p', 40) FROM seq_";
         c.execute("INSERT INTO cdc_large.one " + rows + "1_to_" + std::to_string(n));
         for (long at = 1; at <= n; at += 1000)
             c.execute("INSERT INTO cdc_large.batched " + rows + std::to_string(at) + "_to_" +
                       std::to_string(std::min(n, at + 999)));
+        const double setup = std::chrono::duration<double>(Clock::now() - made_from).count();
+        std::cerr << "  tables made in " << setup << " s\n";
         const std::string file = tmp + "/large.ndjson";
         auto cdc_of = [&](const std::string& table) {
             return std::vector<std::string>{cli, "cdc", url, "--from-gtid", before, "--until-end", "--tables",
                                             "cdc_large." + table, "--out", file, "--server-id", "4005"};
         };
         std::vector<LargeRun> shapes(4);
-        shapes[0] = {n, "one transaction", cdc_of("one"), {}, {}, {}};
-        shapes[1] = {n, "1,000-row transactions", cdc_of("batched"), {}, {}, {}};
+        shapes[0] = {n, "one transaction", cdc_of("one"), {}, {}, {}, {}, 0};
+        shapes[1] = {n, "1,000-row transactions", cdc_of("batched"), {}, {}, {}, {}, 0};
         shapes[2] = {n, "snapshot (1,000-row chunks)",
                      {cli, "cdc", url, "--snapshot", "--until-end", "--tables", "cdc_large.one", "--out", file, "--server-id",
                       "4006"},
-                     {}, {}, {}};
+                     {}, {}, {}, {}, 0};
         // The same transaction in 128 KiB lines: how much of its cost is the
         // size of the line being filled (8 MiB by default).
-        shapes[3] = {n, "one transaction, 128 KiB lines", cdc_of("one"), {}, {}, {}};
+        shapes[3] = {n, "one transaction, 128 KiB lines", cdc_of("one"), {}, {}, {}, {}, 0};
         shapes[3].argv.insert(shapes[3].argv.end(), {"--max-line-bytes", "131072"});
         std::mt19937 rng(static_cast<unsigned>(n));
         for (int rep = 0; rep < reps; ++rep) {
@@ -329,12 +338,16 @@ std::string large_transactions(const ConnectOptions& options, const std::string&
                 }
                 s.seconds.push_back(r.seconds);
                 s.peak_rss_mib.push_back(last_peak_rss_mib);
+                s.cpu_seconds.push_back(last_cpu_seconds);
                 std::cerr << "  rep " << rep << " " << s.shape << ": " << r.seconds << " s, "
                           << static_cast<double>(n) / r.seconds << " rows/s, peak RSS " << last_peak_rss_mib << " MiB\n";
             }
         }
         std::filesystem::remove(file);
-        for (LargeRun& s : shapes) runs.push_back(std::move(s));
+        for (LargeRun& s : shapes) {
+            s.setup_seconds = setup;
+            runs.push_back(std::move(s));
+        }
         c.execute("DROP DATABASE cdc_large");
     }
     std::string out = "[\n";
@@ -348,7 +361,8 @@ std::string large_transactions(const ConnectOptions& options, const std::string&
         sluice::json::append_string(cmd, joined);
         out += "    {\"rows\": " + std::to_string(r.rows) + ", \"shape\": " + shape + ", \"command\": " + cmd +
                ", \"error\": " + err + ", \"seconds\": " + json_array(r.seconds) +
-               ", \"peak_rss_mib\": " + json_array(r.peak_rss_mib) + "}" + (i + 1 < runs.size() ? "," : "") + "\n";
+               ", \"peak_rss_mib\": " + json_array(r.peak_rss_mib) + ", \"cpu_seconds\": " + json_array(r.cpu_seconds) +
+               ", \"setup_seconds\": " + std::to_string(r.setup_seconds) + "}" + (i + 1 < runs.size() ? "," : "") + "\n";
     }
     return out + "  ]";
 }

@@ -193,7 +193,9 @@ struct ChangeStream::State {
         ++connects;
         // With a list of servers: does this one hold the position?
         if (GtidState from = failover->hold_position(c, assembler->position()); from != assembler->position())
-            assembler = std::make_unique<detail::TransactionAssembler>(stream.tables, from);
+            assembler = std::make_unique<detail::TransactionAssembler>(stream.tables, from, stream.part_bytes,
+                                                                       stream.max_transaction_bytes,
+                                                                       stream.whole_transaction_hint);
         detail::DumpRequest req;
         req.start = assembler->position();
         req.server_id = server_id;
@@ -257,7 +259,10 @@ struct ChangeStream::State {
             return &current;
         }
         for (;;) {
-            if (stream.idle_events && skipped_since_event && !binlog->input_pending()) {
+            // Polled between groups only: once per group skipped, not once
+            // per event of the groups read after it (tens of thousands of
+            // polls for a table's big transaction among others' small ones).
+            if (stream.idle_events && skipped_since_event && !assembler->in_group() && !binlog->input_pending()) {
                 skipped_since_event = false;
                 current = Idle{};
                 return &current;
@@ -352,7 +357,9 @@ ChangeStream ChangeStream::open(const ConnectOptions& options, StreamOptions str
             break;
         }
     }
-    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start, s->stream.part_bytes);
+    s->assembler = std::make_unique<detail::TransactionAssembler>(s->stream.tables, start, s->stream.part_bytes,
+                                                                  s->stream.max_transaction_bytes,
+                                                                  s->stream.whole_transaction_hint);
     if (!s->snapshot) s->start_dump(std::move(first));
     return ChangeStream(std::move(s));
 }

@@ -30,8 +30,13 @@ std::string xa_key(const binlog::XaXid& x) {
 
 }  // namespace
 
-TransactionAssembler::TransactionAssembler(TableFilter filter, GtidState start, std::size_t part_bytes)
-    : filter_(std::move(filter)), position_(std::move(start)), part_bytes_(part_bytes) {}
+TransactionAssembler::TransactionAssembler(TableFilter filter, GtidState start, std::size_t part_bytes,
+                                           std::size_t max_whole_bytes, std::string hint)
+    : filter_(std::move(filter)),
+      position_(std::move(start)),
+      part_bytes_(part_bytes),
+      max_whole_bytes_(max_whole_bytes),
+      hint_(std::move(hint)) {}
 
 void TransactionAssembler::drop_partial_group() {
     // The consumer holds parts 1..parts_out_ of this group: when it is read
@@ -155,7 +160,16 @@ TransactionAssembler::Outcome TransactionAssembler::on_rows(const binlog::Rows& 
     txn_.add_rows(rows);
     // An XA PREPARE group's rows are held whole until its XA COMMIT (they
     // commit under that group's GTID), so they are not parted here.
-    if (part_bytes_ != 0 && !gtid_.xa_prepare() && txn_.bytes() >= part_bytes_) return hand_out_part(false, false);
+    const bool whole = part_bytes_ == 0 || gtid_.xa_prepare();
+    if (whole && max_whole_bytes_ != 0 && txn_.bytes() > max_whole_bytes_) {
+        throw Error(ErrorKind::usage, "transaction " + to_string(group_gtid_) + " is over the bound of " +
+                                          std::to_string(max_whole_bytes_) +
+                                          " bytes for a transaction held whole: its row changes of the selected "
+                                          "tables reached " + std::to_string(txn_.bytes()) +
+                                          " bytes of binlog row images before its commit" +
+                                          (hint_.empty() ? std::string() : " (" + hint_ + ")"));
+    }
+    if (!whole && txn_.bytes() >= part_bytes_) return hand_out_part(false, false);
     return Outcome::none;
 }
 

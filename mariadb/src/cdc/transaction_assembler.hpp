@@ -35,7 +35,11 @@ public:
         skipped,      // a group completed with nothing to deliver (filtered, rolled back, empty)
     };
 
-    TransactionAssembler(TableFilter filter, GtidState start, std::size_t part_bytes = 0);
+    // max_whole_bytes > 0: a transaction held whole (part_bytes = 0, or an
+    // XA PREPARE group) is refused once its Rows events exceed it (Error
+    // {usage} naming the GTID and the bound, `hint` at its end).
+    TransactionAssembler(TableFilter filter, GtidState start, std::size_t part_bytes = 0,
+                         std::size_t max_whole_bytes = 0, std::string hint = {});
 
     Outcome feed(const binlog::Event& event);
     Transaction take_transaction() { return std::move(txn_); }
@@ -66,6 +70,8 @@ private:
     std::map<std::string, Transaction> prepared_xa_;  // by "gtrid/bqual/format" key
 
     std::size_t part_bytes_ = 0;
+    std::size_t max_whole_bytes_ = 0;
+    std::string hint_;
     std::uint32_t group_timestamp_ = 0;  // the GTID event's
     TransactionPart part_;
     std::size_t parts_out_ = 0;         // parts of the open group handed out

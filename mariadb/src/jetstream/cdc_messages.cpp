@@ -159,9 +159,9 @@ std::size_t append_debezium_read(std::string& out, const cdc::SnapshotChunk& chu
     return snapshot_at;
 }
 
-void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, const cdc::GtidState& before,
-                 const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms,
-                 const debezium::ValueOptions& values) {
+void for_each_message(const cdc::ChangeEvent& event, const cdc::GtidState& before, const cdc::GtidState& after,
+                      Envelope envelope, const std::string& prefix, std::int64_t now_ms,
+                      const debezium::ValueOptions& values, const std::function<void(OutMessage&&)>& out) {
     const std::string after_text = after.to_string();
     if (envelope == Envelope::sluice) {
         const cdc::GtidPosition* g = nullptr;
@@ -174,7 +174,7 @@ void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, co
         if (!m.data.empty() && m.data.back() == '\n') m.data.pop_back();
         const std::string gtid = gtid_text(*g);
         m.headers = {{msg_id_header, gtid}, {gtid_header, gtid}, {state_header, after_text}};
-        out.push_back(std::move(m));
+        out(std::move(m));
         return;
     }
     if (const auto* d = std::get_if<cdc::Ddl>(&event)) {
@@ -183,7 +183,7 @@ void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, co
         append_debezium_ddl(m.data, *d, prefix, now_ms);
         const std::string gtid = gtid_text(d->gtid);
         m.headers = {{msg_id_header, gtid}, {gtid_header, gtid}, {state_header, after_text}};
-        out.push_back(std::move(m));
+        out(std::move(m));
         return;
     }
     const auto* t = std::get_if<cdc::Transaction>(&event);
@@ -206,8 +206,15 @@ void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, co
                      {state_header, after_text},
                      {state_before_header, before_text},
                      {change_header, std::to_string(index) + "/" + total_text}};
-        out.push_back(std::move(m));
+        out(std::move(m));
     });
+}
+
+void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, const cdc::GtidState& before,
+                 const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms,
+                 const debezium::ValueOptions& values) {
+    for_each_message(event, before, after, envelope, prefix, now_ms, values,
+                     [&out](OutMessage&& m) { out.push_back(std::move(m)); });
 }
 
 namespace {

@@ -204,6 +204,15 @@ private:
         // debezium envelope numbers a transaction's changes I/N, so it
         // needs the whole transaction's count first.)
         if (o_.envelope == Envelope::sluice) so.part_bytes = std::size_t{1} << 20;
+        else {
+            // Held whole, so bounded: a bigger transaction stops the
+            // publisher naming it (docs/mariadb-cdc.md, "Debezium envelope").
+            so.max_transaction_bytes = o_.max_transaction_bytes;
+            so.whole_transaction_hint =
+                "the debezium envelope reads a transaction whole to number its changes Sluice-Change I/N: raise "
+                "--max-transaction-bytes (memory: about that much), or publish with --format sluice, which "
+                "streams a transaction in parts";
+        }
         const std::size_t payload_room =
             static_cast<std::size_t>(std::max<std::int64_t>(max_payload_ - 1024, 256));
         cdc::ndjson::TransactionLines lines(std::min(o_.max_line_bytes, payload_room));
@@ -258,8 +267,6 @@ private:
             if (snapshot_event) {
                 if (!snapshot) snapshot.emplace(SnapshotId{cs.position(), opened_ms}, o_.envelope, prefix_, o_.debezium_values);
                 if (snapshot->add(batch, *e, now_ms())) snapshot.reset();
-            } else {
-                messages_of(batch, *e, before, cs.position(), o_.envelope, prefix_, now_ms(), o_.debezium_values);
             }
             if (const auto* part = std::get_if<cdc::TransactionPart>(e)) {
                 if (resume.skip_gtid) {
@@ -284,7 +291,7 @@ private:
                     in_flight = InFlight{};
                     before = cs.position();
                 }
-                if (o_.progress && Clock::now() - last_progress >= std::chrono::seconds(1)) {
+                if (o_.progress && Clock::now() - last_progress >= o_.progress_interval) {
                     last_progress = Clock::now();
                     log_progress(part->last ? nullptr : part, in_flight);
                 }
@@ -298,16 +305,30 @@ private:
                     throw Error(ErrorKind::protocol, "stream \"" + o_.stream + "\" ends inside transaction " +
                                                          binlog::to_string(*resume.skip_gtid) +
                                                          ", but the binlog continues with another event there");
-                first = std::min(resume.skip_changes, batch.size());
+                first = resume.skip_changes;
                 resume.skip_gtid.reset();
             }
-            for (std::size_t i = first; i < batch.size(); ++i) publish(batch[i], expected++);
-            if (const auto* t = std::get_if<cdc::Transaction>(e)) {
-                ++stats_.transactions;
-                if (o_.observer) observe(*t, batch, first, expected, cs.position());
+            if (snapshot_event) {
+                for (const OutMessage& m : batch) publish(m, expected++);
+            } else {
+                // Published as they are made (a transaction's messages are
+                // never all held: the debezium envelope has one per change).
+                std::size_t index = 0;
+                std::uint64_t rows = 0, bytes = 0;
+                for_each_message(*e, before, cs.position(), o_.envelope, prefix_, now_ms(), o_.debezium_values,
+                                 [&](OutMessage&& m) {
+                                     if (index++ < first) return;  // published before the resume
+                                     bytes += m.data.size();
+                                     rows += o_.envelope == Envelope::debezium ? 1 : cdc::ndjson::count_row_changes(m.data);
+                                     publish(m, expected++);
+                                 });
+                if (const auto* t = std::get_if<cdc::Transaction>(e)) {
+                    ++stats_.transactions;
+                    if (o_.observer) o_.observer->published(t->timestamp, rows, bytes, expected, cs.position());
+                }
             }
             before = cs.position();
-            if (o_.progress && Clock::now() - last_progress >= std::chrono::seconds(1)) {
+            if (o_.progress && Clock::now() - last_progress >= o_.progress_interval) {
                 last_progress = Clock::now();
                 log_progress(nullptr, in_flight);
             }
@@ -372,19 +393,6 @@ private:
              << " messages acknowledged, stream at " << acks_.last_seq;
         if (open) log_ << ", transaction " << binlog::to_string(open->changes.gtid) << ": " << in_flight.read << " rows in flight";
         log_ << "\n" << std::flush;
-    }
-
-    // The observer's view of a transaction just published: its row changes
-    // (one message each in the debezium envelope; the changes of the one
-    // NDJSON line in the sluice envelope) and bytes.
-    void observe(const cdc::Transaction& t, const std::vector<OutMessage>& batch, std::size_t first,
-                 std::uint64_t next_expected, const cdc::GtidState& position) {
-        std::uint64_t rows = 0, bytes = 0;
-        for (std::size_t i = first; i < batch.size(); ++i) {
-            bytes += batch[i].data.size();
-            rows += o_.envelope == Envelope::debezium ? 1 : cdc::ndjson::count_row_changes(batch[i].data);
-        }
-        o_.observer->published(t.timestamp, rows, bytes, next_expected, position);
     }
 
     void publish(const OutMessage& m, std::uint64_t expected_last) {

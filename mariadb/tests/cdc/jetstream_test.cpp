@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <random>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "../../../nats/tests/jetstream_reads.hpp"
@@ -16,6 +18,7 @@
 #include "cli_child.hpp"
 #include "json_scan.hpp"
 #include "sluice/mariadb/jetstream/cdc_messages.hpp"
+#include "sluice/mariadb/jetstream/cdc_publisher.hpp"
 #include "sluice/nats/client.hpp"
 
 namespace sluice::mariadb::test {
@@ -411,6 +414,8 @@ TEST_F(CdcJetStream, DebeziumDecimalModesOfTheCommandLine) {
         {"--to " + quote_arg(cluster_->urls()) + " --stream '' --until-end", "--stream: empty"},
         {"--to " + quote_arg(cluster_->urls()) + " --stream X --debezium-decimal string --until-end",
          "--format debezium only"},
+        {"--to " + quote_arg(cluster_->urls()) + " --stream X --max-transaction-bytes 1048576 --until-end",
+         "--format debezium only"},
     };
     for (const auto& [args, says] : misuses) {
         Outcome o = run_cli("cdc " + url + " --from-gtid " + quote_arg(start_) + " " + args, true);
@@ -419,6 +424,111 @@ TEST_F(CdcJetStream, DebeziumDecimalModesOfTheCommandLine) {
         EXPECT_EQ(o.out.find("{\"gtid\""), std::string::npos) << args << ": printed lines: " << o.out;
     }
     if (!HasFailure()) std::filesystem::remove(log);
+}
+
+// The debezium envelope reads a transaction whole (every message's
+// Sluice-Change I/N needs N first), so it is bounded: a transaction whose
+// row images pass --max-transaction-bytes stops the publisher (exit 1)
+// naming the transaction and the bound before anything of it is published;
+// the transactions before it are in the stream, and the same command with a
+// bound over it (here the default, 256 MiB) continues with it, each change
+// once.
+TEST_F(CdcJetStream, ADebeziumTransactionOverMaxTransactionBytesStopsThePublisherNamingIt) {
+    fresh("dbz_big");
+    sql().execute("CREATE TABLE cdc_jetstream.dbz_big (id INT PRIMARY KEY, pad CHAR(200))");
+    sql().execute("INSERT INTO cdc_jetstream.dbz_big VALUES (0, 'small before')");
+    constexpr int big_rows = 8000;  // ~1.7 MB of row images: over a 1 MiB bound
+    sql().execute("INSERT INTO cdc_jetstream.dbz_big SELECT seq, REPEAT('b', 200) FROM seq_1_to_" +
+                  std::to_string(big_rows));
+    const std::string big = scalar(sql(), "SELECT @@session.last_gtid");
+    sql().execute("INSERT INTO cdc_jetstream.dbz_big VALUES (" + std::to_string(big_rows + 1) + ", 'small after')");
+    const std::string log = log_path("jetstream-dbz-big");
+    std::filesystem::remove(log);
+    std::vector<std::string> args = {"cdc",      url_of(admin_options()), "--from-gtid", start_,
+                                     "--tables", "cdc_jetstream.dbz_big", "--to",        cluster_->urls(),
+                                     "--stream", "DBZBIG",                "--format",    "debezium",
+                                     "--until-end"};
+    std::vector<std::string> bounded = args;
+    bounded.insert(bounded.end(), {"--max-transaction-bytes", "1048576"});
+    EXPECT_EQ(wait_exit(spawn_cli(bounded, log)), 1) << read_file(log);
+    const std::string err = read_file(log);
+    EXPECT_NE(err.find("transaction " + big + " is over the bound of 1048576 bytes for a transaction held whole"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("raise --max-transaction-bytes"), std::string::npos) << err;
+    EXPECT_NE(err.find("--format sluice"), std::string::npos) << err;
+    std::vector<nats::StoredMessage> stored = messages("DBZBIG");
+    ASSERT_EQ(stored.size(), 2U);  // the CREATE TABLE and the small insert before: nothing of the big one
+    for (const nats::StoredMessage& m : stored) EXPECT_NE(m.header(js::gtid_header, "DBZBIG"), big);
+
+    std::filesystem::remove(log);
+    ASSERT_EQ(wait_exit(spawn_cli(args, log)), 0) << read_file(log);
+    stored = messages("DBZBIG");
+    ASSERT_EQ(stored.size(), 2U + big_rows + 1U);
+    std::set<std::string> ids;
+    for (std::size_t i = 2; i < 2 + big_rows; ++i) {
+        const nats::StoredMessage& m = stored[i];
+        EXPECT_EQ(m.header(js::gtid_header, "DBZBIG"), big);
+        EXPECT_EQ(m.header(js::change_header, "DBZBIG"), std::to_string(i - 1) + "/" + std::to_string(big_rows));
+        EXPECT_TRUE(ids.insert(m.header(js::msg_id_header, "DBZBIG")).second) << "repeated: " << m.seq;
+    }
+    EXPECT_EQ(member(member(stored.back().data, "after"), "id"), std::to_string(big_rows + 1));
+    if (!HasFailure()) std::filesystem::remove(log);
+}
+
+// --progress names the transaction in flight and its rows read so far
+// ("transaction G: N rows in flight"), so a long transaction is seen to
+// move. Not timed: the publisher runs in this process with the progress
+// interval at 0 (a line after every event; the CLI's is 1 s), over one
+// transaction of three 1 MiB stream parts.
+TEST_F(CdcJetStream, ProgressShowsTheRowsOfATransactionInFlight) {
+    fresh("progress");
+    sql().execute("CREATE TABLE cdc_jetstream.progress (id INT PRIMARY KEY, pad CHAR(200))");
+    constexpr int rows = 12000;  // ~2.5 MB of row images: three stream parts
+    sql().execute("INSERT INTO cdc_jetstream.progress SELECT seq, REPEAT('p', 200) FROM seq_1_to_" +
+                  std::to_string(rows));
+    const std::string big = scalar(sql(), "SELECT @@session.last_gtid");
+    cdc::StreamOptions so;
+    so.start = cdc::StartAt::gtid;
+    so.gtid = cdc::GtidState::parse(start_);
+    so.tables = cdc::TableFilter::parse("cdc_jetstream.progress");
+    so.until_end = true;
+    js::PublisherOptions po;
+    po.urls = cluster_->urls();
+    po.stream = "PROGRESS";
+    po.max_line_bytes = 64 * 1024;
+    po.progress = true;
+    po.progress_interval = std::chrono::milliseconds(0);
+    std::ostringstream log;
+    const js::PublishStats stats = js::publish_changes(admin_options(), so, po, log);
+    EXPECT_EQ(stats.transactions, 1U);  // the insert (the CREATE TABLE is a DDL message)
+
+    // While the insert's parts go out, lines with its rows so far; the
+    // counts grow and stay under the transaction's size; after its last
+    // part, the line has no transaction in flight.
+    const std::regex in_flight("transaction " + big + ": ([0-9]+) rows in flight");
+    std::vector<long> counts;
+    std::istringstream lines(log.str());
+    bool after_last = false;
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (std::regex_search(line, m, in_flight)) {
+            EXPECT_FALSE(after_last) << line;
+            counts.push_back(std::stol(m[1]));
+        } else if (!counts.empty() && line.find(" transactions, ") != std::string::npos) {
+            after_last = true;
+            EXPECT_EQ(line.find("in flight"), std::string::npos) << line;
+        }
+    }
+    ASSERT_GE(counts.size(), 2U) << log.str();
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        EXPECT_GT(counts[i], 0);
+        EXPECT_LT(counts[i], rows);
+        if (i > 0) {
+            EXPECT_GT(counts[i], counts[i - 1]);
+        }
+    }
+    EXPECT_TRUE(after_last) << log.str();
 }
 
 }  // namespace

@@ -276,6 +276,9 @@ constexpr std::string_view changes_key = ",\"changes\":[";
 constexpr std::string_view line_end = "]}\n";
 // ,"part":K,"last":true with K of up to 20 digits.
 constexpr std::size_t part_keys_max = 8 + 20 + 12;
+// Room beyond a full line 1 for the change that overflows it (most are far
+// shorter; a longer one grows the buffer as before).
+constexpr std::size_t line_slack = std::size_t{64} << 10;
 
 }  // namespace
 
@@ -317,29 +320,41 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
             return;
         }
         ++changes;
-        change_.clear();
-        write_change(change_, c, keys);
+        // Formatted in place at the end of the line being filled (no copy
+        // per change): `before` is where it starts, its comma included.
+        std::size_t before = pending_.size();
+        // Line 1 of a transaction past the later lines' bound may fill the
+        // whole bound: its room is taken at once rather than doubled up to
+        // it (each doubling copied the line and faulted in fresh pages).
+        if (line_ == 1 && !sized_ && before > later_max_ && before < max_) {
+            pending_.room(max_ - before + line_slack);
+            sized_ = true;
+        }
+        if (before > 0) pending_.push_back(',');
+        write_change(pending_, c, keys);
         for (;;) {
-            const std::size_t grown = pending_.size() + (pending_.empty() ? 0 : 1) + change_.size();
+            const std::size_t grown = pending_.size();
             const bool fits_whole = head_.size() + changes_key.size() + grown + line_end.size() <= max_;
             const bool fits_part = part_line_size(grown) <= (line_ == 1 ? max_ : later_max_);
             // Line 1 may still become the transaction's only line (no part
             // keys); a later line is a part line for sure.
-            if (pending_.empty() || fits_part || (line_ == 1 && !resumed_ && fits_whole)) {
-                if (!pending_.empty()) pending_.push_back(',');
-                pending_.append(change_.view());
-                if (fits_part || fits_ == 0) fits_ = pending_.size();
+            if (before == 0 || fits_part || (line_ == 1 && !resumed_ && fits_whole)) {
+                if (fits_part || fits_ == 0) fits_ = grown;
                 break;
             }
             // Full: the prefix that fits goes out as part line_; what is
-            // left (at most one change: the part keys are shorter than any
-            // change) starts the next line.
+            // left (this change, and on line 1 at most one before it: the
+            // part keys are shorter than any change) starts the next line.
             const std::string_view all = pending_.view();
             write_line(out, all.substr(0, fits_), false, false);
-            std::string rest(fits_ < all.size() ? all.substr(fits_ + 1) : std::string_view{});
+            change_.clear();
+            change_.append(all.substr(fits_ + 1));  // after the comma
+            // fits_ == before: this change opens the next line (the comma
+            // cut was its own); else its comma follows the change kept.
+            before = before > fits_ ? before - fits_ - 1 : 0;
             pending_.clear();
-            pending_.append(rest);
-            fits_ = pending_.size();
+            pending_.append(change_.view());
+            fits_ = before;
         }
     });
     rows_ += changes;

@@ -116,6 +116,13 @@ struct StreamOptions {
     // 0: whole Transaction events. Otherwise TransactionPart events, a part
     // returned once its Rows events reach this many bytes (and at commit).
     std::size_t part_bytes = 0;
+    // A transaction held whole (part_bytes = 0, or an XA PREPARE group)
+    // whose selected Rows events exceed this many bytes is refused:
+    // next() throws Error{usage} naming its GTID and the bound, before it
+    // holds more (0: no bound). `whole_transaction_hint` ends that message
+    // (what the caller's user can do about it).
+    std::size_t max_transaction_bytes = 0;
+    std::string whole_transaction_hint;
     // next() returns an Idle event before it would block after skipping
     // transactions of other tables (change_events.hpp). For callers that
     // batch while input_pending(): without it, the bytes of other tables'

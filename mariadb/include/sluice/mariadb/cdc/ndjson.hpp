@@ -94,13 +94,14 @@ private:
     std::size_t later_max_;
     mariadb::ndjson::Buffer head_;     // {"gtid":...,"server_id":...,"ts":...
     mariadb::ndjson::Buffer pending_;  // the current line's changes, comma-separated
-    mariadb::ndjson::Buffer change_;   // the change being added
+    mariadb::ndjson::Buffer change_;   // what of a full line starts the next one
     std::size_t fits_ = 0;             // pending_'s prefix (whole changes) that fits a part line
     std::size_t line_ = 1;             // the part number of the line being filled
     std::uint64_t rows_ = 0;
     std::uint64_t skip_ = 0;         // resume_after
     std::size_t resume_lines_ = 0;
     bool resumed_ = false;           // the transaction in flight continues earlier lines
+    bool sized_ = false;             // pending_ has room for a full line 1
 };
 
 // The row changes in transaction lines (0 for the other kinds): each change

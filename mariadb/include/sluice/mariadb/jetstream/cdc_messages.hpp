@@ -61,6 +61,7 @@
 //                             continues
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -122,6 +123,12 @@ std::string subject_token(std::string_view name);
 void messages_of(std::vector<OutMessage>& out, const cdc::ChangeEvent& event, const cdc::GtidState& before,
                  const cdc::GtidState& after, Envelope envelope, const std::string& prefix, std::int64_t now_ms,
                  const debezium::ValueOptions& values = {});
+// The same messages handed to `f` one at a time as they are made: the
+// publisher never holds a transaction's messages at once (the debezium
+// envelope's are one per row change).
+void for_each_message(const cdc::ChangeEvent& event, const cdc::GtidState& before, const cdc::GtidState& after,
+                      Envelope envelope, const std::string& prefix, std::int64_t now_ms,
+                      const debezium::ValueOptions& values, const std::function<void(OutMessage&&)>& f);
 
 // Debezium's envelope of snapshot row `row` of `chunk` (op "r", before null,
 // source.snapshot "true", source.ts_ms the snapshot's start, transaction

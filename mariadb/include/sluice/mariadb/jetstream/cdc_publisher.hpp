@@ -75,11 +75,20 @@ struct PublisherOptions {
     // only this long (0: not at all): at start, an unreachable server is a
     // mistake to report, not an outage (issue 32).
     std::chrono::milliseconds connect_timeout{0};
-    bool progress = false;  // a line on the log at most once a second
+    // A progress line on the log at most once per progress_interval (the
+    // CLI's --progress: 1 s; 0: after every event), naming the transaction
+    // in flight and its rows read so far.
+    bool progress = false;
+    std::chrono::milliseconds progress_interval{1000};
     // Sluice envelope: a transaction line longer than this, or than the
     // server's max_payload less 1 KiB, is published as part messages
     // (cdc_messages.hpp).
     std::size_t max_line_bytes = std::size_t{8} << 20;
+    // Debezium envelope: a transaction is read whole (its row images, as
+    // binlog bytes) before its first message, to number its changes I/N; one
+    // whose selected Rows events exceed this many bytes stops the publisher
+    // with an error naming it (0: no bound). Memory: about this much.
+    std::size_t max_transaction_bytes = std::size_t{256} << 20;
     // May be null; must outlive publish_changes().
     PublishObserver* observer = nullptr;
     // Polled after each event: true stops publishing (graceful stop), once
