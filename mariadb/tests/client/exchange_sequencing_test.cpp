@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hostile_server.hpp"
+#include "sluice/mariadb/exchange/command_pipeline.hpp"
 #include "sluice/mariadb/exchange/commands.hpp"
 #include "sluice/mariadb/exchange/login.hpp"
 #include "sluice/mariadb/exchange/response_scanner.hpp"
@@ -380,6 +381,118 @@ TEST(ExchangeSequencing, TheScannerRefusesLocalInfile) {
     EXPECT_EQ(run.events, (std::vector<std::string>{"refused /etc/passwd"}));
     // The refusal is an empty file: one empty packet, sequence 2.
     EXPECT_EQ(run.sent, (Bytes{0, 0, 0, 2}));
+}
+
+// The command pipeline: five commands in one write (a close among them,
+// without reply), then each reply read where its own command says it
+// starts. A failing step ends only itself: the steps after it are read as
+// if it had succeeded.
+Scenario pipeline_scenario() {
+    return [](Driver& d) {
+        const std::uint64_t caps = hostile_default_capabilities;
+        exchange::CommandPipeline pipe(8);
+        pipe.set_connection(caps, false);
+        exchange::ResultReader reader;
+        reader.set_connection(caps, false);
+        auto columns = std::make_shared<std::vector<Column>>();
+        const protocol::ParamValue id = mariadb::bind::value(42);
+        pipe.stage_query("SELECT a FROM t");
+        EXPECT_TRUE(pipe.queue(d.out));
+        pipe.stage_execute(9, std::span(&id, 1), 1024, &columns);
+        EXPECT_TRUE(pipe.queue(d.out));
+        pipe.stage_query("SELECT * FROM nope");
+        EXPECT_TRUE(pipe.queue(d.out));
+        pipe.stage_statement_command(StepKind::close_statement, 9);
+        EXPECT_FALSE(pipe.queue(d.out));  // no reply to wait for
+        pipe.stage_command(StepKind::ping);
+        EXPECT_TRUE(pipe.queue(d.out));
+        EXPECT_EQ(pipe.outstanding(), 4U);
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        while (pipe.outstanding() > 0) {
+            const std::string kind(to_string(pipe.oldest_kind()));
+            const exchange::ReplyStart at = pipe.begin_reply(reader);
+            d.framer.expect_sequence(at.sequence);
+            try {
+                d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return pipe.resume(p); });
+                while (reader.phase == exchange::Phase::rows) {
+                    d.drive(Step::read, [&](std::span<const std::uint8_t> p) {
+                        if (reader.row_packet(p)) d.run.events.push_back(kind + " row " + reader.row[0].to_string());
+                        return Step::done;
+                    });
+                }
+                d.run.events.push_back(kind + " ok, " + std::to_string(reader.ok.affected_rows) + " affected");
+            } catch (const Error& e) {
+                d.run.events.push_back(kind + " failed: " + std::string(to_string(e.kind())) + ": " + e.what());
+            }
+            pipe.end_reply();
+        }
+        EXPECT_FALSE(d.framer.has_buffered_input());
+        EXPECT_EQ(columns->size(), 1U);  // the execute's reply filled the statement's cache
+    };
+}
+
+TEST(ExchangeSequencing, PipelineOfTextAndBinaryStepsWithAnErrorInStepTwo) {
+    const Bytes server =
+        Script{}
+            // step 0, COM_QUERY: one text row
+            .packet(1, {0x01})
+            .packet(2, varchar_column_payload("a"))
+            .packet(3, eof_payload())
+            .packet(4, text_row({"x"}))
+            .packet(5, eof_payload())
+            // step 1, COM_STMT_EXECUTE: one binary row
+            .packet(1, {0x01})
+            .packet(2, varchar_column_payload("name"))
+            .packet(3, eof_payload())
+            .packet(4, PacketBuilder{}.u8(0x00).u8(0x00).lenenc("alice").bytes)
+            .packet(5, eof_payload())
+            // step 2: the server's error
+            .packet(1, err_payload(1146, "42S02", "Table 'sluice.nope' doesn't exist"))
+            // (the close has no reply) step 4, COM_PING
+            .packet(1, PacketBuilder{}.raw({0x00, 0, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+            .bytes;
+    const Transcript run = same_for_every_split(server, pipeline_scenario());
+    EXPECT_EQ(run.events,
+              (std::vector<std::string>{"query row x", "query ok, 0 affected", "execute row alice",
+                                        "execute ok, 0 affected",
+                                        "query failed: server: Table 'sluice.nope' doesn't exist", "ping ok, 0 affected"}));
+    // Five commands in one write, each from sequence 0: query, execute,
+    // query, close, ping.
+    std::vector<std::uint8_t> commands;
+    for (std::size_t at = 0; at + 4 <= run.sent.size();) {
+        const std::size_t length = std::size_t{run.sent[at]} | (std::size_t{run.sent[at + 1]} << 8) |
+                                   (std::size_t{run.sent[at + 2]} << 16);
+        EXPECT_EQ(run.sent[at + 3], 0) << "packet at byte " << at;
+        commands.push_back(run.sent[at + 4]);
+        at += 4 + length;
+    }
+    EXPECT_EQ(commands, (std::vector<std::uint8_t>{0x03, 0x17, 0x03, 0x19, 0x0E}));
+}
+
+TEST(ExchangeSequencing, PipelineReplyOutOfStepIsAProtocolError) {
+    // The second reply claims sequence 2 where its command's reply starts at 1.
+    const Bytes server = Script{}
+                             .packet(1, PacketBuilder{}.raw({0x00, 0, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+                             .packet(2, PacketBuilder{}.raw({0x00, 0, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+                             .bytes;
+    const Transcript run = same_for_every_split(server, [](Driver& d) {
+        exchange::CommandPipeline pipe(2);
+        pipe.set_connection(hostile_default_capabilities, false);
+        exchange::ResultReader reader;
+        for (int i = 0; i < 2; ++i) {
+            pipe.stage_command(StepKind::ping);
+            pipe.queue(d.out);
+        }
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        while (pipe.outstanding() > 0) {
+            d.framer.expect_sequence(pipe.begin_reply(reader).sequence);
+            d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return pipe.resume(p); });
+            d.run.events.push_back("ping ok");
+            pipe.end_reply();
+        }
+    });
+    EXPECT_EQ(run.events, (std::vector<std::string>{
+                              "ping ok", "error protocol: packet from scripted-server has sequence id 2, expected 1"}));
 }
 
 TEST(PacketFramer, OversizedPacketIsRefusedFromItsHeader) {
