@@ -5,17 +5,23 @@
 // message) and make the client send the same bytes as the unsplit run.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdint>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "hostile_server.hpp"
+#include "sluice/mariadb/exchange/binlog_dump.hpp"
 #include "sluice/mariadb/exchange/command_pipeline.hpp"
 #include "sluice/mariadb/exchange/commands.hpp"
 #include "sluice/mariadb/exchange/login.hpp"
 #include "sluice/mariadb/exchange/response_scanner.hpp"
 #include "sluice/mariadb/exchange/result_reader.hpp"
+#include "sluice/mariadb/protocol/replica.hpp"
 #include "sluice/mariadb/statement.hpp"
 #include "sluice/mariadb/transport/packet_framer.hpp"
 
@@ -493,6 +499,131 @@ TEST(ExchangeSequencing, PipelineReplyOutOfStepIsAProtocolError) {
     });
     EXPECT_EQ(run.events, (std::vector<std::string>{
                               "ping ok", "error protocol: packet from scripted-server has sequence id 2, expected 1"}));
+}
+
+// The first `n` events of a binlog file captured from MariaDB 10.11
+// (mariadb/tests/binlog/fixtures, capture.sh there): after the 4 magic
+// bytes, each event's length is at offset 9 of its header.
+std::vector<Bytes> captured_events(const std::string& fixture, std::size_t n) {
+    std::ifstream in(std::string(SLUICE_BINLOG_FIXTURES) + "/" + fixture + ".hex");
+    if (!in) throw std::runtime_error("no fixture " + fixture);
+    std::string hex((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::erase_if(hex, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) == 0; });
+    Bytes file;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+        file.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+    std::vector<Bytes> events;
+    for (std::size_t at = 4; events.size() < n && at + 13 <= file.size();) {
+        const std::size_t length = std::size_t{file[at + 9]} | (std::size_t{file[at + 10]} << 8) |
+                                   (std::size_t{file[at + 11]} << 16) | (std::size_t{file[at + 12]} << 24);
+        events.emplace_back(file.begin() + static_cast<std::ptrdiff_t>(at),
+                            file.begin() + static_cast<std::ptrdiff_t>(at + length));
+        at += length;
+    }
+    if (events.size() != n) throw std::runtime_error("fixture " + fixture + " has fewer events");
+    return events;
+}
+
+Bytes dump_event(const Bytes& event) {
+    Bytes p{0x00};
+    p.insert(p.end(), event.begin(), event.end());
+    return p;
+}
+
+// The replica's side: register, start the dump, then one packet at a time
+// until the dump ends or fails.
+Scenario dump_scenario(bool non_blocking) {
+    return [non_blocking](Driver& d) {
+        exchange::BinlogDumpExchange dump;
+        exchange::DumpStart start;
+        start.server_id = 0x40000001;
+        start.non_blocking = non_blocking;
+        try {
+            d.drive(dump.start(d.out, start), [&](std::span<const std::uint8_t> p) { return dump.resume(d.out, p); });
+            d.run.events.push_back("dump started");
+            for (;;) {
+                d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return dump.resume(d.out, p); });
+                if (dump.ended()) {
+                    d.run.events.push_back("end of dump");
+                    return;
+                }
+                d.run.events.push_back("event type " + std::to_string(dump.event()[4]) + ", " +
+                                       std::to_string(dump.event().size()) + " bytes");
+            }
+        } catch (const Error& e) {
+            d.run.events.push_back(std::string(dump.failed_command()) + " failed: " + e.what());
+        }
+    };
+}
+
+// The commands the client sent, by their first byte; each from sequence 0.
+std::vector<std::uint8_t> commands_sent(const Bytes& sent) {
+    std::vector<std::uint8_t> commands;
+    for (std::size_t at = 0; at + 4 <= sent.size();) {
+        const std::size_t length =
+            std::size_t{sent[at]} | (std::size_t{sent[at + 1]} << 8) | (std::size_t{sent[at + 2]} << 16);
+        EXPECT_EQ(sent[at + 3], 0) << "packet at byte " << at;
+        commands.push_back(sent[at + 4]);
+        at += 4 + length;
+    }
+    return commands;
+}
+
+TEST(ExchangeSequencing, BinlogDumpStartsThenEventsThenTheEndOfANonBlockingDump) {
+    const std::vector<Bytes> events = captured_events("xa", 3);
+    const Bytes server = Script{}
+                             .packet(1, ok_payload())  // COM_REGISTER_SLAVE's reply
+                             .packet(1, dump_event(events[0]))
+                             .packet(2, dump_event(events[1]))
+                             .packet(3, dump_event(events[2]))
+                             .packet(4, eof_payload())
+                             .bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(true));
+    ASSERT_EQ(run.events.size(), 5U);
+    EXPECT_EQ(run.events[0], "dump started");
+    EXPECT_EQ(run.events[1], "event type 15, " + std::to_string(events[0].size()) + " bytes");  // FORMAT_DESCRIPTION
+    EXPECT_EQ(run.events[4], "end of dump");
+    EXPECT_EQ(commands_sent(run.sent), (std::vector<std::uint8_t>{protocol::com_register_slave,
+                                                                  protocol::com_binlog_dump}));
+    // COM_BINLOG_DUMP's flags (after the command byte and the 4-byte
+    // position): ANNOTATE_ROWS, and the non-blocking flag asked for.
+    const std::size_t dump_at = run.sent.size() - (4 + 1 + 4 + 2 + 4);
+    EXPECT_EQ(run.sent[dump_at + 4 + 1 + 4], protocol::binlog_dump_flag::send_annotate_rows |
+                                                 protocol::binlog_dump_flag::non_block);
+}
+
+TEST(ExchangeSequencing, BinlogDumpErrFromTheServerAfterEventsEndsIt) {
+    const std::vector<Bytes> events = captured_events("xa", 2);
+    const Bytes server =
+        Script{}
+            .packet(1, ok_payload())
+            .packet(1, dump_event(events[0]))
+            .packet(2, dump_event(events[1]))
+            .packet(3, err_payload(1236, "HY000", "Could not find GTID state requested by slave in any binlog files"))
+            .bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(false));
+    ASSERT_EQ(run.events.size(), 4U);
+    EXPECT_EQ(run.events[3],
+              "binlog dump failed: Could not find GTID state requested by slave in any binlog files");
+}
+
+TEST(ExchangeSequencing, BinlogDumpRefusedAtRegisterSendsNoDump) {
+    const Bytes server =
+        Script{}
+            .packet(1, err_payload(1227, "42000", "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation"))
+            .bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(false));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("COM_REGISTER_SLAVE failed: Access denied", 0), 0U) << run.events[0];
+    EXPECT_EQ(commands_sent(run.sent), (std::vector<std::uint8_t>{protocol::com_register_slave}));
+}
+
+TEST(ExchangeSequencing, BinlogDumpPacketOfNoKnownKindIsAProtocolError) {
+    const Bytes server = Script{}.packet(1, ok_payload()).packet(1, {0x42, 0x01}).bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(false));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_NE(run.events[1].find("unexpected first byte 0x42"), std::string::npos) << run.events[1];
 }
 
 TEST(PacketFramer, OversizedPacketIsRefusedFromItsHeader) {
