@@ -21,10 +21,12 @@
 #include "sluice/mariadb/pipeline.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <string>
 
 #include "access.hpp"
 #include "blocking_runner.hpp"
+#include "pipeline_read_ahead.hpp"
 #include "sluice/mariadb/exchange/command_pipeline.hpp"
 
 namespace sluice::mariadb {
@@ -57,7 +59,8 @@ struct Step {
 };
 
 // The outstanding steps' handlers, oldest first: a ring of max_depth slots,
-// so a pipeline of any length reuses the same few.
+// so a pipeline of any length reuses the same few (a read-ahead pipeline,
+// queued whole before it runs, grows it).
 class StepRing {
 public:
     explicit StepRing(std::size_t capacity) : slots_(capacity) {}
@@ -65,7 +68,15 @@ public:
     bool full() const noexcept { return size_ == slots_.size(); }
     Step& front() noexcept { return slots_[head_]; }
     Step& at(std::size_t i) noexcept { return slots_[(head_ + i) % slots_.size()]; }
-    Step& push() noexcept { return slots_[(head_ + size_++) % slots_.size()]; }
+    Step& push() {
+        if (full()) {
+            std::vector<Step> bigger(slots_.size() * 2);
+            for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(at(i));
+            slots_ = std::move(bigger);
+            head_ = 0;
+        }
+        return slots_[(head_ + size_++) % slots_.size()];
+    }
     void pop() noexcept {
         slots_[head_].handler = nullptr;
         head_ = (head_ + 1) % slots_.size();
@@ -84,10 +95,26 @@ private:
 
 }  // namespace
 
+// A step of a read-ahead pipeline not sent yet (AsyncConnection's: queued
+// whole, then sent in batches by detail::PipelineReadAhead).
+struct Unsent {
+    std::size_t index = 0;
+    StepKind kind = StepKind::query;
+    std::size_t packets = 0;  // in queued_packets, in order
+    std::size_t bytes = 0;
+    bool has_reply = true;
+};
+
 struct Pipeline::State final : detail::PendingReply {
     Pipeline* owner;
     detail::Session* session;
     PipelineOptions options;
+    // Read ahead (an AsyncConnection's pipeline): queueing never reads, the
+    // driver sends batches and reads their replies into the session's
+    // replay before the handlers run; no channel is touched here.
+    bool read_ahead = false;
+    std::deque<Unsent> unsent_steps;
+    std::size_t next_packet = 0;  // queued_packets' first unsent packet
     exchange::CommandPipeline wire;
     StepRing ring;
     // ring.at(0 .. sent-1) are written and flushed; the rest are buffered
@@ -109,8 +136,15 @@ struct Pipeline::State final : detail::PendingReply {
     Deadline deadline = Deadline::max();
     Timeouts connection_timeouts;
 
-    State(Pipeline* p, detail::Session& s, PipelineOptions o)
-        : owner(p), session(&s), options(o), wire(o.max_depth), ring(std::max<std::size_t>(o.max_depth, 1)) {}
+    State(Pipeline* p, detail::Session& s, PipelineOptions o, bool reads_ahead)
+        : owner(p), session(&s), options(o), read_ahead(reads_ahead), wire(o.max_depth),
+          ring(std::max<std::size_t>(o.max_depth, 1)) {
+        if (read_ahead && options.deadline.count() > 0) {
+            throw Error(ErrorKind::usage,
+                        "PipelineOptions::deadline is the blocking Pipeline's: an async pipeline is bounded by the "
+                        "connection's timeouts (and the front end's cancel())");
+        }
+    }
 
     // Another command wants the connection while steps are outstanding.
     void read(detail::Session& s) override {
@@ -135,6 +169,12 @@ struct Pipeline::State final : detail::PendingReply {
         enter();
         if (active) return;
         detail::Session& ss = s();
+        if (read_ahead) {
+            // The connection is taken when the pipeline runs, not now.
+            ss.check_usable();
+            active = true;
+            return;
+        }
         ss.guarded([&] { ss.begin_command(); });
         wire.set_connection(ss.capabilities, ss.deprecate_eof);
         active = true;
@@ -157,6 +197,8 @@ struct Pipeline::State final : detail::PendingReply {
         ring.clear();
         wire.clear();
         queued_packets.clear();
+        unsent_steps.clear();
+        next_packet = 0;
         sent = bytes_sent = bytes_unsent = 0;
         stop = false;
     }
@@ -165,9 +207,11 @@ struct Pipeline::State final : detail::PendingReply {
 
     // The stream position is lost: the connection is broken and the error
     // says how far the pipeline got.
-    [[noreturn]] void fail(const Error& cause) {
+    [[noreturn]] void fail(const Error& cause) { throw broken(cause); }
+
+    Error broken(const Error& cause) {
         const std::size_t unanswered = sent;
-        const std::size_t unsent = ring.size() - sent;
+        const std::size_t unsent = read_ahead ? unsent_steps.size() : ring.size() - sent;
         std::string message = "pipeline broken after " + std::to_string(completed) + " of " +
                               std::to_string(next_index) + " steps completed (their results were delivered); " +
                               std::to_string(unanswered) + " sent with no reply read (the server may have run them)";
@@ -180,7 +224,7 @@ struct Pipeline::State final : detail::PendingReply {
         detail::Session& ss = s();
         ss.mark_broken(message);
         end();
-        throw Error(kind, message);
+        return Error(kind, message);
     }
 
     // Runs f; a failure other than a (non-fatal) server error fails the
@@ -256,6 +300,7 @@ struct Pipeline::State final : detail::PendingReply {
             deliver_skipped(index, kind, std::move(handler));
             return index;
         }
+        if (read_ahead) return queue_unsent(index, kind, bytes, std::move(handler));
         make_room(bytes);
         if (stop) {  // a reply read just now failed
             deliver_skipped(index, kind, std::move(handler));
@@ -276,6 +321,84 @@ struct Pipeline::State final : detail::PendingReply {
         return index;
     }
 
+    // Read ahead: the step waits in queued_packets for its batch.
+    std::size_t queue_unsent(std::size_t index, StepKind kind, std::size_t bytes, StepHandler handler) {
+        ++next_index;
+        ++summary.steps;
+        bytes_unsent += bytes;
+        Unsent u;
+        u.index = index;
+        u.kind = kind;
+        u.bytes = bytes;
+        u.packets = wire.staged_packets();
+        u.has_reply = wire.queue(queued_packets);
+        unsent_steps.push_back(u);
+        if (u.has_reply) {
+            Step& step = ring.push();
+            step.index = index;
+            step.kind = kind;
+            step.handler = std::move(handler);
+        }
+        return index;
+    }
+
+    // Read ahead: the next batch into `out`, as the blocking pipeline sends
+    // them: at most max_depth steps with replies and max_bytes_in_flight
+    // request bytes (a larger step alone). The number of replies to read.
+    std::size_t send_batch(exchange::Outbox& out) {
+        std::size_t replies = 0;
+        std::size_t bytes = 0;
+        std::size_t steps = 0;
+        while (!unsent_steps.empty()) {
+            const Unsent& u = unsent_steps.front();
+            if (u.has_reply && replies == options.max_depth) break;
+            if (steps > 0 && bytes + u.bytes > options.max_bytes_in_flight) break;
+            const std::vector<exchange::Outbox::Packet>& packets = queued_packets.packets();
+            for (std::size_t i = 0; i < u.packets; ++i) {
+                const exchange::Outbox::Packet& p = packets[next_packet + i];
+                out.add_bytes(p.new_command, queued_packets.payload(p));
+            }
+            next_packet += u.packets;
+            bytes += u.bytes;
+            ++steps;
+            if (u.has_reply) {
+                ++replies;
+            } else {
+                ++completed;
+                ++summary.succeeded;
+            }
+            unsent_steps.pop_front();
+        }
+        if (unsent_steps.empty()) {
+            queued_packets.clear();
+            next_packet = 0;
+        }
+        if (steps > 0) ++summary.writes;
+        sent += replies;
+        bytes_sent += bytes;
+        bytes_unsent -= bytes;
+        return replies;
+    }
+
+    // Read ahead, stop_on_error: the steps never sent are skipped, in order.
+    void skip_unsent() {
+        while (!unsent_steps.empty()) {
+            const Unsent u = unsent_steps.front();
+            unsent_steps.pop_front();
+            ++summary.skipped;
+            StepHandler handler;
+            if (u.has_reply) {
+                handler = std::move(ring.front().handler);
+                ring.pop();
+                wire.end_reply();
+            }
+            skipped(u.index, u.kind, std::move(handler));
+        }
+        queued_packets.clear();
+        next_packet = 0;
+        bytes_unsent = 0;
+    }
+
     // stop_on_error: the step is not sent; earlier replies are delivered
     // first, so handlers still run in queue order.
     void deliver_skipped(std::size_t index, StepKind kind, StepHandler handler) {
@@ -284,6 +407,11 @@ struct Pipeline::State final : detail::PendingReply {
         ++next_index;
         ++summary.steps;
         ++summary.skipped;
+        skipped(index, kind, std::move(handler));
+    }
+
+    // Tells the handler its step was not sent.
+    void skipped(std::size_t index, StepKind kind, StepHandler handler) {
         Error why(ErrorKind::usage, "step " + std::to_string(index) +
                                         " was not sent: an earlier step failed and the pipeline stops at the first error");
         if (handler) {
@@ -304,8 +432,20 @@ struct Pipeline::State final : detail::PendingReply {
     void read_head(StepResult& r) {
         detail::Session& ss = s();
         const exchange::ReplyStart at = wire.begin_reply(ss.result);
-        ss.chan().expect_sequence(at.sequence, at.frame);
+        // Read ahead, the replies are packets already (AsyncConnection's
+        // framer checked their sequence ids).
+        if (!read_ahead) ss.chan().expect_sequence(at.sequence, at.frame);
         ss.run(exchange::Step::read, [&](Bytes p) { return wire.resume(p); });
+        if (ss.result.phase == detail::Phase::local_infile && read_ahead) {
+            // The read-ahead refused it with an empty file; its final reply
+            // is next.
+            ss.result.phase = detail::Phase::idle;
+            const Bytes reply = ss.read();
+            if (protocol::is_err(reply)) protocol::throw_server_error(reply);
+            throw Error(ErrorKind::usage, "server requested LOCAL INFILE '" + ss.result.local_infile_name +
+                                              "' in a pipeline: refused, nothing was read (LOAD DATA LOCAL INFILE "
+                                              "cannot run inside a pipeline)");
+        }
         if (ss.result.phase == detail::Phase::local_infile) {
             ss.result.phase = detail::Phase::idle;  // until the upload's final OK says otherwise
             ss.answer_local_infile(ss.result.local_infile_name);
@@ -342,7 +482,9 @@ struct Pipeline::State final : detail::PendingReply {
         try {
             io([&] { read_head(r); });
         } catch (const Error& e) {
-            if (e.kind() != ErrorKind::server) throw;
+            // Read ahead, a refused LOCAL INFILE request fails its step: its
+            // reply was read whole, the stream is in step.
+            if (e.kind() != ErrorKind::server && !(read_ahead && e.kind() == ErrorKind::usage)) throw;
             r.error_ = e;
         }
         StepHandler handler = std::move(step.handler);
@@ -421,6 +563,10 @@ struct Pipeline::State final : detail::PendingReply {
     // The destructor's finish: replies read and dropped, handlers skipped.
     void abandon() noexcept {
         if (!active) return;
+        if (read_ahead) {  // nothing of it is on the wire between runs
+            end();
+            return;
+        }
         try {
             for (std::size_t i = 0; i < ring.size(); ++i) ring.at(i).handler = nullptr;
             flush();
@@ -486,7 +632,67 @@ Statement StepResult::take_statement() {
 // ---- Pipeline -----------------------------------------------------------
 
 Pipeline::Pipeline(Connection& conn, PipelineOptions options)
-    : state_(std::make_unique<State>(this, detail::Access::session(conn), options)) {}
+    : state_(std::make_unique<State>(this, detail::Access::session(conn), options, false)) {}
+
+Pipeline::Pipeline(detail::Session& session, PipelineOptions options, ReadAhead)
+    : state_(std::make_unique<State>(this, session, options, true)) {}
+
+// ---- read ahead (src/client/pipeline_read_ahead.hpp) --------------------
+
+namespace detail {
+
+void PipelineReadAhead::begin_run(Pipeline& p) {
+    Pipeline::State& st = *p.state_;
+    st.enter();
+    st.wire.set_connection(st.s().capabilities, st.s().deprecate_eof);
+}
+bool PipelineReadAhead::has_unsent(const Pipeline& p) noexcept { return !p.state_->unsent_steps.empty(); }
+std::size_t PipelineReadAhead::steps(const Pipeline& p) noexcept { return p.state_->next_index; }
+std::size_t PipelineReadAhead::send_batch(Pipeline& p, exchange::Outbox& out) { return p.state_->send_batch(out); }
+const exchange::CommandPipeline& PipelineReadAhead::wire(const Pipeline& p) noexcept { return p.state_->wire; }
+
+void PipelineReadAhead::deliver(Pipeline& p) {
+    Pipeline::State& st = *p.state_;
+    while (st.sent > 0) st.read_oldest();
+    if (st.stop) st.skip_unsent();
+}
+
+void PipelineReadAhead::deliver_read(Pipeline& p, std::size_t n) {
+    Pipeline::State& st = *p.state_;
+    for (std::size_t i = 0; i < n && st.sent > 0; ++i) st.read_oldest();
+}
+
+void PipelineReadAhead::abandon_rest(Pipeline& p) noexcept {
+    Pipeline::State& st = *p.state_;
+    try {
+        for (std::size_t i = 0; i < st.ring.size(); ++i) st.ring.at(i).handler = nullptr;
+        while (st.sent > 0) st.read_oldest();
+    } catch (...) {
+        // broken() already ended it; nothing else to do here.
+    }
+    st.end();
+    st.summary = PipelineSummary{};
+    st.next_index = st.completed = 0;
+}
+
+Error PipelineReadAhead::broken(Pipeline& p, const Error& cause) {
+    Pipeline::State& st = *p.state_;
+    Error e = st.broken(cause);
+    st.summary = PipelineSummary{};
+    st.next_index = st.completed = 0;
+    return e;
+}
+
+PipelineSummary PipelineReadAhead::finish(Pipeline& p) {
+    Pipeline::State& st = *p.state_;
+    st.end();
+    PipelineSummary out = std::move(st.summary);
+    st.summary = PipelineSummary{};
+    st.next_index = st.completed = 0;
+    return out;
+}
+
+}  // namespace detail
 
 Pipeline::~Pipeline() { state_->abandon(); }
 

@@ -65,6 +65,11 @@
 
 namespace sluice::mariadb {
 
+namespace detail {
+struct Session;
+struct PipelineReadAhead;
+}  // namespace detail
+
 struct PipelineOptions {
     // Steps outstanding (queued or sent, reply unread) at most. When it is
     // reached, the oldest replies are read until half of it is left, so the
@@ -217,6 +222,12 @@ public:
 
 private:
     friend class StepResult;
+    // An AsyncConnection's pipeline: the same steps and handlers, its
+    // replies read ahead (async_pipeline.hpp, src/client/pipeline_read_ahead.hpp).
+    friend class AsyncPipeline;
+    friend struct detail::PipelineReadAhead;
+    struct ReadAhead {};
+    Pipeline(detail::Session& session, PipelineOptions options, ReadAhead);
     struct State;
     std::unique_ptr<State> state_;
 };

@@ -1,7 +1,7 @@
 #include "sluice/mariadb/exchange/command_pipeline.hpp"
 
-#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "sluice/mariadb/error.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
@@ -92,7 +92,7 @@ bool CommandPipeline::queue(Outbox& out) {
         staged_.clear();
         return false;
     }
-    if (full()) throw Error(ErrorKind::usage, "pipeline queued a step beyond its max_depth");
+    if (size_ == slots_.size()) grow();
     // Its reply follows the step's last packet: one sequence id per piece
     // of it, and (compressed) one frame per max_packet_piece of the stream.
     const std::size_t last = staged_.packets().empty() ? 0 : staged_.packets().back().size;
@@ -152,6 +152,13 @@ PrepareExchange& CommandPipeline::prepared() {
         throw Error(ErrorKind::usage, "the pipeline's current reply is not a prepare's");
     }
     return *prepare_;
+}
+
+void CommandPipeline::grow() {
+    std::vector<Outstanding> bigger(slots_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = at(i);
+    slots_ = std::move(bigger);
+    head_ = 0;
 }
 
 void CommandPipeline::end_reply() noexcept {

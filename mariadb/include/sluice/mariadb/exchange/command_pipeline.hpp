@@ -49,7 +49,9 @@ struct ReplyStart {
 
 class CommandPipeline {
 public:
-    // At most max_depth steps with a reply outstanding (Error{usage} for 0).
+    // Room for max_depth steps with a reply outstanding (Error{usage} for
+    // 0); the blocking driver never queues more, a read-ahead driver that
+    // queues a whole pipeline first grows it.
     explicit CommandPipeline(std::size_t max_depth);
 
     // The negotiated capabilities (after login): the replies' OKs depend on them.
@@ -80,14 +82,18 @@ public:
     // Moves the staged packets into `out`. True when the step has a reply to
     // read (it is outstanding until end_reply()); false for close_statement.
     bool queue(Outbox& out);
+    // The staged step's packets (a long value's chunks and the execute, or one).
+    std::size_t staged_packets() const noexcept { return staged_.packets().size(); }
 
     // ---- the outstanding steps, oldest first ------------------------------------
     std::size_t outstanding() const noexcept { return size_; }
-    bool full() const noexcept { return size_ == slots_.size(); }
-    std::size_t capacity() const noexcept { return slots_.size(); }
-    // The oldest step's kind and request bytes.
-    StepKind oldest_kind() const noexcept { return slots_[head_].kind; }
-    std::size_t oldest_bytes() const noexcept { return slots_[head_].bytes; }
+    // The i-th outstanding step's kind, request bytes and reply start (0:
+    // the oldest, whose reply is next).
+    StepKind kind(std::size_t i) const noexcept { return at(i).kind; }
+    std::size_t bytes(std::size_t i) const noexcept { return at(i).bytes; }
+    ReplyStart reply(std::size_t i) const noexcept { return at(i).reply; }
+    StepKind oldest_kind() const noexcept { return kind(0); }
+    std::size_t oldest_bytes() const noexcept { return bytes(0); }
 
     // ---- reading a reply --------------------------------------------------------
     // The oldest step's reply is next: where it starts on the wire. Query and
@@ -116,11 +122,14 @@ private:
         ReplyStart reply;
     };
     void stage_begin(StepKind kind, std::shared_ptr<std::vector<Column>>* statement_columns);
+    const Outstanding& at(std::size_t i) const noexcept { return slots_[(head_ + i) % slots_.size()]; }
+    void grow();
     std::size_t staged_wire_bytes() const noexcept;
 
     std::uint64_t capabilities_ = 0;
     bool deprecate_eof_ = false;
-    // A ring of max_depth slots: a pipeline of any length reuses them.
+    // A ring of max_depth slots: a pipeline of any length reuses them (it
+    // grows only when a read-ahead driver queues more before sending).
     std::vector<Outstanding> slots_;
     std::size_t head_ = 0;
     std::size_t size_ = 0;
