@@ -5,7 +5,6 @@
 // handler's exception, a connection killed mid-pipeline, and
 // docs/mariadb.md's example.
 #include <gtest/gtest.h>
-#include <poll.h>
 
 #include <asio/co_spawn.hpp>
 #include <asio/io_context.hpp>
@@ -19,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "async_drive.hpp"
 #include "server_env.hpp"
 #include "sluice/mariadb/asio_connection.hpp"
 #include "sluice/mariadb/async_connection.hpp"
@@ -29,25 +29,7 @@
 namespace sluice::mariadb {
 namespace {
 
-// The smallest event loop: poll() on what the connection asks for (as
-// async_test.cpp's).
-void drive(AsyncConnection& c) {
-    while (c.busy()) {
-        pollfd p{c.fd(), 0, 0};
-        if (c.wants() & AsyncConnection::readable) p.events |= POLLIN;
-        if (c.wants() & AsyncConnection::writable) p.events |= POLLOUT;
-        int timeout_ms = -1;
-        if (c.deadline() != Deadline::max()) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline() - Clock::now());
-            timeout_ms = static_cast<int>(std::max<std::int64_t>(left.count(), 0));
-        }
-        if (::poll(&p, 1, timeout_ms) == 0) {
-            c.on_deadline();
-        } else {
-            c.on_ready();
-        }
-    }
-}
+using test::drive;
 
 AsyncConnection async_connect() {
     AsyncConnection c;
