@@ -93,8 +93,6 @@ private:
     std::size_t size_ = 0;
 };
 
-}  // namespace
-
 // A step of a read-ahead pipeline not sent yet (AsyncConnection's: queued
 // whole, then sent in batches by detail::PipelineReadAhead).
 struct Unsent {
@@ -104,6 +102,8 @@ struct Unsent {
     std::size_t bytes = 0;
     bool has_reply = true;
 };
+
+}  // namespace
 
 struct Pipeline::State final : detail::PendingReply {
     Pipeline* owner;

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
-#include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -507,7 +507,9 @@ TEST(ExchangeSequencing, PipelineReplyOutOfStepIsAProtocolError) {
 std::vector<Bytes> captured_events(const std::string& fixture, std::size_t n) {
     std::ifstream in(std::string(SLUICE_BINLOG_FIXTURES) + "/" + fixture + ".hex");
     if (!in) throw std::runtime_error("no fixture " + fixture);
-    std::string hex((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string hex = text.str();
     std::erase_if(hex, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) == 0; });
     Bytes file;
     for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {

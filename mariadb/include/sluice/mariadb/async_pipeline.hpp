@@ -72,7 +72,7 @@ public:
         return pipeline_.select_database(db, std::move(on_result));
     }
 
-    // Steps queued and not run yet.
+    // Steps queued, with a reply to come, not run yet (a close has none).
     std::size_t outstanding() const noexcept { return pipeline_.outstanding(); }
     const PipelineOptions& options() const noexcept { return pipeline_.options(); }
 

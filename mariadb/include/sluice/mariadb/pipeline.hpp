@@ -45,6 +45,10 @@
 // A StepResult, and every Row it hands out, is valid only inside its
 // handler (row.hpp). LOAD DATA LOCAL INFILE cannot run inside a pipeline (the
 // server would take the next pipelined command for the file's bytes).
+//
+// The same steps, handlers and options run on the non-blocking API:
+// AsyncPipeline (async_pipeline.hpp). The wire side of both is the command
+// pipeline exchange (exchange/command_pipeline.hpp).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
