@@ -269,6 +269,11 @@ asio::awaitable<void> AsioConnection::async_reset_session() {
     st().conn.finish();
 }
 
+asio::awaitable<PipelineSummary> AsioConnection::async_pipeline(AsyncPipeline& pipeline) {
+    co_await st().run([&](AsyncConnection& c) { c.start_pipeline(pipeline); }, {});
+    co_return st().conn.take_pipeline_summary();
+}
+
 asio::awaitable<void> AsioConnection::async_close() {
     co_await st().run([](AsyncConnection& c) { c.start_close(); }, {});
     st().conn.finish();

@@ -1,17 +1,10 @@
 #include "binlog_connection.hpp"
 
-#include <poll.h>
-
 #include <chrono>
 
-#include "../client/access.hpp"
 #include "sluice/mariadb/protocol/replica.hpp"
-#include "sluice/mariadb/protocol/responses.hpp"
 
 namespace sluice::mariadb::cdc::detail {
-
-using mariadb::detail::Access;
-using mariadb::detail::Session;
 
 void rethrow_replica_error(const Error& e, std::string_view step) {
     if (e.kind() != ErrorKind::server) throw e;
@@ -31,93 +24,62 @@ void rethrow_replica_error(const Error& e, std::string_view step) {
                 std::string(step) + ": " + why + e.what());
 }
 
-BinlogConnection::BinlogConnection(Connection connection, const DumpRequest& request)
-    : connection_(std::move(connection)) {
+Connection BinlogConnection::set_up(Connection connection, const DumpRequest& request, std::string& checksum) {
     {
-        ResultSet rs = connection_.query("SELECT @@global.binlog_checksum");
+        ResultSet rs = connection.query("SELECT @@global.binlog_checksum");
         const Row* r = rs.next();
-        checksum_ = r ? r->get<std::string>(0) : "NONE";
+        checksum = r ? r->get<std::string>(0) : "NONE";
         while (rs.next()) {
         }
     }
     protocol::ReplicaSetup setup;
-    setup.checksum = checksum_;
+    setup.checksum = checksum;
     setup.connect_state = request.start.to_string();
     setup.heartbeat_seconds = request.heartbeat_seconds;
-    for (const std::string& sql : protocol::replica_setup_statements(setup)) connection_.execute(sql);
+    for (const std::string& sql : protocol::replica_setup_statements(setup)) connection.execute(sql);
+    return connection;
+}
 
-    Session& s = Access::session(connection_);
-    if (request.heartbeat_seconds > 0) {
-        // Three missed heartbeats (plus slack) mean a dead peer.
-        Timeouts t = s.chan().timeouts();
-        t.read = std::chrono::milliseconds(static_cast<std::int64_t>(request.heartbeat_seconds * 3000)) +
-                 std::chrono::seconds(5);
-        s.chan().set_timeouts(t);
-    } else {
-        Timeouts t = s.chan().timeouts();
-        t.read = std::chrono::milliseconds(0);
-        s.chan().set_timeouts(t);
-    }
+BinlogConnection::BinlogConnection(Connection connection, const DumpRequest& request)
+    : connection_(set_up(std::move(connection), request, checksum_)) {
+    // Three missed heartbeats (plus slack) mean a dead peer; without
+    // heartbeats an idle dump waits as long as it takes.
+    connection_.set_read_timeout(
+        request.heartbeat_seconds > 0
+            ? std::chrono::milliseconds(static_cast<std::int64_t>(request.heartbeat_seconds * 3000)) +
+                  std::chrono::seconds(5)
+            : std::chrono::milliseconds(0));
+    exchange::DumpStart start;
+    start.server_id = request.server_id;
+    start.non_blocking = request.non_blocking;
+    exchange::Outbox& out = connection_.outbox();
     try {
-        s.guarded([&] {
-            s.begin_command();
-            s.send([&](protocol::Writer& w) {
-                protocol::RegisterReplica r;
-                r.server_id = request.server_id;
-                protocol::write_register_replica(w, r);
-            });
-            protocol::Bytes reply = s.read();
-            if (protocol::is_err(reply)) protocol::throw_server_error(reply);
-        });
+        connection_.run(true, dump_.start(out, start), [&](protocol::Bytes p) { return dump_.resume(out, p); });
     } catch (const Error& e) {
-        rethrow_replica_error(e, "COM_REGISTER_SLAVE");
+        rethrow_replica_error(e, dump_.failed_command());
     }
-    s.guarded([&] {
-        s.begin_command();
-        s.send([&](protocol::Writer& w) {
-            protocol::BinlogDump d;
-            d.server_id = request.server_id;
-            d.flags = protocol::binlog_dump_flag::send_annotate_rows;
-            if (request.non_blocking) d.flags |= protocol::binlog_dump_flag::non_block;
-            protocol::write_binlog_dump(w, d);
-        });
-    });
 }
 
 BinlogConnection::~BinlogConnection() {
     // Mid-dump the server is still sending: there is no idle moment for
     // COM_QUIT, so the socket is just closed.
-    if (!ended_) connection_.close();
+    if (!dump_.ended()) connection_.close();
 }
 
 std::optional<protocol::Bytes> BinlogConnection::next_event() {
-    if (ended_) return std::nullopt;
-    Session& s = Access::session(connection_);
-    protocol::DumpPacket p;
+    if (dump_.ended()) return std::nullopt;
+    exchange::Outbox& out = connection_.outbox();
     try {
-        p = s.guarded([&] { return protocol::classify_dump_packet(s.read()); });
+        connection_.run(false, exchange::Step::read, [&](protocol::Bytes p) { return dump_.resume(out, p); });
     } catch (const Error& e) {
+        // The dump is over after its ERR; the stream position is gone.
+        if (e.kind() == ErrorKind::server) connection_.mark_broken(e);
         rethrow_replica_error(e, "binlog dump");
     }
-    switch (p.kind) {
-        case protocol::DumpPacketKind::event: return p.event;
-        case protocol::DumpPacketKind::end: ended_ = true; return std::nullopt;
-        case protocol::DumpPacketKind::error: {
-            Error e(p.error.code, std::string(p.error.sqlstate), std::string(p.error.message));
-            s.on_error(e);
-            s.mark_broken(e.what());  // the dump is over; the stream position is gone
-            rethrow_replica_error(e, "binlog dump");
-        }
-    }
-    return std::nullopt;
+    if (dump_.ended()) return std::nullopt;
+    return dump_.event();
 }
 
-bool BinlogConnection::input_pending() const noexcept {
-    Connection& c = const_cast<Connection&>(connection_);
-    Session& s = Access::session(c);
-    if (!s.channel || s.channel->broken()) return false;
-    pollfd p{s.channel->socket().fd(), POLLIN, 0};
-    return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
-}
+bool BinlogConnection::input_pending() const noexcept { return connection_.input_pending(); }
 
 }  // namespace sluice::mariadb::cdc::detail

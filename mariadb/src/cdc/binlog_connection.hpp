@@ -1,15 +1,19 @@
 #pragma once
-// The I/O shell of the replica protocol: one Connection turned into a binlog
-// dump (session variables, COM_REGISTER_SLAVE, COM_BINLOG_DUMP), then read
-// one event at a time. It reaches the connection's packet channel through
-// detail::Access and adds nothing to the session: once the dump started the
-// connection serves nothing else, so this object owns it.
+// The driver of the replica protocol: one Connection turned into a binlog
+// dump (session variables as queries, then the dump exchange,
+// exchange/binlog_dump.hpp: COM_REGISTER_SLAVE, COM_BINLOG_DUMP), then read
+// one event at a time, each packet through the same exchange, run by the
+// blocking runner. Once the dump started the connection serves nothing
+// else, so this object owns it (as a detail::ExclusiveConnection) and adds
+// the CDC's error messages.
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "../client/exclusive_connection.hpp"
 #include "sluice/mariadb/cdc/gtid_state.hpp"
 #include "sluice/mariadb/connection.hpp"
+#include "sluice/mariadb/exchange/binlog_dump.hpp"
 #include "sluice/mariadb/protocol/wire.hpp"
 
 namespace sluice::mariadb::cdc::detail {
@@ -43,9 +47,12 @@ public:
     std::uint32_t connection_id() const noexcept { return connection_.connection_id(); }
 
 private:
-    Connection connection_;
+    // Asks the checksum and sets the session variables (plain queries).
+    static Connection set_up(Connection connection, const DumpRequest& request, std::string& checksum);
+
     std::string checksum_;
-    bool ended_ = false;
+    mariadb::detail::ExclusiveConnection connection_;
+    exchange::BinlogDumpExchange dump_;
 };
 
 // Error{server} 1227 / 1045 / 1236 with a message that says what to do.

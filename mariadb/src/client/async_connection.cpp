@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "access.hpp"
+#include "async_pipeline.hpp"
 #include "session.hpp"
+#include "sluice/mariadb/async_pipeline.hpp"
 #include "sluice/mariadb/exchange/commands.hpp"
 #include "sluice/mariadb/exchange/login.hpp"
 #include "sluice/mariadb/exchange/response_scanner.hpp"
@@ -40,7 +42,7 @@ struct Address {
 }  // namespace
 
 struct AsyncConnection::Impl {
-    enum class Op { none, connect, init_command, query, execute, prepare, simple, close };
+    enum class Op { none, connect, init_command, query, execute, prepare, simple, pipeline, close };
     enum class Stage { tcp, tls, exchange };
 
     std::unique_ptr<detail::Session> session = std::make_unique<detail::Session>();
@@ -72,9 +74,12 @@ struct AsyncConnection::Impl {
     detail::Replay replay;
     bool binary = false;
     std::shared_ptr<std::vector<Column>>* statement_columns = nullptr;
+    // the pipeline under way (src/client/async_pipeline.cpp)
+    std::optional<detail::AsyncPipelineRun> pipeline_run;
     // outcomes
     std::optional<ResultSet> result;
     std::optional<Statement> statement;
+    std::optional<PipelineSummary> summary;
 
     // `statement` (declared last) goes first: its close is deferred into
     // the session, which is still alive then.
@@ -90,6 +95,7 @@ struct AsyncConnection::Impl {
         error = nullptr;
         result.reset();
         statement.reset();
+        summary.reset();
         op = what;
         step = Step::done;
         wants = none;
@@ -282,6 +288,7 @@ struct AsyncConnection::Impl {
                 return scanner->resume(session->outbox, p);
             case Op::prepare: return prepare->resume(p);
             case Op::simple: return simple->resume(p);
+            case Op::pipeline: return pipeline_run->resume(session->outbox, p, is_packet);
             case Op::close: return Step::done;
             case Op::none: break;
         }
@@ -414,6 +421,14 @@ struct AsyncConnection::Impl {
                                   std::move(prepare->columns));
                 return;
             case Op::simple: op = Op::none; return;
+            case Op::pipeline: {
+                op = Op::none;
+                error = pipeline_run->handler_error();
+                PipelineSummary done = pipeline_run->finish();
+                pipeline_run.reset();
+                if (!error) summary = std::move(done);
+                return;
+            }
             case Op::close:
                 op = Op::none;
                 session->mark_broken("connection was closed");
@@ -457,8 +472,11 @@ struct AsyncConnection::Impl {
         step = Step::write;
     }
 
-    void fail(const Error& e) {
+    void fail(const Error& failure) {
         detail::Session& s = *session;
+        // A pipeline's breakage names how far it got, as the blocking one's.
+        const Error e = op == Op::pipeline && pipeline_run ? pipeline_run->broken(failure) : failure;
+        pipeline_run.reset();
         s.on_error(e);
         if (s.is_broken || (op == Op::connect || op == Op::init_command)) {
             if (!s.is_broken) s.mark_broken(e.what());
@@ -563,6 +581,25 @@ void AsyncConnection::start_reset_session() {
     im.advance();
 }
 
+void AsyncConnection::start_pipeline(AsyncPipeline& pipeline) {
+    Impl& im = *impl_;
+    if (pipeline.session_ != im.session.get()) {
+        throw Error(ErrorKind::usage, "pipeline belongs to another AsyncConnection");
+    }
+    im.begin_command(Impl::Op::pipeline);
+    im.pipeline_run.emplace(pipeline.pipeline_, *im.session, *im.framer);
+    try {
+        im.step = im.pipeline_run->start(im.session->outbox);
+    } catch (const Error& e) {
+        im.fail(e);
+        return;
+    }
+    im.advance();
+}
+
+AsyncPipeline::AsyncPipeline(AsyncConnection& conn, PipelineOptions options)
+    : session_(conn.impl_->session.get()), pipeline_(*conn.impl_->session, options, Pipeline::ReadAhead{}) {}
+
 void AsyncConnection::start_close() {
     Impl& im = *impl_;
     if (im.session->is_broken || !im.framer) {
@@ -650,6 +687,14 @@ Statement AsyncConnection::take_statement() {
     Statement st = std::move(*impl_->statement);
     impl_->statement.reset();
     return st;
+}
+
+PipelineSummary AsyncConnection::take_pipeline_summary() {
+    finish();
+    if (!impl_->summary) throw Error(ErrorKind::usage, "the last operation was no pipeline");
+    PipelineSummary s = std::move(*impl_->summary);
+    impl_->summary.reset();
+    return s;
 }
 
 std::uint16_t AsyncConnection::response_error_code() const noexcept {

@@ -98,13 +98,6 @@ void Session::read_result_head(bool binary_rows, std::shared_ptr<std::vector<Col
     }
 }
 
-void Session::read_column_definitions(std::size_t n, std::vector<Column>& into) {
-    exchange::ColumnDefinitions definitions;
-    if (definitions.begin(n, into, capabilities, deprecate_eof)) return;
-    while (!definitions.consume(read())) {
-    }
-}
-
 bool Session::next_row() {
     if (result.phase != Phase::rows) return false;
     return result.row_packet(read());

@@ -168,9 +168,6 @@ struct Session {
     // read (exchange/local_infile.hpp).
     void read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr,
                           exchange::LocalInfileSource* infile = nullptr);
-    // Reads n column definitions (and the EOF that follows without
-    // deprecate-EOF) into `into`.
-    void read_column_definitions(std::size_t n, std::vector<Column>& into);
     // Next row of the current result into result.row; false at its end.
     bool next_row();
     // Moves to the next result; false when none.

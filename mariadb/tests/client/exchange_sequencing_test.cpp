@@ -5,16 +5,24 @@
 // message) and make the client send the same bytes as the unsplit run.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdint>
+#include <fstream>
 #include <functional>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "hostile_server.hpp"
 #include "scripted_exchange.hpp"
+#include "sluice/mariadb/exchange/binlog_dump.hpp"
+#include "sluice/mariadb/exchange/command_pipeline.hpp"
 #include "sluice/mariadb/exchange/commands.hpp"
 #include "sluice/mariadb/exchange/login.hpp"
 #include "sluice/mariadb/exchange/response_scanner.hpp"
 #include "sluice/mariadb/exchange/result_reader.hpp"
+#include "sluice/mariadb/protocol/replica.hpp"
 #include "sluice/mariadb/statement.hpp"
 #include "sluice/mariadb/transport/packet_framer.hpp"
 
@@ -269,6 +277,245 @@ TEST(ExchangeSequencing, TheScannerRefusesLocalInfile) {
     EXPECT_EQ(run.events, (std::vector<std::string>{"refused /etc/passwd"}));
     // The refusal is an empty file: one empty packet, sequence 2.
     EXPECT_EQ(run.sent, (Bytes{0, 0, 0, 2}));
+}
+
+// The command pipeline: five commands in one write (a close among them,
+// without reply), then each reply read where its own command says it
+// starts. A failing step ends only itself: the steps after it are read as
+// if it had succeeded.
+Scenario pipeline_scenario() {
+    return [](Driver& d) {
+        const std::uint64_t caps = hostile_default_capabilities;
+        exchange::CommandPipeline pipe(8);
+        pipe.set_connection(caps, false);
+        exchange::ResultReader reader;
+        reader.set_connection(caps, false);
+        auto columns = std::make_shared<std::vector<Column>>();
+        const protocol::ParamValue id = mariadb::bind::value(42);
+        pipe.stage_query("SELECT a FROM t");
+        EXPECT_TRUE(pipe.queue(d.out));
+        pipe.stage_execute(9, std::span(&id, 1), 1024, &columns);
+        EXPECT_TRUE(pipe.queue(d.out));
+        pipe.stage_query("SELECT * FROM nope");
+        EXPECT_TRUE(pipe.queue(d.out));
+        pipe.stage_statement_command(StepKind::close_statement, 9);
+        EXPECT_FALSE(pipe.queue(d.out));  // no reply to wait for
+        pipe.stage_command(StepKind::ping);
+        EXPECT_TRUE(pipe.queue(d.out));
+        EXPECT_EQ(pipe.outstanding(), 4U);
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        while (pipe.outstanding() > 0) {
+            const std::string kind(to_string(pipe.oldest_kind()));
+            const exchange::ReplyStart at = pipe.begin_reply(reader);
+            d.framer.expect_sequence(at.sequence);
+            try {
+                d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return pipe.resume(p); });
+                while (reader.phase == exchange::Phase::rows) {
+                    d.drive(Step::read, [&](std::span<const std::uint8_t> p) {
+                        if (reader.row_packet(p)) d.run.events.push_back(kind + " row " + reader.row[0].to_string());
+                        return Step::done;
+                    });
+                }
+                d.run.events.push_back(kind + " ok, " + std::to_string(reader.ok.affected_rows) + " affected");
+            } catch (const Error& e) {
+                d.run.events.push_back(kind + " failed: " + std::string(to_string(e.kind())) + ": " + e.what());
+            }
+            pipe.end_reply();
+        }
+        EXPECT_FALSE(d.framer.has_buffered_input());
+        EXPECT_EQ(columns->size(), 1U);  // the execute's reply filled the statement's cache
+    };
+}
+
+TEST(ExchangeSequencing, PipelineOfTextAndBinaryStepsWithAnErrorInStepTwo) {
+    const Bytes server =
+        Script{}
+            // step 0, COM_QUERY: one text row
+            .packet(1, {0x01})
+            .packet(2, varchar_column_payload("a"))
+            .packet(3, eof_payload())
+            .packet(4, text_row({"x"}))
+            .packet(5, eof_payload())
+            // step 1, COM_STMT_EXECUTE: one binary row
+            .packet(1, {0x01})
+            .packet(2, varchar_column_payload("name"))
+            .packet(3, eof_payload())
+            .packet(4, PacketBuilder{}.u8(0x00).u8(0x00).lenenc("alice").bytes)
+            .packet(5, eof_payload())
+            // step 2: the server's error
+            .packet(1, err_payload(1146, "42S02", "Table 'sluice.nope' doesn't exist"))
+            // (the close has no reply) step 4, COM_PING
+            .packet(1, PacketBuilder{}.raw({0x00, 0, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+            .bytes;
+    const Transcript run = same_for_every_split(server, pipeline_scenario());
+    EXPECT_EQ(run.events,
+              (std::vector<std::string>{"query row x", "query ok, 0 affected", "execute row alice",
+                                        "execute ok, 0 affected",
+                                        "query failed: server: Table 'sluice.nope' doesn't exist", "ping ok, 0 affected"}));
+    // Five commands in one write, each from sequence 0: query, execute,
+    // query, close, ping.
+    std::vector<std::uint8_t> commands;
+    for (std::size_t at = 0; at + 4 <= run.sent.size();) {
+        const std::size_t length = std::size_t{run.sent[at]} | (std::size_t{run.sent[at + 1]} << 8) |
+                                   (std::size_t{run.sent[at + 2]} << 16);
+        EXPECT_EQ(run.sent[at + 3], 0) << "packet at byte " << at;
+        commands.push_back(run.sent[at + 4]);
+        at += 4 + length;
+    }
+    EXPECT_EQ(commands, (std::vector<std::uint8_t>{0x03, 0x17, 0x03, 0x19, 0x0E}));
+}
+
+TEST(ExchangeSequencing, PipelineReplyOutOfStepIsAProtocolError) {
+    // The second reply claims sequence 2 where its command's reply starts at 1.
+    const Bytes server = Script{}
+                             .packet(1, PacketBuilder{}.raw({0x00, 0, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+                             .packet(2, PacketBuilder{}.raw({0x00, 0, 0}).u16(protocol::status::autocommit).u16(0).bytes)
+                             .bytes;
+    const Transcript run = same_for_every_split(server, [](Driver& d) {
+        exchange::CommandPipeline pipe(2);
+        pipe.set_connection(hostile_default_capabilities, false);
+        exchange::ResultReader reader;
+        for (int i = 0; i < 2; ++i) {
+            pipe.stage_command(StepKind::ping);
+            pipe.queue(d.out);
+        }
+        d.drive(Step::write, [](std::span<const std::uint8_t>) { return Step::done; });
+        while (pipe.outstanding() > 0) {
+            d.framer.expect_sequence(pipe.begin_reply(reader).sequence);
+            d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return pipe.resume(p); });
+            d.run.events.push_back("ping ok");
+            pipe.end_reply();
+        }
+    });
+    EXPECT_EQ(run.events, (std::vector<std::string>{
+                              "ping ok", "error protocol: packet from scripted-server has sequence id 2, expected 1"}));
+}
+
+// The first `n` events of a binlog file captured from MariaDB 10.11
+// (mariadb/tests/binlog/fixtures, capture.sh there): after the 4 magic
+// bytes, each event's length is at offset 9 of its header.
+std::vector<Bytes> captured_events(const std::string& fixture, std::size_t n) {
+    std::ifstream in(std::string(SLUICE_BINLOG_FIXTURES) + "/" + fixture + ".hex");
+    if (!in) throw std::runtime_error("no fixture " + fixture);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string hex = text.str();
+    std::erase_if(hex, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) == 0; });
+    Bytes file;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+        file.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+    std::vector<Bytes> events;
+    for (std::size_t at = 4; events.size() < n && at + 13 <= file.size();) {
+        const std::size_t length = std::size_t{file[at + 9]} | (std::size_t{file[at + 10]} << 8) |
+                                   (std::size_t{file[at + 11]} << 16) | (std::size_t{file[at + 12]} << 24);
+        events.emplace_back(file.begin() + static_cast<std::ptrdiff_t>(at),
+                            file.begin() + static_cast<std::ptrdiff_t>(at + length));
+        at += length;
+    }
+    if (events.size() != n) throw std::runtime_error("fixture " + fixture + " has fewer events");
+    return events;
+}
+
+Bytes dump_event(const Bytes& event) {
+    Bytes p{0x00};
+    p.insert(p.end(), event.begin(), event.end());
+    return p;
+}
+
+// The replica's side: register, start the dump, then one packet at a time
+// until the dump ends or fails.
+Scenario dump_scenario(bool non_blocking) {
+    return [non_blocking](Driver& d) {
+        exchange::BinlogDumpExchange dump;
+        exchange::DumpStart start;
+        start.server_id = 0x40000001;
+        start.non_blocking = non_blocking;
+        try {
+            d.drive(dump.start(d.out, start), [&](std::span<const std::uint8_t> p) { return dump.resume(d.out, p); });
+            d.run.events.push_back("dump started");
+            for (;;) {
+                d.drive(Step::read, [&](std::span<const std::uint8_t> p) { return dump.resume(d.out, p); });
+                if (dump.ended()) {
+                    d.run.events.push_back("end of dump");
+                    return;
+                }
+                d.run.events.push_back("event type " + std::to_string(dump.event()[4]) + ", " +
+                                       std::to_string(dump.event().size()) + " bytes");
+            }
+        } catch (const Error& e) {
+            d.run.events.push_back(std::string(dump.failed_command()) + " failed: " + e.what());
+        }
+    };
+}
+
+// The commands the client sent, by their first byte; each from sequence 0.
+std::vector<std::uint8_t> commands_sent(const Bytes& sent) {
+    std::vector<std::uint8_t> commands;
+    for (std::size_t at = 0; at + 4 <= sent.size();) {
+        const std::size_t length =
+            std::size_t{sent[at]} | (std::size_t{sent[at + 1]} << 8) | (std::size_t{sent[at + 2]} << 16);
+        EXPECT_EQ(sent[at + 3], 0) << "packet at byte " << at;
+        commands.push_back(sent[at + 4]);
+        at += 4 + length;
+    }
+    return commands;
+}
+
+TEST(ExchangeSequencing, BinlogDumpStartsThenEventsThenTheEndOfANonBlockingDump) {
+    const std::vector<Bytes> events = captured_events("xa", 3);
+    const Bytes server = Script{}
+                             .packet(1, ok_payload())  // COM_REGISTER_SLAVE's reply
+                             .packet(1, dump_event(events[0]))
+                             .packet(2, dump_event(events[1]))
+                             .packet(3, dump_event(events[2]))
+                             .packet(4, eof_payload())
+                             .bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(true));
+    ASSERT_EQ(run.events.size(), 5U);
+    EXPECT_EQ(run.events[0], "dump started");
+    EXPECT_EQ(run.events[1], "event type 15, " + std::to_string(events[0].size()) + " bytes");  // FORMAT_DESCRIPTION
+    EXPECT_EQ(run.events[4], "end of dump");
+    EXPECT_EQ(commands_sent(run.sent), (std::vector<std::uint8_t>{protocol::com_register_slave,
+                                                                  protocol::com_binlog_dump}));
+    // COM_BINLOG_DUMP's flags (after the command byte and the 4-byte
+    // position): ANNOTATE_ROWS, and the non-blocking flag asked for.
+    const std::size_t dump_at = run.sent.size() - (4 + 1 + 4 + 2 + 4);
+    EXPECT_EQ(run.sent[dump_at + 4 + 1 + 4], protocol::binlog_dump_flag::send_annotate_rows |
+                                                 protocol::binlog_dump_flag::non_block);
+}
+
+TEST(ExchangeSequencing, BinlogDumpErrFromTheServerAfterEventsEndsIt) {
+    const std::vector<Bytes> events = captured_events("xa", 2);
+    const Bytes server =
+        Script{}
+            .packet(1, ok_payload())
+            .packet(1, dump_event(events[0]))
+            .packet(2, dump_event(events[1]))
+            .packet(3, err_payload(1236, "HY000", "Could not find GTID state requested by slave in any binlog files"))
+            .bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(false));
+    ASSERT_EQ(run.events.size(), 4U);
+    EXPECT_EQ(run.events[3],
+              "binlog dump failed: Could not find GTID state requested by slave in any binlog files");
+}
+
+TEST(ExchangeSequencing, BinlogDumpRefusedAtRegisterSendsNoDump) {
+    const Bytes server =
+        Script{}
+            .packet(1, err_payload(1227, "42000", "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation"))
+            .bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(false));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("COM_REGISTER_SLAVE failed: Access denied", 0), 0U) << run.events[0];
+    EXPECT_EQ(commands_sent(run.sent), (std::vector<std::uint8_t>{protocol::com_register_slave}));
+}
+
+TEST(ExchangeSequencing, BinlogDumpPacketOfNoKnownKindIsAProtocolError) {
+    const Bytes server = Script{}.packet(1, ok_payload()).packet(1, {0x42, 0x01}).bytes;
+    const Transcript run = same_for_every_split(server, dump_scenario(false));
+    ASSERT_EQ(run.events.size(), 2U);
+    EXPECT_NE(run.events[1].find("unexpected first byte 0x42"), std::string::npos) << run.events[1];
 }
 
 TEST(PacketFramer, OversizedPacketIsRefusedFromItsHeader) {

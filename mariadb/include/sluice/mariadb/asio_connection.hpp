@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "sluice/mariadb/async_connection.hpp"
+#include "sluice/mariadb/async_pipeline.hpp"
 #include "sluice/mariadb/connect_options.hpp"
 #include "sluice/mariadb/result_set.hpp"
 #include "sluice/mariadb/statement.hpp"
@@ -65,6 +66,11 @@ public:
                                                     std::chrono::milliseconds deadline);
     asio::awaitable<void> async_ping();
     asio::awaitable<void> async_reset_session();
+    // Runs the steps queued in `pipeline` (async_pipeline.hpp; build it on
+    // async_connection()): handlers run before the co_await returns the
+    // summary. cancel() kills the statement under way (that step fails
+    // with 1317, the others run).
+    asio::awaitable<PipelineSummary> async_pipeline(AsyncPipeline& pipeline);
     // COM_QUIT and close; the connection is broken afterwards.
     asio::awaitable<void> async_close();
 

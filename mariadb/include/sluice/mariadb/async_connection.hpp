@@ -39,12 +39,15 @@
 #include <string_view>
 
 #include "sluice/mariadb/connect_options.hpp"
+#include "sluice/mariadb/pipeline.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/result_set.hpp"
 #include "sluice/mariadb/statement.hpp"
 #include "sluice/mariadb/transport/deadline.hpp"
 
 namespace sluice::mariadb {
+
+class AsyncPipeline;
 
 class AsyncConnection {
 public:
@@ -66,6 +69,10 @@ public:
     void start_execute(const Statement& statement, std::span<const protocol::ParamValue> values);
     void start_ping();
     void start_reset_session();
+    // Runs the steps queued in `pipeline` (async_pipeline.hpp): their
+    // handlers are called from inside the operation; the summary is
+    // take_pipeline_summary()'s.
+    void start_pipeline(AsyncPipeline& pipeline);
     // COM_QUIT, then the socket is closed; the connection is broken after.
     void start_close();
 
@@ -98,6 +105,7 @@ public:
     void finish();
     ResultSet take_result();     // start_query / start_execute
     Statement take_statement();  // start_prepare
+    PipelineSummary take_pipeline_summary();  // start_pipeline
     // The server error code a query's or execute's response ended with
     // (also when the ERR came after rows, where ResultSet::next() throws
     // it), 0 when none: front ends see a KILL QUERY's 1317 before handing
@@ -112,6 +120,7 @@ public:
     const ConnectOptions& options() const;
 
 private:
+    friend class AsyncPipeline;  // binds itself to the connection's session
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

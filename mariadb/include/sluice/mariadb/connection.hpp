@@ -20,6 +20,10 @@
 
 namespace sluice::mariadb {
 
+namespace detail {
+class ExclusiveConnection;
+}
+
 class Connection {
 public:
     // Connects and logs in, then runs options.init_commands. Throws Error.
@@ -62,6 +66,8 @@ public:
 
 private:
     friend struct detail::Access;  // the speed features (src/client/access.hpp)
+    // A connection given over to one exchange, the binlog dump (src/client/exclusive_connection.hpp).
+    friend class detail::ExclusiveConnection;
     explicit Connection(std::unique_ptr<detail::Session> session) noexcept;
     std::unique_ptr<detail::Session> session_;
 };

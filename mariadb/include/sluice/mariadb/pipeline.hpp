@@ -45,6 +45,10 @@
 // A StepResult, and every Row it hands out, is valid only inside its
 // handler (row.hpp). LOAD DATA LOCAL INFILE cannot run inside a pipeline (the
 // server would take the next pipelined command for the file's bytes).
+//
+// The same steps, handlers and options run on the non-blocking API:
+// AsyncPipeline (async_pipeline.hpp). The wire side of both is the command
+// pipeline exchange (exchange/command_pipeline.hpp).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +68,11 @@
 #include "sluice/mariadb/statement.hpp"
 
 namespace sluice::mariadb {
+
+namespace detail {
+struct Session;
+struct PipelineReadAhead;
+}  // namespace detail
 
 struct PipelineOptions {
     // Steps outstanding (queued or sent, reply unread) at most. When it is
@@ -217,6 +226,12 @@ public:
 
 private:
     friend class StepResult;
+    // An AsyncConnection's pipeline: the same steps and handlers, its
+    // replies read ahead (async_pipeline.hpp, src/client/pipeline_read_ahead.hpp).
+    friend class AsyncPipeline;
+    friend struct detail::PipelineReadAhead;
+    struct ReadAhead {};
+    Pipeline(detail::Session& session, PipelineOptions options, ReadAhead);
     struct State;
     std::unique_ptr<State> state_;
 };

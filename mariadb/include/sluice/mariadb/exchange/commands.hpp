@@ -46,6 +46,12 @@ public:
     PrepareExchange(std::uint64_t capabilities, bool deprecate_eof) noexcept
         : capabilities_(capabilities), deprecate_eof_(deprecate_eof) {}
     Step start(Outbox& out, std::string_view sql);
+    // The request went out already (a pipeline's, exchange/command_pipeline.hpp):
+    // the reply is next.
+    Step expect_reply() noexcept {
+        state_ = State::ok;
+        return Step::read;
+    }
     Step resume(protocol::Bytes input);
 
     std::uint32_t statement_id = 0;

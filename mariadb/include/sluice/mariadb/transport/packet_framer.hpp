@@ -36,6 +36,9 @@ public:
 
     // Output: frame packets, then hand out the bytes to send.
     void reset_sequence() noexcept { sequence_ = 0; }
+    // The next packet read must carry `next`: a pipeline's replies each
+    // start where their own command ended (exchange/command_pipeline.hpp).
+    void expect_sequence(std::uint8_t next) noexcept { sequence_ = next; }
     void write_packet(std::span<const std::uint8_t> payload);
     std::span<const std::uint8_t> output() const noexcept {
         return std::span<const std::uint8_t>(out_).subspan(out_pos_);

@@ -1,34 +1,38 @@
-// Pipelines (pipeline.hpp): steps encoded into a staging buffer, written to
-// the channel in batches, their replies read in order.
+// The blocking Pipeline (pipeline.hpp): the command pipeline exchange
+// (exchange/command_pipeline.hpp) encodes the steps and reads each reply's
+// head; this driver decides when to send (batches, back-pressure), runs the
+// exchange over the channel with the blocking runner, hands each reply to
+// its step's handler and keeps the error rule and the breakage messages.
 //
-// What the pipeline needs from the session is narrow: the channel (write
-// packets, flush, expect_sequence before each reply), the result-reading
-// functions a ResultSet uses, and one hook, Session::pending_reply (the
-// cursor's PendingReply): while steps are outstanding it points at the
-// pipeline, so any other command's begin_command() refuses with
-// Error{usage} instead of reading replies that belong to the steps.
+// What it needs from the session is narrow: the channel (send the outbox,
+// expect_sequence before each reply), the result-reading functions a
+// ResultSet uses, and one hook, Session::pending_reply (the cursor's
+// PendingReply): while steps are outstanding it points at the pipeline, so
+// any other command's begin_command() refuses with Error{usage} instead of
+// reading replies that belong to the steps.
 //
 // Frame numbering under compression is PacketChannel's (reset_sequence()
 // before each command marks where it begins; expect_sequence() before each
-// reply), the same mechanism the cursor and the pool use. One rule keeps
-// it simple: replies are read only when nothing is buffered unsent (every
-// read is preceded by a flush), so the channel's single frame counter is
-// never needed for a write and a read at once.
+// reply, where the exchange says it starts), the same mechanism the cursor
+// and the pool use. One rule keeps it simple: replies are read only when
+// nothing is buffered unsent (every read is preceded by a flush), so the
+// channel's single frame counter is never needed for a write and a read at
+// once.
 #include "sluice/mariadb/pipeline.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <string>
 
 #include "access.hpp"
-#include "sluice/mariadb/protocol/commands.hpp"
-#include "sluice/mariadb/protocol/responses.hpp"
+#include "blocking_runner.hpp"
+#include "pipeline_read_ahead.hpp"
+#include "sluice/mariadb/exchange/command_pipeline.hpp"
 
 namespace sluice::mariadb {
 
 using protocol::Bytes;
-using protocol::Command;
 using protocol::ParamValue;
-using protocol::Writer;
 
 std::string_view to_string(StepKind kind) noexcept {
     switch (kind) {
@@ -46,21 +50,17 @@ std::string_view to_string(StepKind kind) noexcept {
 
 namespace {
 
-// One step with a reply to come.
+// What the caller gets of a step with a reply to come (what the wire needs
+// of it is the exchange's).
 struct Step {
     std::size_t index = 0;
     StepKind kind = StepKind::query;
-    Statement* statement = nullptr;  // execute: its cached columns
     StepHandler handler;
-    std::size_t bytes = 0;  // request bytes on the wire (packet headers included)
-    // Where its reply starts: packet sequence, and frame sequence under
-    // compression (the number of frames the command took).
-    std::uint8_t reply_sequence = 1;
-    std::uint8_t reply_frame = 1;
 };
 
-// The outstanding steps, oldest first: a ring of max_depth slots, so a
-// pipeline of any length reuses the same few (handlers included).
+// The outstanding steps' handlers, oldest first: a ring of max_depth slots,
+// so a pipeline of any length reuses the same few (a read-ahead pipeline,
+// queued whole before it runs, grows it).
 class StepRing {
 public:
     explicit StepRing(std::size_t capacity) : slots_(capacity) {}
@@ -68,7 +68,15 @@ public:
     bool full() const noexcept { return size_ == slots_.size(); }
     Step& front() noexcept { return slots_[head_]; }
     Step& at(std::size_t i) noexcept { return slots_[(head_ + i) % slots_.size()]; }
-    Step& push() noexcept { return slots_[(head_ + size_++) % slots_.size()]; }
+    Step& push() {
+        if (full()) {
+            std::vector<Step> bigger(slots_.size() * 2);
+            for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(at(i));
+            slots_ = std::move(bigger);
+            head_ = 0;
+        }
+        return slots_[(head_ + size_++) % slots_.size()];
+    }
     void pop() noexcept {
         slots_[head_].handler = nullptr;
         head_ = (head_ + 1) % slots_.size();
@@ -85,7 +93,15 @@ private:
     std::size_t size_ = 0;
 };
 
-constexpr std::size_t header_size = 4;
+// A step of a read-ahead pipeline not sent yet (AsyncConnection's: queued
+// whole, then sent in batches by detail::PipelineReadAhead).
+struct Unsent {
+    std::size_t index = 0;
+    StepKind kind = StepKind::query;
+    std::size_t packets = 0;  // in queued_packets, in order
+    std::size_t bytes = 0;
+    bool has_reply = true;
+};
 
 }  // namespace
 
@@ -93,9 +109,16 @@ struct Pipeline::State final : detail::PendingReply {
     Pipeline* owner;
     detail::Session* session;
     PipelineOptions options;
+    // Read ahead (an AsyncConnection's pipeline): queueing never reads, the
+    // driver sends batches and reads their replies into the session's
+    // replay before the handlers run; no channel is touched here.
+    bool read_ahead = false;
+    std::deque<Unsent> unsent_steps;
+    std::size_t next_packet = 0;  // queued_packets' first unsent packet
+    exchange::CommandPipeline wire;
     StepRing ring;
     // ring.at(0 .. sent-1) are written and flushed; the rest are buffered
-    // in the channel, unsent.
+    // in the outbox, unsent.
     std::size_t sent = 0;
     std::size_t bytes_sent = 0;
     std::size_t bytes_unsent = 0;
@@ -105,18 +128,22 @@ struct Pipeline::State final : detail::PendingReply {
     bool stop = false;          // stop_on_error saw a failure
     bool in_handler = false;
     PipelineSummary summary;
-    // The step being encoded: packets back to back, `packet_ends` their ends.
-    std::vector<std::uint8_t> staged;
-    std::vector<std::size_t> packet_ends;
+    // The queued steps' packets, unsent until flush().
+    exchange::Outbox queued_packets;
     // Deadline over the pipeline (options.deadline > 0): the connection's
     // own timeouts are kept here and narrowed to what is left before each
     // blocking step, restored after.
     Deadline deadline = Deadline::max();
     Timeouts connection_timeouts;
 
-    State(Pipeline* p, detail::Session& s, PipelineOptions o)
-        : owner(p), session(&s), options(o), ring(std::max<std::size_t>(o.max_depth, 1)) {
-        if (options.max_depth == 0) throw Error(ErrorKind::usage, "pipeline max_depth must be at least 1");
+    State(Pipeline* p, detail::Session& s, PipelineOptions o, bool reads_ahead)
+        : owner(p), session(&s), options(o), read_ahead(reads_ahead), wire(o.max_depth),
+          ring(std::max<std::size_t>(o.max_depth, 1)) {
+        if (read_ahead && options.deadline.count() > 0) {
+            throw Error(ErrorKind::usage,
+                        "PipelineOptions::deadline is the blocking Pipeline's: an async pipeline is bounded by the "
+                        "connection's timeouts (and the front end's cancel())");
+        }
     }
 
     // Another command wants the connection while steps are outstanding.
@@ -142,7 +169,14 @@ struct Pipeline::State final : detail::PendingReply {
         enter();
         if (active) return;
         detail::Session& ss = s();
+        if (read_ahead) {
+            // The connection is taken when the pipeline runs, not now.
+            ss.check_usable();
+            active = true;
+            return;
+        }
         ss.guarded([&] { ss.begin_command(); });
+        wire.set_connection(ss.capabilities, ss.deprecate_eof);
         active = true;
         ss.pending_reply = this;
         if (options.deadline.count() > 0) {
@@ -161,6 +195,10 @@ struct Pipeline::State final : detail::PendingReply {
             deadline = Deadline::max();
         }
         ring.clear();
+        wire.clear();
+        queued_packets.clear();
+        unsent_steps.clear();
+        next_packet = 0;
         sent = bytes_sent = bytes_unsent = 0;
         stop = false;
     }
@@ -169,9 +207,11 @@ struct Pipeline::State final : detail::PendingReply {
 
     // The stream position is lost: the connection is broken and the error
     // says how far the pipeline got.
-    [[noreturn]] void fail(const Error& cause) {
+    [[noreturn]] void fail(const Error& cause) { throw broken(cause); }
+
+    Error broken(const Error& cause) {
         const std::size_t unanswered = sent;
-        const std::size_t unsent = ring.size() - sent;
+        const std::size_t unsent = read_ahead ? unsent_steps.size() : ring.size() - sent;
         std::string message = "pipeline broken after " + std::to_string(completed) + " of " +
                               std::to_string(next_index) + " steps completed (their results were delivered); " +
                               std::to_string(unanswered) + " sent with no reply read (the server may have run them)";
@@ -184,7 +224,7 @@ struct Pipeline::State final : detail::PendingReply {
         detail::Session& ss = s();
         ss.mark_broken(message);
         end();
-        throw Error(kind, message);
+        return Error(kind, message);
     }
 
     // Runs f; a failure other than a (non-fatal) server error fails the
@@ -227,31 +267,11 @@ struct Pipeline::State final : detail::PendingReply {
 
     // ---- sending ----------------------------------------------------------
 
-    void stage_begin() {
-        staged.clear();
-        packet_ends.clear();
-    }
-    template <class F>
-    void stage_packet(F&& encode) {
-        Writer w(staged);
-        encode(w);
-        packet_ends.push_back(staged.size());
-    }
-    std::size_t staged_wire_bytes() const {
-        std::size_t n = 0, at = 0;
-        for (std::size_t end : packet_ends) {
-            const std::size_t payload = end - at;
-            n += payload + header_size * (payload / PacketChannel::max_packet_piece + 1);
-            at = end;
-        }
-        return n;
-    }
-
-    // Sends every buffered step (one write).
+    // Sends every queued step (one write).
     void flush() {
         if (sent == ring.size() && bytes_unsent == 0) return;
         arm();
-        io([&] { s().chan().flush(); });
+        io([&] { detail::send_outbox(s().chan(), queued_packets); });
         ++summary.writes;
         sent = ring.size();
         bytes_sent += bytes_unsent;
@@ -272,38 +292,15 @@ struct Pipeline::State final : detail::PendingReply {
         }
     }
 
-    // Writes the staged packets, each its own command; the last one is the
-    // one with a reply (when has_reply).
-    void write_staged(std::size_t wire_bytes, Step* step) {
-        io([&] {
-            PacketChannel& ch = s().chan();
-            std::size_t at = 0;
-            std::size_t last_start = 0;
-            for (std::size_t end : packet_ends) {
-                ch.reset_sequence();
-                ch.write_packet(Bytes(staged.data() + at, end - at));
-                last_start = at;
-                at = end;
-            }
-            if (step) {
-                step->reply_sequence = ch.sequence();
-                const std::size_t payload = at - last_start;
-                const std::size_t stream = payload + header_size * (payload / PacketChannel::max_packet_piece + 1);
-                step->reply_frame = static_cast<std::uint8_t>((stream + PacketChannel::max_packet_piece - 1) /
-                                                              PacketChannel::max_packet_piece);
-            }
-        });
-        bytes_unsent += wire_bytes;
-    }
-
-    // Queues the staged step: back-pressure, then buffered (sent later).
-    std::size_t queue(StepKind kind, Statement* statement, StepHandler handler) {
+    // Queues the step the exchange staged (`bytes` on the wire):
+    // back-pressure, then into the outbox (sent later).
+    std::size_t queue(StepKind kind, std::size_t bytes, StepHandler handler) {
         const std::size_t index = next_index;
         if (stop) {
             deliver_skipped(index, kind, std::move(handler));
             return index;
         }
-        const std::size_t bytes = staged_wire_bytes();
+        if (read_ahead) return queue_unsent(index, kind, bytes, std::move(handler));
         make_room(bytes);
         if (stop) {  // a reply read just now failed
             deliver_skipped(index, kind, std::move(handler));
@@ -311,8 +308,8 @@ struct Pipeline::State final : detail::PendingReply {
         }
         ++next_index;
         ++summary.steps;
-        if (kind == StepKind::close_statement) {
-            write_staged(bytes, nullptr);
+        bytes_unsent += bytes;
+        if (!wire.queue(queued_packets)) {  // close_statement: no reply
             ++completed;
             ++summary.succeeded;
             return index;
@@ -320,11 +317,86 @@ struct Pipeline::State final : detail::PendingReply {
         Step& step = ring.push();
         step.index = index;
         step.kind = kind;
-        step.statement = statement;
         step.handler = std::move(handler);
-        step.bytes = bytes;
-        write_staged(bytes, &step);
         return index;
+    }
+
+    // Read ahead: the step waits in queued_packets for its batch.
+    std::size_t queue_unsent(std::size_t index, StepKind kind, std::size_t bytes, StepHandler handler) {
+        ++next_index;
+        ++summary.steps;
+        bytes_unsent += bytes;
+        Unsent u;
+        u.index = index;
+        u.kind = kind;
+        u.bytes = bytes;
+        u.packets = wire.staged_packets();
+        u.has_reply = wire.queue(queued_packets);
+        unsent_steps.push_back(u);
+        if (u.has_reply) {
+            Step& step = ring.push();
+            step.index = index;
+            step.kind = kind;
+            step.handler = std::move(handler);
+        }
+        return index;
+    }
+
+    // Read ahead: the next batch into `out`, as the blocking pipeline sends
+    // them: at most max_depth steps with replies and max_bytes_in_flight
+    // request bytes (a larger step alone). The number of replies to read.
+    std::size_t send_batch(exchange::Outbox& out) {
+        std::size_t replies = 0;
+        std::size_t bytes = 0;
+        std::size_t steps = 0;
+        while (!unsent_steps.empty()) {
+            const Unsent& u = unsent_steps.front();
+            if (u.has_reply && replies == options.max_depth) break;
+            if (steps > 0 && bytes + u.bytes > options.max_bytes_in_flight) break;
+            const std::vector<exchange::Outbox::Packet>& packets = queued_packets.packets();
+            for (std::size_t i = 0; i < u.packets; ++i) {
+                const exchange::Outbox::Packet& p = packets[next_packet + i];
+                out.add_bytes(p.new_command, queued_packets.payload(p));
+            }
+            next_packet += u.packets;
+            bytes += u.bytes;
+            ++steps;
+            if (u.has_reply) {
+                ++replies;
+            } else {
+                ++completed;
+                ++summary.succeeded;
+            }
+            unsent_steps.pop_front();
+        }
+        if (unsent_steps.empty()) {
+            queued_packets.clear();
+            next_packet = 0;
+        }
+        if (steps > 0) ++summary.writes;
+        sent += replies;
+        bytes_sent += bytes;
+        bytes_unsent -= bytes;
+        return replies;
+    }
+
+    // Read ahead, stop_on_error: the steps never sent are skipped, in order.
+    void skip_unsent() {
+        while (!unsent_steps.empty()) {
+            const Unsent u = unsent_steps.front();
+            unsent_steps.pop_front();
+            ++summary.skipped;
+            StepHandler handler;
+            if (u.has_reply) {
+                handler = std::move(ring.front().handler);
+                ring.pop();
+                wire.end_reply();
+            }
+            skipped(u.index, u.kind, std::move(handler));
+        }
+        queued_packets.clear();
+        next_packet = 0;
+        bytes_unsent = 0;
     }
 
     // stop_on_error: the step is not sent; earlier replies are delivered
@@ -335,6 +407,11 @@ struct Pipeline::State final : detail::PendingReply {
         ++next_index;
         ++summary.steps;
         ++summary.skipped;
+        skipped(index, kind, std::move(handler));
+    }
+
+    // Tells the handler its step was not sent.
+    void skipped(std::size_t index, StepKind kind, StepHandler handler) {
         Error why(ErrorKind::usage, "step " + std::to_string(index) +
                                         " was not sent: an earlier step failed and the pipeline stops at the first error");
         if (handler) {
@@ -349,46 +426,34 @@ struct Pipeline::State final : detail::PendingReply {
 
     // ---- receiving --------------------------------------------------------
 
-    // Forgets the previous step's result state, so a reply without columns
-    // does not show the last ones.
-    void clear_result() {
+    // Reads the head of the oldest step's reply into the session's result
+    // (and, for a prepare, its statement into `r`): the exchange run to its
+    // head by the blocking runner.
+    void read_head(StepResult& r) {
         detail::Session& ss = s();
-        ss.result.reset();
-    }
-
-    // Reads the head of the oldest step's reply into the session (and `r`).
-    void read_head(Step& step, StepResult& r) {
-        using namespace protocol;
-        detail::Session& ss = s();
-        clear_result();
-        ss.chan().expect_sequence(step.reply_sequence, step.reply_frame);
-        switch (step.kind) {
-            case StepKind::execute:
-                ss.read_result_head(true, &detail::Access::columns(*step.statement));
-                return;
-            case StepKind::query: ss.read_result_head(false); return;
-            case StepKind::prepare: {
-                Bytes p = ss.read();
-                if (is_err(p)) throw_server_error(p);
-                PrepareOk ok = parse_prepare_ok(p);
-                std::vector<Column> params;
-                std::vector<Column> columns;
-                ss.read_column_definitions(ok.params, params);
-                ss.read_column_definitions(ok.columns, columns);
-                r.statement_.emplace(&ss, ok.statement_id, std::move(params), std::move(columns));
-                return;
-            }
-            case StepKind::reset_statement:
-            case StepKind::reset_session:
-            case StepKind::ping:
-            case StepKind::select_database:
-            case StepKind::close_statement: {
-                Bytes p = ss.read();
-                if (is_err(p)) throw_server_error(p);
-                ss.set_ok(parse_ok(p, ss.capabilities));
-                ss.result.phase = detail::Phase::idle;
-                return;
-            }
+        const exchange::ReplyStart at = wire.begin_reply(ss.result);
+        // Read ahead, the replies are packets already (AsyncConnection's
+        // framer checked their sequence ids).
+        if (!read_ahead) ss.chan().expect_sequence(at.sequence, at.frame);
+        ss.run(exchange::Step::read, [&](Bytes p) { return wire.resume(p); });
+        if (ss.result.phase == detail::Phase::local_infile && read_ahead) {
+            // The read-ahead refused it with an empty file; its final reply
+            // is next.
+            ss.result.phase = detail::Phase::idle;
+            const Bytes reply = ss.read();
+            if (protocol::is_err(reply)) protocol::throw_server_error(reply);
+            throw Error(ErrorKind::usage, "server requested LOCAL INFILE '" + ss.result.local_infile_name +
+                                              "' in a pipeline: refused, nothing was read (LOAD DATA LOCAL INFILE "
+                                              "cannot run inside a pipeline)");
+        }
+        if (ss.result.phase == detail::Phase::local_infile) {
+            ss.result.phase = detail::Phase::idle;  // until the upload's final OK says otherwise
+            ss.answer_local_infile(ss.result.local_infile_name);
+        }
+        if (r.kind_ == StepKind::prepare) {
+            exchange::PrepareExchange& prepared = wire.prepared();
+            r.statement_.emplace(&ss, prepared.statement_id, std::move(prepared.params),
+                                 std::move(prepared.columns));
         }
     }
 
@@ -415,14 +480,17 @@ struct Pipeline::State final : detail::PendingReply {
         r.kind_ = step.kind;
         arm();
         try {
-            io([&] { read_head(step, r); });
+            io([&] { read_head(r); });
         } catch (const Error& e) {
-            if (e.kind() != ErrorKind::server) throw;
+            // Read ahead, a refused LOCAL INFILE request fails its step: its
+            // reply was read whole, the stream is in step.
+            if (e.kind() != ErrorKind::server && !(read_ahead && e.kind() == ErrorKind::usage)) throw;
             r.error_ = e;
         }
         StepHandler handler = std::move(step.handler);
         --sent;
-        bytes_sent -= step.bytes;
+        bytes_sent -= wire.oldest_bytes();
+        wire.end_reply();
         ring.pop();
         bool handled = static_cast<bool>(handler);
         if (handler) {
@@ -495,6 +563,10 @@ struct Pipeline::State final : detail::PendingReply {
     // The destructor's finish: replies read and dropped, handlers skipped.
     void abandon() noexcept {
         if (!active) return;
+        if (read_ahead) {  // nothing of it is on the wire between runs
+            end();
+            return;
+        }
         try {
             for (std::size_t i = 0; i < ring.size(); ++i) ring.at(i).handler = nullptr;
             flush();
@@ -560,7 +632,67 @@ Statement StepResult::take_statement() {
 // ---- Pipeline -----------------------------------------------------------
 
 Pipeline::Pipeline(Connection& conn, PipelineOptions options)
-    : state_(std::make_unique<State>(this, detail::Access::session(conn), options)) {}
+    : state_(std::make_unique<State>(this, detail::Access::session(conn), options, false)) {}
+
+Pipeline::Pipeline(detail::Session& session, PipelineOptions options, ReadAhead)
+    : state_(std::make_unique<State>(this, session, options, true)) {}
+
+// ---- read ahead (src/client/pipeline_read_ahead.hpp) --------------------
+
+namespace detail {
+
+void PipelineReadAhead::begin_run(Pipeline& p) {
+    Pipeline::State& st = *p.state_;
+    st.enter();
+    st.wire.set_connection(st.s().capabilities, st.s().deprecate_eof);
+}
+bool PipelineReadAhead::has_unsent(const Pipeline& p) noexcept { return !p.state_->unsent_steps.empty(); }
+std::size_t PipelineReadAhead::steps(const Pipeline& p) noexcept { return p.state_->next_index; }
+std::size_t PipelineReadAhead::send_batch(Pipeline& p, exchange::Outbox& out) { return p.state_->send_batch(out); }
+const exchange::CommandPipeline& PipelineReadAhead::wire(const Pipeline& p) noexcept { return p.state_->wire; }
+
+void PipelineReadAhead::deliver(Pipeline& p) {
+    Pipeline::State& st = *p.state_;
+    while (st.sent > 0) st.read_oldest();
+    if (st.stop) st.skip_unsent();
+}
+
+void PipelineReadAhead::deliver_read(Pipeline& p, std::size_t n) {
+    Pipeline::State& st = *p.state_;
+    for (std::size_t i = 0; i < n && st.sent > 0; ++i) st.read_oldest();
+}
+
+void PipelineReadAhead::abandon_rest(Pipeline& p) noexcept {
+    Pipeline::State& st = *p.state_;
+    try {
+        for (std::size_t i = 0; i < st.ring.size(); ++i) st.ring.at(i).handler = nullptr;
+        while (st.sent > 0) st.read_oldest();
+    } catch (...) {
+        // broken() already ended it; nothing else to do here.
+    }
+    st.end();
+    st.summary = PipelineSummary{};
+    st.next_index = st.completed = 0;
+}
+
+Error PipelineReadAhead::broken(Pipeline& p, const Error& cause) {
+    Pipeline::State& st = *p.state_;
+    Error e = st.broken(cause);
+    st.summary = PipelineSummary{};
+    st.next_index = st.completed = 0;
+    return e;
+}
+
+PipelineSummary PipelineReadAhead::finish(Pipeline& p) {
+    Pipeline::State& st = *p.state_;
+    st.end();
+    PipelineSummary out = std::move(st.summary);
+    st.summary = PipelineSummary{};
+    st.next_index = st.completed = 0;
+    return out;
+}
+
+}  // namespace detail
 
 Pipeline::~Pipeline() { state_->abandon(); }
 
@@ -585,65 +717,39 @@ std::size_t Pipeline::execute_values(Statement& stmt, std::span<const ParamValue
                                           std::to_string(values.size()) + " values given");
     }
     st.begin();
-    st.stage_begin();
     // Long text/blob values go first as COM_STMT_SEND_LONG_DATA commands
     // (no reply), as Statement::execute sends them.
-    const std::size_t threshold = std::max<std::size_t>(s.options.long_data_threshold, 1);
-    std::vector<ParamValue> bound;
-    std::span<const ParamValue> to_send = values;
-    const std::uint32_t id = detail::Access::id(stmt);
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        const ParamValue& v = values[i];
-        const bool is_long =
-            (v.kind == ParamValue::Kind::text || v.kind == ParamValue::Kind::blob) && v.bytes.size() > threshold;
-        if (!is_long) continue;
-        if (bound.empty()) bound.assign(values.begin(), values.end());
-        bound[i].long_data = true;
-        for (std::size_t at = 0; at < v.bytes.size(); at += threshold) {
-            Bytes chunk = v.bytes.subspan(at, std::min(threshold, v.bytes.size() - at));
-            st.stage_packet(
-                [&](Writer& w) { protocol::write_send_long_data(w, id, static_cast<std::uint16_t>(i), chunk); });
-        }
-    }
-    if (!bound.empty()) to_send = bound;
-    st.stage_packet([&](Writer& w) { protocol::write_stmt_execute(w, id, to_send); });
-    return st.queue(StepKind::execute, &stmt, std::move(on_result));
+    const std::size_t bytes = st.wire.stage_execute(detail::Access::id(stmt), values, s.options.long_data_threshold,
+                                                    &detail::Access::columns(stmt));
+    return st.queue(StepKind::execute, bytes, std::move(on_result));
 }
 
 std::size_t Pipeline::query(std::string_view sql, StepHandler on_result) {
     State& st = *state_;
     st.begin();
-    st.stage_begin();
-    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::query, sql); });
-    return st.queue(StepKind::query, nullptr, std::move(on_result));
+    return st.queue(StepKind::query, st.wire.stage_query(sql), std::move(on_result));
 }
 
 std::size_t Pipeline::prepare(std::string_view sql, StepHandler on_result) {
     State& st = *state_;
     st.begin();
-    st.stage_begin();
-    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::stmt_prepare, sql); });
-    return st.queue(StepKind::prepare, nullptr, std::move(on_result));
+    return st.queue(StepKind::prepare, st.wire.stage_prepare(sql), std::move(on_result));
 }
 
 std::size_t Pipeline::reset_statement(Statement& stmt, StepHandler on_result) {
     State& st = *state_;
     session_of(stmt, st.s());
     st.begin();
-    st.stage_begin();
-    st.stage_packet(
-        [&](Writer& w) { protocol::write_statement_command(w, Command::stmt_reset, detail::Access::id(stmt)); });
-    return st.queue(StepKind::reset_statement, nullptr, std::move(on_result));
+    const std::size_t bytes = st.wire.stage_statement_command(StepKind::reset_statement, detail::Access::id(stmt));
+    return st.queue(StepKind::reset_statement, bytes, std::move(on_result));
 }
 
 std::size_t Pipeline::close_statement(Statement& stmt) {
     State& st = *state_;
     session_of(stmt, st.s());
     st.begin();
-    st.stage_begin();
-    st.stage_packet(
-        [&](Writer& w) { protocol::write_statement_command(w, Command::stmt_close, detail::Access::id(stmt)); });
-    const std::size_t index = st.queue(StepKind::close_statement, nullptr, {});
+    const std::size_t bytes = st.wire.stage_statement_command(StepKind::close_statement, detail::Access::id(stmt));
+    const std::size_t index = st.queue(StepKind::close_statement, bytes, {});
     detail::Access::detach(stmt);  // closed by this step: its destructor must not close it again
     return index;
 }
@@ -651,25 +757,20 @@ std::size_t Pipeline::close_statement(Statement& stmt) {
 std::size_t Pipeline::reset_session(StepHandler on_result) {
     State& st = *state_;
     st.begin();
-    st.stage_begin();
-    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::reset_connection); });
-    return st.queue(StepKind::reset_session, nullptr, std::move(on_result));
+    return st.queue(StepKind::reset_session, st.wire.stage_command(StepKind::reset_session), std::move(on_result));
 }
 
 std::size_t Pipeline::ping(StepHandler on_result) {
     State& st = *state_;
     st.begin();
-    st.stage_begin();
-    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::ping); });
-    return st.queue(StepKind::ping, nullptr, std::move(on_result));
+    return st.queue(StepKind::ping, st.wire.stage_command(StepKind::ping), std::move(on_result));
 }
 
 std::size_t Pipeline::select_database(std::string_view db, StepHandler on_result) {
     State& st = *state_;
     st.begin();
-    st.stage_begin();
-    st.stage_packet([&](Writer& w) { protocol::write_command(w, Command::init_db, db); });
-    return st.queue(StepKind::select_database, nullptr, std::move(on_result));
+    return st.queue(StepKind::select_database, st.wire.stage_command(StepKind::select_database, db),
+                    std::move(on_result));
 }
 
 void Pipeline::send() { state_->send(); }
