@@ -656,6 +656,12 @@ std::uint16_t AsyncConnection::response_error_code() const noexcept {
     return impl_->scanner ? impl_->scanner->final_error_code() : 0;
 }
 
+void AsyncConnection::forget_statement(Statement& statement) noexcept {
+    if (!statement.closed() && &detail::Access::session(statement) == impl_->session.get()) {
+        detail::Access::detach(statement);
+    }
+}
+
 bool AsyncConnection::broken() const noexcept { return impl_->session->is_broken || !impl_->framer; }
 bool AsyncConnection::is_tls() const noexcept { return impl_->tls.has_value(); }
 std::uint32_t AsyncConnection::connection_id() const noexcept { return impl_->session->connection_id; }

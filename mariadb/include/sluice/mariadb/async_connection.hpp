@@ -104,6 +104,11 @@ public:
     // out a partial result.
     std::uint16_t response_error_code() const noexcept;
 
+    // Forgets a statement of this connection without COM_STMT_CLOSE: after
+    // start_reset_session() the server already dropped it, and its id may
+    // be given to a statement prepared later (a pool's return does this).
+    void forget_statement(Statement& statement) noexcept;
+
     bool broken() const noexcept;
     bool is_tls() const noexcept;
     std::uint32_t connection_id() const noexcept;
