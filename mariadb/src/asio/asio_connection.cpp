@@ -356,6 +356,7 @@ void AsioConnection::cancel() {
 
 bool AsioConnection::broken() const noexcept { return !state_ || st().conn.broken(); }
 bool AsioConnection::is_tls() const noexcept { return state_ && st().conn.is_tls(); }
+bool AsioConnection::is_compressed() const noexcept { return state_ && st().conn.is_compressed(); }
 std::uint32_t AsioConnection::connection_id() const noexcept { return state_ ? st().conn.connection_id() : 0; }
 std::string AsioConnection::kill_error() const { return state_ ? state_->kill_error : std::string(); }
 AsyncConnection& AsioConnection::async_connection() { return st().conn; }

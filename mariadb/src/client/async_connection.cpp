@@ -205,7 +205,10 @@ struct AsyncConnection::Impl {
                     stage = Stage::tls;
                     break;
                 case Step::compress:
-                    throw Error(ErrorKind::usage, "AsyncConnection does not speak the compressed protocol");
+                    // The login's OK was the last uncompressed packet.
+                    framer->enable_compression(login->compress_threshold());
+                    step = resume({}, false);
+                    break;
                 case Step::done:
                     complete();
                     if (op == Op::none) return;
@@ -500,11 +503,6 @@ AsyncConnection::~AsyncConnection() {
 void AsyncConnection::start_connect(const ConnectOptions& options) {
     Impl& im = *impl_;
     if (im.framer || im.session->is_broken) throw Error(ErrorKind::usage, "AsyncConnection connects only once");
-    if (options.compress) {
-        throw Error(ErrorKind::usage,
-                    "AsyncConnection does not speak the compressed protocol: connect without compress "
-                    "(or use the blocking Connection)");
-    }
     im.begin(Impl::Op::connect);
     im.session->options = options;
     try {
@@ -664,6 +662,7 @@ void AsyncConnection::forget_statement(Statement& statement) noexcept {
 
 bool AsyncConnection::broken() const noexcept { return impl_->session->is_broken || !impl_->framer; }
 bool AsyncConnection::is_tls() const noexcept { return impl_->tls.has_value(); }
+bool AsyncConnection::is_compressed() const noexcept { return impl_->framer && impl_->framer->is_compressed(); }
 std::uint32_t AsyncConnection::connection_id() const noexcept { return impl_->session->connection_id; }
 std::string_view AsyncConnection::server_version() const noexcept { return impl_->session->server_version; }
 std::uint64_t AsyncConnection::capabilities() const noexcept { return impl_->session->capabilities; }

@@ -26,9 +26,10 @@
 // from a side connection) is the front end's: see asio_connection.hpp, or
 // run "KILL QUERY <connection_id()>" on a second AsyncConnection.
 //
-// Not supported here (Error{usage} at start_connect): the compressed
-// protocol; LOCAL INFILE requests are refused (Error{usage}, as a blocking
-// query without an upload source). Host names are resolved with
+// ConnectOptions::compress gives the compressed protocol as on the blocking
+// Connection (zlib, frames of compress_threshold bytes and up deflated).
+// LOCAL INFILE requests are refused (Error{usage}, as a blocking query
+// without an upload source). Host names are resolved with
 // getaddrinfo, which blocks; numeric addresses and unix sockets never do.
 // One operation at a time; not thread-safe.
 #include <chrono>
@@ -111,6 +112,7 @@ public:
 
     bool broken() const noexcept;
     bool is_tls() const noexcept;
+    bool is_compressed() const noexcept;
     std::uint32_t connection_id() const noexcept;
     std::string_view server_version() const noexcept;
     std::uint64_t capabilities() const noexcept;
