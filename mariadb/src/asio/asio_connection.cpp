@@ -1,5 +1,5 @@
 // AsioConnection: waits for AsyncConnection's descriptor through the
-// executor's reactor (a generic stream socket that never owns the fd),
+// executor's reactor (a posix::stream_descriptor that never owns the fd),
 // with one steady_timer for the earliest deadline, and sends KILL QUERY
 // from a side AsioConnection when a statement deadline passes or cancel()
 // is called.
@@ -10,14 +10,11 @@
 #include <asio/post.hpp>
 #include <asio/detached.hpp>
 #include <asio/buffer.hpp>
-#include <asio/generic/stream_protocol.hpp>
+#include <asio/posix/stream_descriptor.hpp>
 #include <asio/redirect_error.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
-
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <functional>
 #include <optional>
@@ -45,15 +42,14 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
 
     asio::any_io_executor executor;
     AsyncConnection conn;
-    // A socket rather than a posix::stream_descriptor: asio's socket reads
-    // report a short read as "exhausted", so the next read waits for the
-    // reactor's edge instead of trying a recv() first that says EAGAIN
-    // (the descriptor's reads always try): one syscall less per reply.
-    asio::generic::stream_protocol::socket descriptor;
+    // Never owns the fd. (asio 1.22 tries every read at once, before
+    // waiting for the reactor, socket or descriptor alike: a read right
+    // after a request often says EAGAIN.)
+    asio::posix::stream_descriptor descriptor;
     int assigned_fd = -1;
     asio::steady_timer timer;
     // Operation memory reused across waits (see handler_memory.hpp): the
-    // socket's one wait; the timer's wait and the cancelled one before it.
+    // descriptor's one wait; the timer's wait and the cancelled one before it.
     detail::HandlerMemory<1> socket_memory;
     detail::HandlerMemory<2> timer_memory;
     bool timer_armed = false;
@@ -91,17 +87,25 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
             timer_memory));
     }
 
+    // The non-blocking connect waited for writability, which left the
+    // descriptor registered with the reactor for EPOLLOUT too (asio never
+    // removes it): every ACK of a request then woke the reactor for nothing.
+    // Requests are small and go out in one send(), so after the login the
+    // descriptor is registered afresh, for reading only (a write that has
+    // to wait adds EPOLLOUT back).
+    void register_for_reading() {
+        if (descriptor.is_open()) descriptor.release();
+        assigned_fd = -1;
+        watch_descriptor();
+    }
+
     // Keeps `descriptor` on AsyncConnection's current fd (none once closed).
     void watch_descriptor() {
         const int fd = conn.fd();
         if (fd == assigned_fd) return;
         if (descriptor.is_open()) descriptor.release();
         assigned_fd = fd;
-        if (fd < 0) return;
-        int family = AF_INET;
-        socklen_t length = sizeof family;
-        ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &length);
-        descriptor.assign(asio::generic::stream_protocol(family, family == AF_UNIX ? 0 : IPPROTO_TCP), fd);
+        if (fd >= 0) descriptor.assign(fd);
     }
 
     void start_kill() {
@@ -225,17 +229,18 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
             if (!s.kill_sent) s.arm(std::min(conn.deadline(), statement_deadline));
             s.arm(conn.deadline());
             s.woken = false;
-            // Plain TCP: asio reads, on the edge the socket is registered
-            // for once. A readiness wait re-arms the socket with epoll_ctl
-            // every time.
+            // Plain TCP: asio reads, on the edge the descriptor is
+            // registered for once. A readiness wait re-arms the descriptor
+            // with epoll_ctl every time.
             if (std::span<std::uint8_t> into = conn.readable_into(); !into.empty()) {
                 waited = Waited::read;
-                s.descriptor.async_receive(asio::buffer(into.data(), into.size()),
-                                           detail::WithMemory(std::move(self), s.socket_memory));
+                s.descriptor.async_read_some(asio::buffer(into.data(), into.size()),
+                                             detail::WithMemory(std::move(self), s.socket_memory));
             } else {
                 waited = Waited::readiness;
-                s.descriptor.async_wait((conn.wants() & AsyncConnection::writable) ? asio::socket_base::wait_write
-                                                                                   : asio::socket_base::wait_read,
+                using asio::posix::descriptor_base;
+                s.descriptor.async_wait((conn.wants() & AsyncConnection::writable) ? descriptor_base::wait_write
+                                                                                   : descriptor_base::wait_read,
                                         detail::WithMemory(std::move(self), s.socket_memory));
             }
         }
@@ -298,6 +303,7 @@ asio::awaitable<AsioConnection> AsioConnection::connect(asio::any_io_executor ex
     auto state = std::make_shared<State>(executor);
     co_await state->run([&](AsyncConnection& c) { c.start_connect(options); }, {});
     state->conn.finish();
+    state->register_for_reading();
     co_return AsioConnection(std::move(state));
 }
 
