@@ -6,6 +6,8 @@
 #include "sluice/mariadb/asio_connection.hpp"
 
 #include <asio/co_spawn.hpp>
+#include <asio/compose.hpp>
+#include <asio/post.hpp>
 #include <asio/detached.hpp>
 #include <asio/buffer.hpp>
 #include <asio/posix/stream_descriptor.hpp>
@@ -14,10 +16,12 @@
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include <functional>
 #include <optional>
 #include <type_traits>
 #include <utility>
 
+#include "handler_memory.hpp"
 #include "sluice/mariadb/error.hpp"
 
 namespace sluice::mariadb {
@@ -38,9 +42,16 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
 
     asio::any_io_executor executor;
     AsyncConnection conn;
+    // Never owns the fd. (asio 1.22 tries every read at once, before
+    // waiting for the reactor, socket or descriptor alike: a read right
+    // after a request often says EAGAIN.)
     asio::posix::stream_descriptor descriptor;
     int assigned_fd = -1;
     asio::steady_timer timer;
+    // Operation memory reused across waits (see handler_memory.hpp): the
+    // descriptor's one wait; the timer's wait and the cancelled one before it.
+    detail::HandlerMemory<1> socket_memory;
+    detail::HandlerMemory<2> timer_memory;
     bool timer_armed = false;
     Deadline timer_at{};
     bool woken = false;  // the timer or cancel() interrupted a wait
@@ -65,13 +76,27 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
         timer_armed = true;
         timer_at = at;
         timer.expires_at(at);
-        timer.async_wait([weak = weak_from_this()](const std::error_code& ec) {
-            if (ec) return;  // cancelled, maybe with the state gone
-            if (auto self = weak.lock()) {
+        // The handler keeps the state (and timer_memory) alive until the
+        // wait ends: end_drive() cancels it when the operation ends.
+        timer.async_wait(detail::WithMemory(
+            [self = shared_from_this()](const std::error_code& ec) {
+                if (ec) return;  // cancelled
                 self->timer_armed = false;
                 self->wake();
-            }
-        });
+            },
+            timer_memory));
+    }
+
+    // The non-blocking connect waited for writability, which left the
+    // descriptor registered with the reactor for EPOLLOUT too (asio never
+    // removes it): every ACK of a request then woke the reactor for nothing.
+    // Requests are small and go out in one send(), so after the login the
+    // descriptor is registered afresh, for reading only (a write that has
+    // to wait adds EPOLLOUT back).
+    void register_for_reading() {
+        if (descriptor.is_open()) descriptor.release();
+        assigned_fd = -1;
+        watch_descriptor();
     }
 
     // Keeps `descriptor` on AsyncConnection's current fd (none once closed).
@@ -116,51 +141,114 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
         }
     }
 
-    // Drives the operation just started until it ends. `statement_deadline`
-    // (Deadline::max(): none) triggers KILL QUERY.
-    asio::awaitable<void> drive(Deadline statement_deadline) {
+    // Starts the operation and drives it until it ends; `deadline` (zero:
+    // none) triggers KILL QUERY. Not a coroutine: the operation starts when
+    // the co_await on it evaluates, and the driving is a composed operation
+    // (Drive below) whose state moves from one socket wait to the next, so
+    // an operation costs no coroutine frame beyond its caller's.
+    template <class Start>
+    asio::awaitable<Killed> run(Start&& start, std::chrono::milliseconds deadline) {
+        if (kills_in_flight > 0) return run_after_kills(std::function<void(AsyncConnection&)>(start), deadline);
+        start(conn);
+        return drive(deadline_after(deadline));
+    }
+
+    // A KILL QUERY of the previous operation still on its way (rare): wait
+    // for it, then as run().
+    asio::awaitable<Killed> run_after_kills(std::function<void(AsyncConnection&)> start,
+                                            std::chrono::milliseconds deadline) {
+        co_await wait_for_kills();
+        start(conn);
+        co_return co_await drive(deadline_after(deadline));
+    }
+
+    asio::awaitable<Killed> drive(Deadline statement_deadline) {
         cancel_requested = false;
         kill_sent = false;
-        while (conn.busy()) {
-            watch_descriptor();
-            const bool kill_due =
-                !kill_sent && (cancel_requested || (statement_deadline != Deadline::max() && Clock::now() >= statement_deadline));
-            if (kill_due) start_kill();
-            if (!kill_sent) arm(std::min(conn.deadline(), statement_deadline));
-            arm(conn.deadline());
-            const unsigned wants = conn.wants();
-            woken = false;
-            std::error_code ec;
-            // Plain TCP: asio reads (speculatively, then on the edge the
-            // descriptor is registered for once). A readiness wait re-arms
-            // the descriptor with epoll_ctl every time.
-            if (std::span<std::uint8_t> into = conn.readable_into(); !into.empty()) {
-                const std::size_t n = co_await descriptor.async_read_some(
-                    asio::buffer(into.data(), into.size()), asio::redirect_error(asio::use_awaitable, ec));
-                if (woken || ec == asio::error::operation_aborted) {
-                    conn.on_deadline();
-                } else if (ec == asio::error::eof) {
-                    conn.on_received(0);
-                } else if (ec) {
-                    conn.on_read_error(ec.value());
-                } else {
-                    conn.on_received(n);
-                }
-            } else {
-                co_await descriptor.async_wait((wants & AsyncConnection::writable)
-                                                   ? asio::posix::descriptor_base::wait_write
-                                                   : asio::posix::descriptor_base::wait_read,
-                                               asio::redirect_error(asio::use_awaitable, ec));
-                if (woken || ec == asio::error::operation_aborted) {
-                    conn.on_deadline();  // nothing unless the transport's deadline passed
-                } else {
-                    conn.on_ready();
-                }
+        return asio::async_compose<const asio::use_awaitable_t<>&, void(Killed)>(
+            Drive{shared_from_this(), statement_deadline}, asio::use_awaitable, executor);
+    }
+
+    // One step per call: handles what the last wait ended with, then waits
+    // again (or completes when the operation is over).
+    struct Drive {
+        // Kept alive by the operation: socket_memory is freed after the
+        // last wait's handler has run.
+        std::shared_ptr<State> state;
+        Deadline statement_deadline;
+        enum class Waited { nothing, read, readiness } waited = Waited::nothing;
+
+        template <class Self>
+        void operator()(Self& self, std::error_code ec = {}, std::size_t n = 0) {
+            State& s = *state;
+            AsyncConnection& conn = s.conn;
+            const bool interrupted = s.woken || ec == asio::error::operation_aborted;
+            switch (std::exchange(waited, Waited::nothing)) {
+                case Waited::read:
+                    if (interrupted) {
+                        conn.on_deadline();  // nothing unless the transport's deadline passed
+                    } else if (ec == asio::error::eof) {
+                        conn.on_received(0);
+                    } else if (ec) {
+                        conn.on_read_error(ec.value());
+                    } else {
+                        conn.on_received(n);
+                    }
+                    break;
+                case Waited::readiness:
+                    if (interrupted) {
+                        conn.on_deadline();
+                    } else {
+                        conn.on_ready();
+                    }
+                    break;
+                case Waited::nothing:
+                    if (!conn.busy()) {
+                        // Over before any wait (a close of a broken
+                        // connection): completing inline would resume the
+                        // caller inside its own co_await.
+                        s.end_drive();
+                        asio::post(s.executor, [self = std::move(self), killed = s.killed()]() mutable {
+                            self.complete(killed);
+                        });
+                        return;
+                    }
+                    break;
             }
             // A connection that broke closed its socket just now: let go of
             // the descriptor before another socket can reuse its number.
-            watch_descriptor();
+            s.watch_descriptor();
+            if (!conn.busy()) {
+                s.end_drive();
+                self.complete(s.killed());
+                return;
+            }
+            const bool kill_due = !s.kill_sent && (s.cancel_requested || (statement_deadline != Deadline::max() &&
+                                                                          Clock::now() >= statement_deadline));
+            if (kill_due) s.start_kill();
+            if (!s.kill_sent) s.arm(std::min(conn.deadline(), statement_deadline));
+            s.arm(conn.deadline());
+            s.woken = false;
+            // Plain TCP: asio reads, on the edge the descriptor is
+            // registered for once. A readiness wait re-arms the descriptor
+            // with epoll_ctl every time.
+            if (std::span<std::uint8_t> into = conn.readable_into(); !into.empty()) {
+                waited = Waited::read;
+                s.descriptor.async_read_some(asio::buffer(into.data(), into.size()),
+                                             detail::WithMemory(std::move(self), s.socket_memory));
+            } else {
+                waited = Waited::readiness;
+                using asio::posix::descriptor_base;
+                s.descriptor.async_wait((conn.wants() & AsyncConnection::writable) ? descriptor_base::wait_write
+                                                                                   : descriptor_base::wait_read,
+                                        detail::WithMemory(std::move(self), s.socket_memory));
+            }
         }
+    };
+
+    Killed killed() const noexcept { return Killed{kill_sent, kill_sent && !cancel_requested}; }
+
+    void end_drive() {
         watch_descriptor();
         // An armed timer is pending work: left armed, it would keep the
         // executor's run() going until the deadline long after the last
@@ -169,15 +257,6 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
             timer.cancel();
             timer_armed = false;
         }
-    }
-
-    template <class Start>
-    asio::awaitable<Killed> run(Start&& start, std::chrono::milliseconds deadline) {
-        if (kills_in_flight > 0) co_await wait_for_kills();
-        const Deadline statement_deadline = deadline_after(deadline);
-        start(conn);
-        co_await drive(statement_deadline);
-        co_return Killed{kill_sent, kill_sent && !cancel_requested};
     }
 };
 
@@ -224,6 +303,7 @@ asio::awaitable<AsioConnection> AsioConnection::connect(asio::any_io_executor ex
     auto state = std::make_shared<State>(executor);
     co_await state->run([&](AsyncConnection& c) { c.start_connect(options); }, {});
     state->conn.finish();
+    state->register_for_reading();
     co_return AsioConnection(std::move(state));
 }
 
@@ -287,6 +367,7 @@ void AsioConnection::cancel() {
 
 bool AsioConnection::broken() const noexcept { return !state_ || st().conn.broken(); }
 bool AsioConnection::is_tls() const noexcept { return state_ && st().conn.is_tls(); }
+bool AsioConnection::is_compressed() const noexcept { return state_ && st().conn.is_compressed(); }
 std::uint32_t AsioConnection::connection_id() const noexcept { return state_ ? st().conn.connection_id() : 0; }
 std::string AsioConnection::kill_error() const { return state_ ? state_->kill_error : std::string(); }
 AsyncConnection& AsioConnection::async_connection() { return st().conn; }

@@ -211,7 +211,10 @@ struct AsyncConnection::Impl {
                     stage = Stage::tls;
                     break;
                 case Step::compress:
-                    throw Error(ErrorKind::usage, "AsyncConnection does not speak the compressed protocol");
+                    // The login's OK was the last uncompressed packet.
+                    framer->enable_compression(login->compress_threshold());
+                    step = resume({}, false);
+                    break;
                 case Step::done:
                     complete();
                     if (op == Op::none) return;
@@ -518,11 +521,6 @@ AsyncConnection::~AsyncConnection() {
 void AsyncConnection::start_connect(const ConnectOptions& options) {
     Impl& im = *impl_;
     if (im.framer || im.session->is_broken) throw Error(ErrorKind::usage, "AsyncConnection connects only once");
-    if (options.compress) {
-        throw Error(ErrorKind::usage,
-                    "AsyncConnection does not speak the compressed protocol: connect without compress "
-                    "(or use the blocking Connection)");
-    }
     im.begin(Impl::Op::connect);
     im.session->options = options;
     try {
@@ -585,6 +583,13 @@ void AsyncConnection::start_pipeline(AsyncPipeline& pipeline) {
     Impl& im = *impl_;
     if (pipeline.session_ != im.session.get()) {
         throw Error(ErrorKind::usage, "pipeline belongs to another AsyncConnection");
+    }
+    // The framer inflates frames as they arrive, and each pipelined reply
+    // restarts the frame numbers: it could only follow them reply by reply.
+    if (im.framer && im.framer->is_compressed()) {
+        throw Error(ErrorKind::usage,
+                    "an AsyncPipeline cannot run on a compressed connection (compress=true): run the blocking Pipeline, "
+                    "or connect without compression");
     }
     im.begin_command(Impl::Op::pipeline);
     im.pipeline_run.emplace(pipeline.pipeline_, *im.session, *im.framer);
@@ -701,8 +706,15 @@ std::uint16_t AsyncConnection::response_error_code() const noexcept {
     return impl_->scanner ? impl_->scanner->final_error_code() : 0;
 }
 
+void AsyncConnection::forget_statement(Statement& statement) noexcept {
+    if (!statement.closed() && &detail::Access::session(statement) == impl_->session.get()) {
+        detail::Access::detach(statement);
+    }
+}
+
 bool AsyncConnection::broken() const noexcept { return impl_->session->is_broken || !impl_->framer; }
 bool AsyncConnection::is_tls() const noexcept { return impl_->tls.has_value(); }
+bool AsyncConnection::is_compressed() const noexcept { return impl_->framer && impl_->framer->is_compressed(); }
 std::uint32_t AsyncConnection::connection_id() const noexcept { return impl_->session->connection_id; }
 std::string_view AsyncConnection::server_version() const noexcept { return impl_->session->server_version; }
 std::uint64_t AsyncConnection::capabilities() const noexcept { return impl_->session->capabilities; }

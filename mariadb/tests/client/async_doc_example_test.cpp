@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
 #include <asio/io_context.hpp>
 #include <chrono>
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "server_env.hpp"
 #include "sluice/mariadb/asio_connection.hpp"
+#include "sluice/mariadb/asio_pool.hpp"
 #include "sluice/mariadb/async_connection.hpp"
 #include "sluice/mariadb/mariadb.hpp"
 
@@ -28,6 +30,17 @@ int async_doc_example(const ConnectOptions& options) {
 asio::awaitable<void> asio_doc_example(asio::any_io_executor executor, ConnectOptions options,
                                        std::vector<std::string>& names, bool& timed_out, std::uint64_t& deleted) {
 #include "asio_example.inc"
+}
+
+std::vector<int> asio_pool_doc_example(const ConnectOptions& options, PoolStats& stats) {
+#include "asio_pool_example.inc"
+    stats = pool.stats();
+    return answers;
+}
+
+asio::awaitable<void> asio_compress_doc_example(asio::any_io_executor executor, ConnectOptions options,
+                                                std::size_t& length, bool& compressed) {
+#include "asio_compress_example.inc"
 }
 
 TEST(AsyncDocs, ThePollLoopExampleCompilesAndAnswers42) { EXPECT_EQ(async_doc_example(test::admin_options()), 42); }
@@ -45,6 +58,28 @@ TEST(AsyncDocs, TheAsioExampleCompilesAndDoesWhatItSays) {
     EXPECT_EQ(names, (std::vector<std::string>{"rex", "tom"}));
     EXPECT_TRUE(timed_out);
     EXPECT_EQ(deleted, 1U);
+}
+
+TEST(AsyncDocs, ThePoolExampleAnswersTenRequestsOnTwoConnections) {
+    PoolStats stats;
+    std::vector<int> answers = asio_pool_doc_example(test::admin_options(), stats);
+    std::sort(answers.begin(), answers.end());
+    EXPECT_EQ(answers, (std::vector<int>{2, 4, 6, 8, 10, 12, 14, 16, 18, 20}));
+    EXPECT_EQ(stats.connects, 2U);
+    EXPECT_EQ(stats.resets, 10U);
+}
+
+TEST(AsyncDocs, TheCompressionExampleReadsTheValueCompressed) {
+    asio::io_context io;
+    std::size_t length = 0;
+    bool compressed = false;
+    std::exception_ptr failure;
+    asio::co_spawn(io, asio_compress_doc_example(io.get_executor(), test::admin_options(), length, compressed),
+                   [&](std::exception_ptr e) { failure = e; });
+    io.run();
+    if (failure) std::rethrow_exception(failure);
+    EXPECT_EQ(length, 100000U);
+    EXPECT_TRUE(compressed);
 }
 
 }  // namespace

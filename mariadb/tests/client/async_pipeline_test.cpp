@@ -326,6 +326,32 @@ TEST(AsyncPipeline, APipelineDeadlineIsRefusedAndAForeignPipelineToo) {
     EXPECT_EQ(other.take_pipeline_summary().succeeded, 1U);
 }
 
+// A compressed connection is refused before anything is sent, and stays
+// usable (docs/mariadb.md: the framer inflates frames as they arrive).
+TEST(AsyncPipeline, ACompressedConnectionIsRefusedAndStaysUsable) {
+    ConnectOptions zipped = test::admin_options();
+    zipped.compress = true;
+    AsyncConnection c;
+    c.start_connect(zipped);
+    drive(c);
+    c.finish();
+    ASSERT_TRUE(c.is_compressed());
+    AsyncPipeline p(c);
+    p.ping();
+    try {
+        c.start_pipeline(p);
+        FAIL() << "a pipeline ran on a compressed connection";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::usage);
+        EXPECT_NE(std::string(e.what()).find("compressed connection (compress=true)"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(c.busy());
+    c.start_query("SELECT 41 + 1");
+    drive(c);
+    ResultSet rs = c.take_result();
+    EXPECT_EQ(rs.next()->get<int>(0), 42);
+}
+
 // docs/mariadb.md's async pipeline example, extracted by CMake (not
 // inlined: see batches_and_stop).
 [[gnu::noinline]] asio::awaitable<void> async_pipeline_doc_example(asio::any_io_executor executor,

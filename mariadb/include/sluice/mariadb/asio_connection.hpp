@@ -1,7 +1,7 @@
 #pragma once
 // The asio front end of AsyncConnection: C++20 coroutines on any asio
 // executor (Debian's standalone libasio-dev), returning the blocking API's
-// result types.
+// result types; TLS and the compressed protocol as ConnectOptions ask.
 //
 //   asio::awaitable<void> work(asio::any_io_executor ex, ConnectOptions o) {
 //       AsioConnection conn = co_await AsioConnection::connect(ex, o);
@@ -99,6 +99,7 @@ public:
 
     bool broken() const noexcept;
     bool is_tls() const noexcept;
+    bool is_compressed() const noexcept;
     std::uint32_t connection_id() const noexcept;
     // Why the last KILL QUERY could not be sent (empty when it was).
     std::string kill_error() const;

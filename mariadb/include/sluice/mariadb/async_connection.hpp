@@ -26,9 +26,10 @@
 // from a side connection) is the front end's: see asio_connection.hpp, or
 // run "KILL QUERY <connection_id()>" on a second AsyncConnection.
 //
-// Not supported here (Error{usage} at start_connect): the compressed
-// protocol; LOCAL INFILE requests are refused (Error{usage}, as a blocking
-// query without an upload source). Host names are resolved with
+// ConnectOptions::compress gives the compressed protocol as on the blocking
+// Connection (zlib, frames of compress_threshold bytes and up deflated).
+// LOCAL INFILE requests are refused (Error{usage}, as a blocking query
+// without an upload source). Host names are resolved with
 // getaddrinfo, which blocks; numeric addresses and unix sockets never do.
 // One operation at a time; not thread-safe.
 #include <chrono>
@@ -112,8 +113,14 @@ public:
     // out a partial result.
     std::uint16_t response_error_code() const noexcept;
 
+    // Forgets a statement of this connection without COM_STMT_CLOSE: after
+    // start_reset_session() the server already dropped it, and its id may
+    // be given to a statement prepared later (a pool's return does this).
+    void forget_statement(Statement& statement) noexcept;
+
     bool broken() const noexcept;
     bool is_tls() const noexcept;
+    bool is_compressed() const noexcept;
     std::uint32_t connection_id() const noexcept;
     std::string_view server_version() const noexcept;
     std::uint64_t capabilities() const noexcept;
