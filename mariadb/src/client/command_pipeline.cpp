@@ -28,6 +28,7 @@
 #include "blocking_runner.hpp"
 #include "pipeline_read_ahead.hpp"
 #include "sluice/mariadb/exchange/command_pipeline.hpp"
+#include "sluice/mariadb/exchange/local_infile.hpp"
 
 namespace sluice::mariadb {
 
@@ -447,8 +448,13 @@ struct Pipeline::State final : detail::PendingReply {
                                               "cannot run inside a pipeline)");
         }
         if (ss.result.phase == detail::Phase::local_infile) {
-            ss.result.phase = detail::Phase::idle;  // until the upload's final OK says otherwise
-            ss.answer_local_infile(ss.result.local_infile_name);
+            // No source is registered inside a pipeline: refused with an
+            // empty file, then the server's OK/ERR, as a query's head does.
+            ss.result.phase = detail::Phase::idle;
+            exchange::LocalInfileExchange refusal(ss.capabilities, std::move(ss.result.local_infile_name), nullptr);
+            ss.run(refusal.start(ss.outbox), [&](Bytes p) { return refusal.resume(ss.outbox, p); });
+            ss.set_ok(refusal.ok());
+            refusal.finish();
         }
         if (r.kind_ == StepKind::prepare) {
             exchange::PrepareExchange& prepared = wire.prepared();
