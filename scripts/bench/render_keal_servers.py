@@ -113,8 +113,9 @@ work is what the workers divide.
     if agg_rows:
         agg_goals = (f"| the Keal aggregate within 1.2x of the C aggregate (PostgreSQL, serial) | {g['keal_agg_over_c']:.2f}x | "
                      f"{goal(g['keal_agg_over_c'] <= 1.2)} |\n"
-                     f"| the Keal aggregate at least 20x faster than PL/pgSQL's | {g['plpgsql_over_keal_agg']:.1f}x | "
-                     f"{goal(g['plpgsql_over_keal_agg'] >= 20)} |\n"
+                     f"| the Keal aggregate at least 20x faster than PL/pgSQL's | {g['plpgsql_over_keal_agg']:.1f}x "
+                     f"(the C aggregate: {rows[('agg', 'PL/pgSQL')]['best_ms'] / rows[('agg', 'C')]['best_ms']:.1f}x) | "
+                     f"{goal(g['plpgsql_over_keal_agg'] >= 20)}: out of reach, see below |\n"
                      f"| the Keal aggregate's parallel plan (2 workers) faster than its serial one | "
                      f"{g['keal_agg_serial_over_parallel']:.2f}x (medians {g['keal_agg_serial_over_parallel_median']:.2f}x) | "
                      f"{goal(g['keal_agg_serial_over_parallel'] > 1)} |\n"
@@ -176,7 +177,9 @@ module's function pointers; the C control increments two integers.
         agg_goals += (f"| the Keal set-returning function within 1.3x of the C SRF | {g['keal_srf_over_c']:.2f}x | "
                       f"{goal(g['keal_srf_over_c'] <= 1.3)} |\n"
                       f"| the Keal set-returning function at least 10x faster than PL/pgSQL's RETURN NEXT | "
-                      f"{g['plpgsql_over_keal_srf']:.1f}x | {goal(g['plpgsql_over_keal_srf'] >= 10)} |\n")
+                      f"{g['plpgsql_over_keal_srf']:.1f}x (the C SRF: "
+                      f"{rows[('srf', 'PL/pgSQL RETURN NEXT')]['best_ms'] / rows[('srf', 'C')]['best_ms']:.1f}x) | "
+                      f"{goal(g['plpgsql_over_keal_srf'] >= 10)}: out of reach, see below |\n")
     else:
         agg_goals += ("| a Keal set-returning function: within 1.3x of a C SRF, at least 10x PL/pgSQL's RETURN NEXT | "
                       "not measured in this capture | |\n")
@@ -228,6 +231,14 @@ function is `keal/bench/c/steps.c`.
 | the Keal SQLite extension within 1.2x of the hand-written C function | {g['keal_sqlite_over_c']:.2f}x | {goal(g['keal_sqlite_over_c'] <= 1.2)} |
 | Keal on PostgreSQL within 1.2x of C | {g['keal_pg_over_c']:.2f}x | {goal(g['keal_pg_over_c'] <= 1.2)} |
 {agg_goals}
+The two goals against PL/pgSQL are out of reach for any function here, C
+included: the hand-written C controls, which check nothing, are no faster
+than the ratio in brackets, because the executor's own per-row work (scan,
+transition call, tuple forming and storing) is the same for every
+language and dominates these small bodies. Keal is judged by the goals
+that measure it, against C (docs/keal.md, "Decisions this reference
+records").
+
 Keal's loop carries checked arithmetic (overflow is an error) and a
 cancellation poll (PostgreSQL: `CHECK_FOR_INTERRUPTS()`; MariaDB and SQLite:
 a countdown in a register that asks the server every 65,536 iterations),
