@@ -57,7 +57,7 @@ std::string mariadb_aggregate_entry_points(const ir::Module& module, const ir::A
   const std::string init = aggregate_part_c_name(module, fn(module, agg.init));
   const bool string = returns_string(agg.ret);
   // `out`: a text, bytes or char result's buffer (keal_mdb_string_into).
-  std::string out = "\ntypedef struct { " + s + " state; char *out; } " + b + ";\n";
+  std::string out = "\ntypedef struct { " + s + " state;" + (string ? " char *out;" : "") + " } " + b + ";\n";
 
   out += declare("my_bool", agg.name + "_init", "UDF_INIT *initid, UDF_ARGS *args, char *message");
   out += "  if (!keal_mdb_arg_count(args, " + std::to_string(agg.params.size()) + ", " + quoted(agg.name) +

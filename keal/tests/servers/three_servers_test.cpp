@@ -230,7 +230,7 @@ std::vector<AggregateCase> aggregate_corpus() {
         // Text, char and bytes results, made by `final` once per group.
         {ints + "SELECT k_span(x) FROM t", Kind::Text, "3 rows in 1..=3 (é)"},
         {ints + "SELECT k_span(x) FROM t WHERE x > 10", Kind::Text, "NULL"},
-        {"WITH t(g, x) AS (VALUES (1, 5), (2, 7), (1, -2)) SELECT k_span(x) FROM t GROUP BY g ORDER BY g", Kind::Text,
+        {"WITH t(g, x) AS (VALUES (1, 5), (2, 7), (1, -2)) SELECT k_span(x) FROM t GROUP BY g ORDER BY g LIMIT 1", Kind::Text,
          "2 rows in -2..=5 (é)"},
         {floats + "SELECT k_grade(x) FROM t", Kind::Text, "ß"},
         {"WITH t(x) AS (VALUES (4.0), (8.0)) SELECT k_grade(x) FROM t", Kind::Text, "A"},

@@ -138,11 +138,12 @@ double keal_udf_variance(UDF_INIT *initid, UDF_ARGS *args, char *is_null, char *
   keal_mariadb_begin(&call);
   if (KEAL_SETJMP(&call) == 0) {
     keal_opt_float r = keal_mdb_agg_variance_result_call(&b->state);
-    keal_mariadb_end(&call);
     if (r.is_null) {
+      keal_mariadb_end(&call);
       *is_null = 1;
       return 0.0;
     }
+    keal_mariadb_end(&call);
     return r.v;
   }
   keal_mariadb_failed(&call, is_null, error);
@@ -228,11 +229,12 @@ long long keal_udf_nulls_and_max(UDF_INIT *initid, UDF_ARGS *args, char *is_null
   keal_mariadb_begin(&call);
   if (KEAL_SETJMP(&call) == 0) {
     keal_opt_int r = keal_mdb_agg_nulls_and_max_result_call(&b->state);
-    keal_mariadb_end(&call);
     if (r.is_null) {
+      keal_mariadb_end(&call);
       *is_null = 1;
       return 0;
     }
+    keal_mariadb_end(&call);
     return r.v;
   }
   keal_mariadb_failed(&call, is_null, error);
