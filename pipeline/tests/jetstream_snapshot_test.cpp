@@ -57,13 +57,20 @@ protected:
     std::uint64_t last_seq(const std::string& stream) { return sluice::test::last_seq(*client_, stream); }
     // "chunk", "done", "aborted" or "" (not a snapshot message) for the
     // stream's last message.
+    // What the stream's latest snapshot message is: "chunk", "done" or
+    // "aborted" ("" when there is none). Not simply the last message: the
+    // publisher also publishes every DDL statement it reads, and other tests
+    // on the shared server run DDL at any time (ctest -j2 failed here when
+    // one landed right after the snapshot's done message).
     std::string last_part(const std::string& stream) {
         const std::uint64_t last = last_seq(stream);
-        if (last == 0) return "";
-        const nats::StoredMessage m = client_->message(stream, last);
-        if (!m.headers.count(js::snapshot_header)) return "";
-        auto end = m.headers.find(js::snapshot_end_header);
-        return end == m.headers.end() ? "chunk" : end->second;
+        for (std::uint64_t seq = last; seq > 0 && last - seq < 500; --seq) {
+            const nats::StoredMessage m = client_->message(stream, seq);
+            if (!m.headers.count(js::snapshot_header)) continue;
+            auto end = m.headers.find(js::snapshot_end_header);
+            return end == m.headers.end() ? "chunk" : end->second;
+        }
+        return "";
     }
 
     static sluice::test::NatsCluster* cluster_;
