@@ -18,7 +18,7 @@
 //     row its own session (ts = id / 80, the engine's changelog of the
 //     transaction as large as the transaction).
 // Usage: pipeline_bench --env ENV --pipeline CLI --tideweave CLI [--rows N]
-//        [--runs K] [--rate R] [--lag-seconds S] [--large-rows N]
+//        [--runs K] [--rate R] [--lag-seconds S] [--large-rows N[,N...]]
 //        [--large-session-rows N] --out capture.json
 #include <fcntl.h>
 #include <signal.h>
@@ -261,10 +261,12 @@ int main(int argc, char** argv) {
     app.add_option("--runs", runs, "catch-up runs of each");
     app.add_option("--rate", rate, "steady row changes per second");
     app.add_option("--lag-seconds", lag_seconds, "steady phase length");
-    std::int64_t large_rows = 1000000, large_session_rows = 200000;
+    std::vector<std::int64_t> large_rows{1000000};
+    std::int64_t large_session_rows = 200000;
     app.add_option("--large-rows", large_rows,
-                   "large transaction: rows of the one transaction, 1,000 sessions (3000000, 10000000: the issue's "
-                   "larger sizes)");
+                   "large transaction: rows of the one transaction, 1,000 sessions; a comma-separated list runs "
+                   "each size (1000000,3000000,10000000: the issue's sizes)")
+        ->delimiter(',');
     app.add_option("--large-session-rows", large_session_rows,
                    "large transaction: rows of the one transaction that makes every row a session");
     CLI11_PARSE(app, argc, argv);
@@ -433,7 +435,12 @@ int main(int argc, char** argv) {
         lag_tw.push_back(std::chrono::duration<double, std::milli>(tw_out[i] - tw_written[i]).count());
 
     // 3. Large transaction.
-    const std::string large_few = large_transaction(m, p, my_url, pg_url, pipeline_cli, large_rows, 800, runs);
+    if (large_rows.empty()) throw std::runtime_error("--large-rows: no size given");
+    const std::string large_few = large_transaction(m, p, my_url, pg_url, pipeline_cli, large_rows.front(), 800, runs);
+    std::string large_few_larger = "[";
+    for (std::size_t i = 1; i < large_rows.size(); ++i)
+        large_few_larger += (i > 1 ? ",\n      " : "") + large_transaction(m, p, my_url, pg_url, pipeline_cli, large_rows[i], 800, runs);
+    large_few_larger += "]";
     const std::string large_many = large_transaction(m, p, my_url, pg_url, pipeline_cli, large_session_rows, 80, runs);
 
     const LoadAverage load_at_end = LoadAverage::now();
@@ -456,7 +463,8 @@ int main(int argc, char** argv) {
         << percentile(lag_pipe, 0.99) << ", \"max\": " << percentile(lag_pipe, 1.0) << "}"
         << ",\n    \"tideweave_lag_ms\": {\"p50\": " << percentile(lag_tw, 0.5) << ", \"p99\": " << percentile(lag_tw, 0.99)
         << ", \"max\": " << percentile(lag_tw, 1.0) << ", \"lines\": " << lag_tw.size() << "}},\n"
-        << "  \"large_transaction\": {\"few_sessions\": " << large_few << ",\n    \"many_sessions\": " << large_many
+        << "  \"large_transaction\": {\"few_sessions\": " << large_few << ",\n    \"few_sessions_larger\": " << large_few_larger
+        << ",\n    \"many_sessions\": " << large_many
         << "}\n}\n";
     std::cerr << "catch-up: pipeline " << static_cast<double>(rows) / pm << " row changes/s, tideweave stream "
               << static_cast<double>(rows) / tm << "; lag p50 " << percentile(lag_pipe, 0.5) << " ms p99 "

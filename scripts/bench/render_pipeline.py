@@ -11,7 +11,10 @@ def large_section(lt, m):
         return ""
     med = statistics.median
     rows = []
-    for label, s in (("1,000 sessions", lt["few_sessions"]), ("every row its own session", lt["many_sessions"])):
+    shapes = [("1,000 sessions", lt["few_sessions"])]
+    shapes += [("1,000 sessions", x) for x in lt.get("few_sessions_larger", [])]
+    shapes.append(("every row its own session", lt["many_sessions"]))
+    for label, s in shapes:
         f = {k: med(s[f"{k}_wall_s"]) for k in ("one", "one_noslice", "thousand", "snapshot") if f"{k}_wall_s" in s}
         r = {k: med(s[f"{k}_peak_rss_mib"]) for k in f}
         rows.append((label, s, f, r))
@@ -31,7 +34,7 @@ def large_section(lt, m):
         return (f"{', '.join(f'{x:.2f}' for x in s[f'{k}_wall_s'])} s, "
                 f"{', '.join(f'{x:.0f}' for x in s[f'{k}_peak_rss_mib'])} MiB")
     runs = "\n".join(
-        f"- {label}: one transaction {runs_of(s, 'one')}; without slices {runs_of(s, 'one_noslice')}; "
+        f"- {s['rows']:,} rows, {label}: one transaction {runs_of(s, 'one')}; without slices {runs_of(s, 'one_noslice')}; "
         f"1,000-row transactions {runs_of(s, 'thousand')}; snapshot {runs_of(s, 'snapshot')}"
         for label, s, *_ in rows)
 
@@ -45,8 +48,8 @@ def large_section(lt, m):
             snap = "met" if r["snapshot"] - r["thousand"] <= 64 else "**not met**"
             line += f"; the snapshot's peak RSS within 64 MiB of it {snap} ({r['snapshot'] - r['thousand']:+,.0f} MiB)"
         return line
-    verdicts = "\n".join(verdict(label, f, r) for label, s, f, r in rows)
-    many = rows[1]
+    verdicts = "\n".join(verdict(f"{s['rows']:,} rows, {label}", f, r) for label, s, f, r in rows)
+    many = rows[-1]
     mf, mr = many[2], many[3]
     slices = ""
     if "one_noslice" in mf:
@@ -92,9 +95,9 @@ the finalization of all of them at once after it). And every row a slice
 wrote open is written again when it is finalized after the commit (a
 staged upsert of each), where the unsliced transaction writes each once,
 final: the slices trade that speed for the changelog's memory. {slices}The
-issue's 3M and 10M sizes: `scripts/bench/run_pipeline.sh build/release
---large-rows 3000000` (or 10000000; `--large-session-rows` for the second
-shape).
+sizes are `--large-rows` (a list: `scripts/bench/run_pipeline.sh
+build/release --large-rows 1000000,3000000,10000000` measures the issue's
+three) and `--large-session-rows` for the second shape.
 
 """
 
