@@ -273,7 +273,11 @@ int main(int argc, char** argv) {
 
     const EnvFile env = EnvFile::load(env_path);
     const std::string my_url = env.require("SLUICE_MARIADB_URL"), pg_url = env.require("SLUICE_PG_URL");
-    my::Connection m = my::Connection::connect(my_url);
+    // The 10,000,000-row INSERT ... SELECT of the large-transaction rows
+    // runs for minutes: past the default 30 s read timeout.
+    my::ConnectOptions bench_options = my::parse_url(my_url);
+    bench_options.timeouts.read = std::chrono::minutes(30);
+    my::Connection m = my::Connection::connect(bench_options);
     pg::Connection p = pg::Connection::open(pg_url);
     p.set_notice_handler({});
     m.execute("CREATE DATABASE IF NOT EXISTS bench");
