@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "asio_run.hpp"
 #include "server_env.hpp"
 #include "sluice/mariadb/asio_pool.hpp"
 #include "sluice/mariadb/mariadb.hpp"
@@ -21,16 +22,9 @@
 namespace sluice::mariadb {
 namespace {
 
-using namespace std::chrono_literals;
+using test::run_on_one_thread;
 
-template <class F>
-void run_on_one_thread(F&& f) {
-    asio::io_context io;
-    std::exception_ptr failure;
-    asio::co_spawn(io, f(io.get_executor()), [&](std::exception_ptr e) { failure = e; });
-    io.run();
-    if (failure) std::rethrow_exception(failure);
-}
+using namespace std::chrono_literals;
 
 PoolOptions pool_options(std::size_t max_size) {
     PoolOptions o;

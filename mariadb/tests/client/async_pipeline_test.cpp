@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "async_drive.hpp"
+#include "asio_run.hpp"
 #include "server_env.hpp"
 #include "sluice/mariadb/asio_connection.hpp"
 #include "sluice/mariadb/async_connection.hpp"
@@ -28,6 +29,8 @@
 
 namespace sluice::mariadb {
 namespace {
+
+using test::run_on_one_thread;
 
 using test::drive;
 
@@ -156,17 +159,6 @@ TEST(AsyncPipeline, GivesWhatTheBlockingPipelineGivesOnAPollLoop) {
         << expected.summary;
     EXPECT_EQ(expected.prepared_gives, "two");
     EXPECT_FALSE(c.broken());
-}
-
-// Runs a coroutine to its end on a fresh io_context on this thread;
-// rethrows what it threw.
-template <class Make>
-void run_on_one_thread(Make&& make) {
-    asio::io_context io;
-    std::exception_ptr failure;
-    asio::co_spawn(io, make(io.get_executor()), [&](std::exception_ptr e) { failure = e; });
-    io.run();
-    if (failure) std::rethrow_exception(failure);
 }
 
 // The coroutines are functions of their own, never inlined into their

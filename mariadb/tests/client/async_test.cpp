@@ -3,7 +3,6 @@
 // thread, cancellation mid-result, a statement deadline, TLS, and a server
 // killed with operations pending (a private instance of its own).
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
 
 #include <asio/co_spawn.hpp>
@@ -22,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "asio_run.hpp"
+#include "async_drive.hpp"
 #include "server_env.hpp"
 #include "sluice/mariadb/asio_connection.hpp"
 #include "sluice/mariadb/async_connection.hpp"
@@ -30,26 +31,10 @@
 namespace sluice::mariadb {
 namespace {
 
-using namespace std::chrono_literals;
+using test::drive;
+using test::run_on_one_thread;
 
-// The smallest event loop: poll() on what the connection asks for.
-void drive(AsyncConnection& c) {
-    while (c.busy()) {
-        pollfd p{c.fd(), 0, 0};
-        if (c.wants() & AsyncConnection::readable) p.events |= POLLIN;
-        if (c.wants() & AsyncConnection::writable) p.events |= POLLOUT;
-        int timeout_ms = -1;
-        if (c.deadline() != Deadline::max()) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline() - Clock::now());
-            timeout_ms = static_cast<int>(std::max<std::int64_t>(left.count(), 0));
-        }
-        if (::poll(&p, 1, timeout_ms) == 0) {
-            c.on_deadline();
-        } else {
-            c.on_ready();
-        }
-    }
-}
+using namespace std::chrono_literals;
 
 TEST(AsyncConnection, QueriesPreparesAndExecutesOnAPollLoop) {
     AsyncConnection c;
@@ -184,17 +169,6 @@ TEST(AsyncConnection, SpeaksTheCompressedProtocol) {
     drive(c);
     c.finish();
     EXPECT_FALSE(c.broken());
-}
-
-// Runs the coroutine to its end on a fresh io_context on this thread;
-// rethrows what it threw.
-template <class F>
-void run_on_one_thread(F&& f) {
-    asio::io_context io;
-    std::exception_ptr failure;
-    asio::co_spawn(io, f(io.get_executor()), [&](std::exception_ptr e) { failure = e; });
-    io.run();
-    if (failure) std::rethrow_exception(failure);
 }
 
 TEST(AsioConnection, HundredConnectionsOnOneThreadRunTenThousandQueries) {
