@@ -46,6 +46,7 @@
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/mariadb.hpp"
 #include "sluice/postgres/connection.hpp"
+#include "sluice/tideweave/engine.hpp"
 
 namespace {
 
@@ -195,6 +196,7 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
         {"large_snapshot", "large_one", {"--snapshot"}, {}, {}},
     };
     std::string sessions;
+    std::vector<double> engine_alone_rss;
     for (int r = 0; r < runs; ++r) {
         for (Contender& c : contenders) {
             drop_sink(p, std::string("bench_") + c.name);
@@ -210,6 +212,11 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
             std::cerr << "large transaction, ts = id / " << ts_divisor << ", run " << r + 1 << ": " << c.name << " "
                       << f.wall << " s, peak RSS " << f.rss_mib << " MiB\n";
         }
+        const Footprint alone =
+            run_measured({"/proc/self/exe", "--engine-alone", std::to_string(rows), std::to_string(ts_divisor)});
+        engine_alone_rss.push_back(alone.rss_mib);
+        std::cerr << "large transaction, ts = id / " << ts_divisor << ", run " << r + 1 << ": the engine alone "
+                  << alone.wall << " s, peak RSS " << alone.rss_mib << " MiB\n";
         for (const Contender& c : contenders) {
             const std::string n =
                 p.query(std::string("select count(*) from bench_") + c.name).row(0).get<std::string>(0);
@@ -233,11 +240,46 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
       << ", \"thousand_peak_rss_mib\": " << json_array(thousand.rss)
       << ",\n      \"snapshot_wall_s\": " << json_array(snapshot.wall)
       << ", \"snapshot_peak_rss_mib\": " << json_array(snapshot.rss)
+      << ",\n      \"engine_alone_peak_rss_mib\": " << json_array(engine_alone_rss)
       << ",\n      \"one_rows_per_s\": " << static_cast<double>(rows) / median(one.wall)
       << ", \"thousand_rows_per_s\": " << static_cast<double>(rows) / median(thousand.wall) << "}";
     m.execute("DROP TABLE bench.large_one");
     m.execute("DROP TABLE bench.large_thousand");
     return o.str();
+}
+
+// The engine alone on the large transaction's rows (this program run as
+// `pipeline_bench --engine-alone ROWS TS_DIVISOR`): the same mutations the
+// pipeline maps from them (id, key 'k' || id % 1000, ts id / divisor, value
+// id % 97 + 0.5; gap 10, lateness 20, the pipeline's defaults), given as
+// one transaction in parts of 8192, with a slice taken whenever 8192
+// sessions changed (as the pipeline takes them), then committed. Its peak
+// RSS is the engine's own state for that transaction, beside the process's
+// few MiB: the bound is the pipeline's peak within 64 MiB of it.
+int engine_alone(std::int64_t rows, std::int64_t divisor) {
+    namespace tw = sluice::tideweave;
+    tw::Engine e(tw::Config{10, 20});
+    e.begin_transaction();
+    std::vector<std::string> ids, keys;
+    std::vector<tw::Mutation> part;
+    for (std::int64_t from = 1; from <= rows; from += 8192) {
+        const std::int64_t to = std::min(rows, from + 8191);
+        ids.clear();
+        keys.clear();
+        part.clear();
+        for (std::int64_t n = from; n <= to; ++n) {
+            ids.push_back(std::to_string(n));
+            keys.push_back("k" + std::to_string(n % 1000));
+        }
+        for (std::int64_t n = from; n <= to; ++n) {
+            const std::size_t i = static_cast<std::size_t>(n - from);
+            part.push_back(tw::Mutation::insert(ids[i], keys[i], n / divisor, static_cast<double>(n % 97) + 0.5));
+        }
+        if (!e.apply_part(part).ok()) throw std::runtime_error("engine alone: a part was refused");
+        if (e.changed_sessions() >= 8192) (void)e.take_changes();
+    }
+    if (!e.commit_transaction().ok()) throw std::runtime_error("engine alone: the commit was refused");
+    return e.active_events() == static_cast<std::size_t>(rows) ? 0 : 1;
 }
 
 std::uint64_t seq_of(const std::string& gtid_state) {  // domain 0's sequence
@@ -248,6 +290,7 @@ std::uint64_t seq_of(const std::string& gtid_state) {  // domain 0's sequence
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 4 && std::string(argv[1]) == "--engine-alone") return engine_alone(std::stoll(argv[2]), std::stoll(argv[3]));
     CLI::App app{"pipeline_bench: catch-up and steady lag of sluice-pipeline beside tideweave stream"};
     std::string env_path, pipeline_cli, tideweave_cli, out_path, work = "/tmp";
     std::int64_t rows = 1000000;

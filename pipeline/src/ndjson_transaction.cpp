@@ -58,6 +58,13 @@ const ParsedLine& NdjsonTransactions::parse(std::string_view text, const std::st
     if (line_.transaction) line_.gtid.assign(l->gtid);
     else if (line_.snapshot != SnapshotPart::none) line_.snapshot_gtid.assign(l->gtid);
     line_.changes.clear();
+    // A huge transaction's 8 MiB first part leaves room for ~50 MiB of
+    // changes; the 1 MiB parts after it (and every small transaction after
+    // that) need an eighth of it, so the vector is given back when it is
+    // far larger than the line needs (the reader does the same with its
+    // parser, LineReader).
+    if (line_.changes.capacity() > 4 * l->changes.size() + 16384) std::vector<SourceChange>().swap(line_.changes);
+    line_.changes.reserve(l->changes.size());
     for (const line::LineChange& c : l->changes) {
         SourceChange s;
         switch (c.op) {

@@ -17,15 +17,21 @@ def large_section(lt, m):
     for label, s in shapes:
         f = {k: med(s[f"{k}_wall_s"]) for k in ("one", "one_noslice", "thousand", "snapshot") if f"{k}_wall_s" in s}
         r = {k: med(s[f"{k}_peak_rss_mib"]) for k in f}
+        if "engine_alone_peak_rss_mib" in s:
+            r["engine"] = med(s["engine_alone_peak_rss_mib"])
         rows.append((label, s, f, r))
 
     def cell(s, f, r, k):
         return f"{s['rows'] / f[k]:,.0f} rows/s, {r[k]:,.0f} MiB" if k in f else "not measured"
 
+    def engine_cell(r):
+        return f"{r['engine']:,.0f} MiB" if "engine" in r else "not measured"
+
     table = "\n".join(
         f"| {s['rows']:,} rows, {label} (ts = id / {s['ts_divisor']}; {int(s['sessions']):,} sink sessions) "
         f"| {cell(s, f, r, 'one')} | {cell(s, f, r, 'one_noslice')} | {cell(s, f, r, 'thousand')} "
-        f"| {cell(s, f, r, 'snapshot')} | {f['thousand'] / f['one']:.2f}x | {r['one'] - r['thousand']:+,.0f} MiB |"
+        f"| {cell(s, f, r, 'snapshot')} | {engine_cell(r)} | {f['thousand'] / f['one']:.2f}x "
+        f"| {r['one'] - r['thousand']:+,.0f} MiB |"
         for label, s, f, r in rows)
 
     def runs_of(s, k):
@@ -40,13 +46,16 @@ def large_section(lt, m):
 
     def verdict(label, f, r):
         speed = "met" if f["one"] <= f["thousand"] else "**not met**"
-        memory = "met" if r["one"] - r["thousand"] <= 64 else "**not met**"
+        # The engine's own state: the engine alone on the same transaction
+        # (older captures: the 1,000-row run's peak stood for it).
+        base, name = (r["engine"], "the engine alone's") if "engine" in r else (r["thousand"], "the 1,000-row run's")
+        memory = "met" if r["one"] - base <= 64 else "**not met**"
         line = (f"- {label}: throughput at least that of 1,000-row transactions {speed} "
-                f"({f['thousand'] / f['one']:.2f}x); peak RSS within 64 MiB of the 1,000-row run's {memory} "
-                f"({r['one'] - r['thousand']:+,.0f} MiB)")
+                f"({f['thousand'] / f['one']:.2f}x); peak RSS within 64 MiB of {name} {memory} "
+                f"({r['one'] - base:+,.0f} MiB)")
         if "snapshot" in f:
-            snap = "met" if r["snapshot"] - r["thousand"] <= 64 else "**not met**"
-            line += f"; the snapshot's peak RSS within 64 MiB of it {snap} ({r['snapshot'] - r['thousand']:+,.0f} MiB)"
+            snap = "met" if r["snapshot"] - base <= 64 else "**not met**"
+            line += f"; the snapshot's peak RSS within 64 MiB of it {snap} ({r['snapshot'] - base:+,.0f} MiB)"
         return line
     verdicts = "\n".join(verdict(f"{s['rows']:,} rows, {label}", f, r) for label, s, f, r in rows)
     many = rows[-1]
@@ -76,6 +85,13 @@ def large_section(lt, m):
         slices = (f"In this capture the slices took the session-per-row shape from {mr['one_noslice']:,.0f} MiB "
                   f"(without) to {mr['one']:,.0f} MiB and from {many[1]['rows'] / mf['one_noslice']:,.0f} to "
                   f"{many[1]['rows'] / mf['one']:,.0f} rows/s. ")
+    if all("engine" in r for *_, r in rows):
+        goal_basis = ("Goals (the engine's own state is the peak RSS of the engine alone applying the same "
+                      "transaction: `pipeline_bench --engine-alone ROWS TS_DIVISOR`, the same mutations in parts of "
+                      "8192 with the pipeline's slices, then the commit; so the pipeline's own baseline, its "
+                      "connections and buffers, must fit in the 64 MiB too):")
+    else:
+        goal_basis = "Goals (the 1,000-row run's peak RSS stands for the engine's own state):"
     return f"""## Large transaction (issue 25)
 
 `sluice-pipeline --until-end` over rows inserted in ONE source transaction
@@ -89,14 +105,14 @@ read from the table, streamed a chunk at a time). Runs interleaved,
 medians of {lt['few_sessions']['runs']}; peak RSS is the pipeline process's VmHWM (wait4
 ru_maxrss). Rows: key 'k' || id % 1000, value id % 97 + 0.5, gap 10.
 
-| rows, sessions | one transaction | one transaction, no slices | 1,000-row transactions | snapshot of the rows | speed one / 1,000-row | RSS one - 1,000-row |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| rows, sessions | one transaction | one transaction, no slices | 1,000-row transactions | snapshot of the rows | the engine alone | speed one / 1,000-row | RSS one - 1,000-row |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 {table}
 
 All runs:
 {runs}
 
-Goals (the 1,000-row run's peak RSS stands for the engine's own state):
+{goal_basis}
 {verdicts}
 
 What the huge transaction holds: the source side one part (`--part-changes`

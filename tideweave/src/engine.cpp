@@ -347,8 +347,7 @@ Result<std::span<const LateItem>> Engine::Impl::apply_part(std::span<const Mutat
         // The key is interned (an insert registered it; a retraction's
         // matched the held event's), so this finds it without adding.
         const KeyId key = intern(m.key, key_word);
-        undo_.push_back(Undo{m.ts, retracted, undo_ids_.size(), key, static_cast<std::uint16_t>(m.id.size()), m.kind});
-        undo_ids_.append(m.id);
+        undo_.append(m.ts, retracted, key, m.kind, m.id);
     }
     return std::span<const LateItem>(late_out_);
 }

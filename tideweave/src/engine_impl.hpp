@@ -16,6 +16,7 @@
 #include "session_engine.hpp"
 #include "sluice/tideweave/engine.hpp"
 #include "strict_json.hpp"
+#include "undo_log.hpp"
 
 namespace sluice::tideweave {
 
@@ -99,21 +100,12 @@ private:
     // them.
     IdIndex ids_;
 
-    // The open transaction: how to take back each mutation applied so far,
-    // newest last (32 bytes each, plus the id's bytes in undo_ids_).
-    struct Undo {
-        std::int64_t ts;
-        double value;  // a retraction's retracted value
-        std::uint64_t id_at;  // in undo_ids_
-        KeyId key;
-        std::uint16_t id_size;
-        Mutation::Kind kind;
-    };
+    // The open transaction: how to take back each mutation applied so far
+    // (undo_log.hpp: one chunk in memory, the rest in a temporary file).
     void undo_open();  // takes back undo_ (newest first) and closes the transaction
     bool open_ = false;
     std::size_t open_given_ = 0;  // mutations given to the open transaction
-    std::vector<Undo> undo_;
-    std::string undo_ids_;
+    UndoLog undo_;
 
     // Buffers kept between calls (results point into them).
     std::vector<std::uint64_t> hashes_;

@@ -4,9 +4,9 @@
 // whole transaction, and each applied mutation leaves an undo record (its
 // kind, key, ts, id and a retraction's value) instead of the mutation, so
 // that the caller need not hold the parts: a 3M-row source transaction is
-// applied in bounded memory beyond the engine's own state (the undo log is
-// part of that state while the transaction is open, ~32 bytes plus the id
-// per mutation, against the ~82 bytes an event holds).
+// applied in bounded memory beyond the engine's own state (the undo log,
+// 24 bytes plus the id per mutation, keeps one 1 MiB chunk in memory and
+// the rest in a temporary file: undo_log.hpp).
 //
 // The horizon does not move while a transaction is open (advance_watermark
 // and forget refuse), so lateness is decided per mutation as apply() does,
@@ -36,7 +36,6 @@ void Engine::Impl::begin_transaction() {
     open_ = true;
     open_given_ = 0;
     undo_.clear();
-    undo_ids_.clear();
     new_keys_.clear();
 }
 
@@ -53,12 +52,9 @@ Result<Changes> Engine::Impl::commit_transaction() {
     }
     open_ = false;
     open_given_ = 0;
-    undo_.clear();
-    undo_ids_.clear();
-    // Late items were each part's; the log's memory goes back (a huge
+    // Late items were each part's; the log's file is emptied (a huge
     // transaction's log is not kept for the next one).
-    undo_.shrink_to_fit();
-    undo_ids_.shrink_to_fit();
+    undo_.clear();
     late_out_.clear();
     return accept();
 }
@@ -87,17 +83,15 @@ void Engine::Impl::rollback_transaction() {
 }
 
 void Engine::Impl::undo_open() {
-    for (std::size_t i = undo_.size(); i-- > 0;) {
-        const Undo& u = undo_[i];
-        const std::string_view id(undo_ids_.data() + u.id_at, u.id_size);
+    undo_.take_back([&](const UndoLog::Record& u) {
         if (u.kind == Mutation::Kind::insert) {
-            sessions_->retract(u.key, u.ts, id);
-            ids_.erase(id);
+            sessions_->retract(u.key, u.ts, u.id);
+            ids_.erase(u.id);
         } else {
-            sessions_->insert(u.key, u.ts, id, u.value);
-            ids_.try_emplace(id, IdEntry{u.key, u.ts});
+            sessions_->insert(u.key, u.ts, u.id, u.value);
+            ids_.try_emplace(u.id, IdEntry{u.key, u.ts});
         }
-    }
+    });
     sessions_->commit();
     // Keys the transaction named first leave no trace, as after apply()'s undo.
     for (KeyId key : new_keys_)
@@ -105,10 +99,6 @@ void Engine::Impl::undo_open() {
     new_keys_.clear();
     open_ = false;
     open_given_ = 0;
-    undo_.clear();
-    undo_ids_.clear();
-    undo_.shrink_to_fit();
-    undo_ids_.shrink_to_fit();
 }
 
 }  // namespace sluice::tideweave

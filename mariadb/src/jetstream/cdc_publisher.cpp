@@ -26,6 +26,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The bound of a transaction's part messages after the first. The first
+// line may be the whole transaction's, so it is held up to the full bound
+// (--max-line-bytes or the server's max_payload); once a transaction needs
+// parts, smaller later parts bound what a consumer holds while it waits for
+// the last one: a JetStream worker decodes a part whole, and a subscription
+// queues several (an 8 MiB part cost a worker ~3x its single-process peak
+// on a 1M-row transaction; docs/mariadb-cdc.md "Transactions in several
+// messages").
+constexpr std::size_t later_part_message_bytes = std::size_t{1} << 20;
+
 // Shared with libnats's acknowledgment thread.
 struct AckState {
     std::atomic<bool> failed{false};
@@ -215,7 +225,8 @@ private:
         }
         const std::size_t payload_room =
             static_cast<std::size_t>(std::max<std::int64_t>(max_payload_ - 1024, 256));
-        cdc::ndjson::TransactionLines lines(std::min(o_.max_line_bytes, payload_room));
+        const std::size_t first_line_bytes = std::min(o_.max_line_bytes, payload_room);
+        cdc::ndjson::TransactionLines lines(first_line_bytes, std::min(first_line_bytes, later_part_message_bytes));
         InFlight in_flight;
         ResumePoint resume;
         std::uint64_t expected = state->last_seq;  // the sequence of the last stored message

@@ -528,4 +528,46 @@ TEST(CdcFormatsRoundTrip, AMissingPickedColumnNamesItsLabelAndTheSetting) {
 }
 
 }  // namespace
-}  // namespace sluice::mariadb::cdc::ndjson
+// A JetStream worker reads a huge transaction's first part at the full line
+// bound (8 MiB) and the parts after it at 1 MiB: the reader gives the large
+// line's parser and value buffers back at a far smaller line, and reads
+// every line the same before and after (it kept ~120 MiB for 8 MiB lines
+// ever after: the worker's peak was 2.3x the single process's).
+TEST(CdcFormatsRoundTrip, AReaderGivesBackTheMemoryOfAFarLargerLine) {
+    LineReader reader({{"id", ""}, {"v", ""}}, "shop", "ev");
+    auto line_of = [](std::size_t rows, std::int64_t first) {
+        std::string line = R"({"gtid":"0-1-7","ts":9,"part":1,"changes":[)";
+        for (std::size_t i = 0; i < rows; ++i) {
+            if (i) line += ',';
+            line += R"({"op":"insert","db":"shop","table":"ev","after":{"id":)" + std::to_string(first + i) +
+                    R"(,"v":"row )" + std::to_string(first + i) + R"("}})";
+        }
+        return line + "]}";
+    };
+    auto check = [&](std::size_t rows, std::int64_t first) {
+        const std::string text = line_of(rows, first);
+        const Line& l = reader.parse(text, "line");
+        EXPECT_EQ(l.changes.size(), rows);
+        for (std::size_t i = 0; i < l.changes.size(); i += rows / 7 + 1) {
+            EXPECT_EQ(l.changes[i].after[0].i, first + static_cast<std::int64_t>(i));
+            EXPECT_EQ(l.changes[i].after[1].text, "row " + std::to_string(first + i));
+        }
+        return text.size();
+    };
+    const std::size_t big = check(60000, 0);  // ~4.6 MiB
+    ASSERT_GT(big, std::size_t{4} << 20);
+    const std::size_t held_big = reader.held_bytes();
+    EXPECT_GT(held_big, 8 * big) << "the parser is sized for the large line";
+    const std::size_t small = check(1000, 100000);
+    EXPECT_LT(reader.held_bytes(), 20 * small + (std::size_t{1} << 20))
+        << "a line under a quarter of the largest gives its buffers back (held " << reader.held_bytes() << " after "
+        << held_big << ")";
+    check(60000, 200000);  // large again: sized again, read the same
+    EXPECT_GT(reader.held_bytes(), 8 * big);
+    check(20000, 300000);  // over a quarter of it: kept
+    EXPECT_GT(reader.held_bytes(), 8 * big);
+    check(10, 400000);
+    EXPECT_LT(reader.held_bytes(), std::size_t{2} << 20);
+}
+
+}  // namespace

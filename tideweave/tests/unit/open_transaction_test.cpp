@@ -4,6 +4,7 @@
 // gone once apply_part() returned.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -139,6 +140,61 @@ TEST(OpenTransaction, AnErrorInALatePartTakesBackEveryEarlierPart) {
     EXPECT_EQ(encode_binary(e.checkpoint("p")), before);
     // The engine goes on as if the transaction had never come.
     EXPECT_TRUE(e.apply({M::insert("n1", "k1", 100, 1)}).ok());
+}
+
+// A transaction whose undo log is far over its 1 MiB chunk (most of it in
+// the temporary file, undo_log.hpp): an update of every held row (a
+// retraction and an insert each) refused at its last part leaves the state
+// exactly as before, and so does a rollback; committed, it equals apply().
+TEST(OpenTransaction, AHugeTransactionsSpilledUndoLogTakesBackEveryPart) {
+    constexpr int rows = 60000;
+    std::vector<Owned> held, update;
+    for (int i = 0; i < rows; ++i) {
+        const std::string id = "row-" + std::to_string(i), key = "k" + std::to_string(i % 300);
+        held.push_back(owned(M::insert(id, key, 1000 + i, i)));
+        update.push_back(owned(M::retract(id, key, 1000 + i, i)));
+        update.push_back(owned(M::insert(id, key, 1000 + i, i + 0.5)));
+    }
+    auto fill = [&](Engine& e) {
+        std::vector<M> all;
+        for (const Owned& o : held) all.push_back(view(o));
+        ASSERT_TRUE(e.apply(all).ok());
+    };
+    Engine whole({.gap = 10, .lateness = 20});
+    fill(whole);
+    std::vector<M> all;
+    for (const Owned& o : update) all.push_back(view(o));
+    ASSERT_TRUE(whole.apply(all).ok());
+
+    for (const char* end : {"refused", "rolled back", "committed"}) {
+        Engine e({.gap = 10, .lateness = 20});
+        fill(e);
+        const std::string before = encode_binary(e.checkpoint("p"));
+        e.begin_transaction();
+        for (std::size_t at = 0; at < update.size(); at += 1000) {
+            std::vector<M> part;
+            for (std::size_t i = at; i < std::min(update.size(), at + 1000); ++i) part.push_back(view(update[i]));
+            ASSERT_TRUE(e.apply_part(part).ok()) << end << " at " << at;
+        }
+        if (std::string(end) == "refused") {
+            auto bad = e.apply_part(std::vector<M>{M::retract("nobody", "k1", 1001)});
+            ASSERT_FALSE(bad.ok());
+            EXPECT_EQ(bad.error().index, update.size());
+        } else if (std::string(end) == "rolled back") {
+            e.rollback_transaction();
+        } else {
+            ASSERT_TRUE(e.commit_transaction().ok());
+            EXPECT_EQ(encode_binary(e.checkpoint("p")), encode_binary(whole.checkpoint("p")));
+            continue;
+        }
+        EXPECT_FALSE(e.in_transaction());
+        EXPECT_EQ(encode_binary(e.checkpoint("p")), before) << end;
+        // The engine goes on: the same update again, now committed.
+        e.begin_transaction();
+        ASSERT_TRUE(e.apply_part(all).ok());
+        ASSERT_TRUE(e.commit_transaction().ok());
+        EXPECT_EQ(encode_binary(e.checkpoint("p")), encode_binary(whole.checkpoint("p"))) << end;
+    }
 }
 
 TEST(OpenTransaction, AShapeErrorInAPartTakesBackTheTransaction) {

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -84,6 +85,26 @@ struct LineReader::Parser {
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
     std::vector<Images> images;
 
+    // The largest line since the buffers were last released. simdjson's
+    // parser keeps the capacity of the largest document it parsed (about 8
+    // bytes of tape and a string copy per byte), and the value and image
+    // vectors those of the line with the most changes: after one 8 MiB part
+    // line the reader would hold ~120 MiB for 1 MiB lines ever after (a
+    // JetStream worker reads a huge transaction's first part at the full
+    // line bound and its later parts at 1 MiB). So a line under a quarter of
+    // the largest one, when that was over 2 MiB, gives the memory back first.
+    static constexpr std::size_t keep_below = std::size_t{2} << 20;
+    std::size_t largest = 0;
+    void fit(std::size_t next_line) {
+        if (largest > keep_below && next_line < largest / 4) {
+            parser = simdjson::dom::parser();
+            std::vector<LineValue>().swap(values);
+            std::vector<Images>().swap(images);
+            largest = 0;
+        }
+        largest = std::max(largest, next_line);
+    }
+
     // One image (an object keyed by column name) -> the picked columns'
     // values, appended; returns where they start.
     std::size_t image(const simdjson::dom::object& img, const std::vector<PickedColumn>& columns,
@@ -134,8 +155,17 @@ LineReader::LineReader(std::vector<PickedColumn> columns, std::string db, std::s
     : columns_(std::move(columns)), db_(std::move(db)), table_(std::move(table)), parser_(std::make_unique<Parser>()) {}
 LineReader::~LineReader() = default;
 
+std::size_t LineReader::held_bytes() const noexcept {
+    const Parser& p = *parser_;
+    // simdjson's parser holds about a tape word (8 bytes) and a string byte
+    // per byte of capacity.
+    return p.parser.capacity() * 9 + p.values.capacity() * sizeof(LineValue) +
+           p.images.capacity() * sizeof(Parser::Images);
+}
+
 const Line& LineReader::parse(std::string_view text, const std::string& where) {
     Parser& p = *parser_;
+    p.fit(text.size());
     line_ = Line{};
     line_.changes.clear();
     p.values.clear();

@@ -105,6 +105,11 @@ public:
     LineReader& operator=(const LineReader&) = delete;
 
     const Line& parse(std::string_view line, const std::string& where);
+    // Bytes the reader keeps between lines: the JSON parser's capacity and
+    // its value buffers. Bounded by the recent lines, not by the largest
+    // line ever read (a line under a quarter of a far larger one, over
+    // 2 MiB, gives the larger one's memory back first).
+    std::size_t held_bytes() const noexcept;
 
 private:
     struct Parser;
