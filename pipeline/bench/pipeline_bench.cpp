@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_engine_alone.hpp"
 #include "bench_lag.hpp"
 #include "bench_process.hpp"
 #include "bench_report.hpp"
@@ -46,7 +47,6 @@
 #include "sluice/common/env_file.hpp"
 #include "sluice/mariadb/mariadb.hpp"
 #include "sluice/postgres/connection.hpp"
-#include "sluice/tideweave/engine.hpp"
 
 namespace {
 
@@ -248,40 +248,6 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
     return o.str();
 }
 
-// The engine alone on the large transaction's rows (this program run as
-// `pipeline_bench --engine-alone ROWS TS_DIVISOR`): the same mutations the
-// pipeline maps from them (id, key 'k' || id % 1000, ts id / divisor, value
-// id % 97 + 0.5; gap 10, lateness 20, the pipeline's defaults), given as
-// one transaction in parts of 8192, with a slice taken whenever 8192
-// sessions changed (as the pipeline takes them), then committed. Its peak
-// RSS is the engine's own state for that transaction, beside the process's
-// few MiB: the bound is the pipeline's peak within 64 MiB of it.
-int engine_alone(std::int64_t rows, std::int64_t divisor) {
-    namespace tw = sluice::tideweave;
-    tw::Engine e(tw::Config{10, 20});
-    e.begin_transaction();
-    std::vector<std::string> ids, keys;
-    std::vector<tw::Mutation> part;
-    for (std::int64_t from = 1; from <= rows; from += 8192) {
-        const std::int64_t to = std::min(rows, from + 8191);
-        ids.clear();
-        keys.clear();
-        part.clear();
-        for (std::int64_t n = from; n <= to; ++n) {
-            ids.push_back(std::to_string(n));
-            keys.push_back("k" + std::to_string(n % 1000));
-        }
-        for (std::int64_t n = from; n <= to; ++n) {
-            const std::size_t i = static_cast<std::size_t>(n - from);
-            part.push_back(tw::Mutation::insert(ids[i], keys[i], n / divisor, static_cast<double>(n % 97) + 0.5));
-        }
-        if (!e.apply_part(part).ok()) throw std::runtime_error("engine alone: a part was refused");
-        if (e.changed_sessions() >= 8192) (void)e.take_changes();
-    }
-    if (!e.commit_transaction().ok()) throw std::runtime_error("engine alone: the commit was refused");
-    return e.active_events() == static_cast<std::size_t>(rows) ? 0 : 1;
-}
-
 std::uint64_t seq_of(const std::string& gtid_state) {  // domain 0's sequence
     auto last = gtid_state.rfind('-');
     return last == std::string::npos ? 0 : std::stoull(gtid_state.substr(last + 1));
@@ -290,7 +256,7 @@ std::uint64_t seq_of(const std::string& gtid_state) {  // domain 0's sequence
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 4 && std::string(argv[1]) == "--engine-alone") return engine_alone(std::stoll(argv[2]), std::stoll(argv[3]));
+    if (const std::optional<int> status = engine_alone_if_asked(argc, argv)) return *status;
     CLI::App app{"pipeline_bench: catch-up and steady lag of sluice-pipeline beside tideweave stream"};
     std::string env_path, pipeline_cli, tideweave_cli, out_path, work = "/tmp";
     std::int64_t rows = 1000000;

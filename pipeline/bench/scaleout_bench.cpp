@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_engine_alone.hpp"
 #include "bench_lag.hpp"
 #include "bench_process.hpp"
 #include "bench_report.hpp"
@@ -151,6 +152,7 @@ struct CatchupRun {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (const std::optional<int> status = engine_alone_if_asked(argc, argv)) return *status;
     CLI::App app{"scaleout_bench: one pipeline process against the publisher and 1 or 2 workers on NATS JetStream"};
     std::string env_path, out_path;
     Bench b;
@@ -345,8 +347,21 @@ int main(int argc, char** argv) {
         if (wait_for(spawn(pub)) != 0) throw std::runtime_error("large transaction: publisher failed");
     }
     const std::uint64_t large_messages = nats.stream_state(large_stream)->last_seq;
-    std::vector<double> large_single_wall, large_single_rss, large_worker_wall, large_worker_rss;
+    // The transaction's part messages: the first is filled up to the line
+    // bound, the later ones at most 1 MiB (docs/mariadb-cdc.md).
+    std::size_t first_part_bytes = 0, largest_later_part_bytes = 0;
+    for (std::uint64_t seq = 1; seq <= large_messages; ++seq) {
+        const auto msg = nats.message(large_stream, seq);
+        const auto part = msg.headers.find("Sluice-Part");
+        if (part == msg.headers.end()) continue;
+        if (part->second == "1") first_part_bytes = msg.data.size();
+        else largest_later_part_bytes = std::max(largest_later_part_bytes, msg.data.size());
+    }
+    std::vector<double> large_single_wall, large_single_rss, large_worker_wall, large_worker_rss, large_engine_rss;
     for (int r = 0; r < runs; ++r) {
+        // The engine's own state on this transaction (bench_engine_alone.hpp).
+        large_engine_rss.push_back(
+            run_measured({"/proc/self/exe", "--engine-alone", std::to_string(large_rows), "800"}).second);
         drop_sink(p, "scale_large_single");
         drop_sink(p, "scale_large_worker");
         std::vector<std::string> single = b.run_args(b.my_url, "bench.scale_large", "scale_large_single");
@@ -397,9 +412,12 @@ int main(int argc, char** argv) {
         first = false;
     }
     out << "\n  },\n  \"large_transaction\": {\"rows\": " << large_rows << ", \"messages\": " << large_messages
+        << ", \"first_part_bytes\": " << first_part_bytes
+        << ", \"largest_later_part_bytes\": " << largest_later_part_bytes
         << ", \"runs\": " << runs << ", \"single_wall_s\": " << json_array(large_single_wall)
         << ", \"single_peak_rss_mib\": " << json_array(large_single_rss)
         << ",\n    \"worker_wall_s\": " << json_array(large_worker_wall)
-        << ", \"worker_peak_rss_mib\": " << json_array(large_worker_rss) << "}\n}\n";
+        << ", \"worker_peak_rss_mib\": " << json_array(large_worker_rss)
+        << ",\n    \"engine_alone_peak_rss_mib\": " << json_array(large_engine_rss) << "}\n}\n";
     return 0;
 }

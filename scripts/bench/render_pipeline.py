@@ -69,17 +69,23 @@ def large_section(lt, m):
         lo_rss, hi_rss = med(lo["one_peak_rss_mib"]), med(hi["one_peak_rss_mib"])
         per_row = (hi_rss - lo_rss) * 1024 * 1024 / (hi["rows"] - lo["rows"])
         thousand_growth = med(hi["thousand_peak_rss_mib"]) - med(lo["thousand_peak_rss_mib"])
-        growth = (f"From {lo['rows']:,} to {hi['rows']:,} rows in one transaction the peak grew by "
-                  f"{hi_rss - lo_rss:,.0f} MiB, about {per_row:,.0f} bytes a row, while the same rows in "
-                  f"1,000-row transactions grew by {thousand_growth:+,.0f} MiB, so the 1,000-session shape, too, "
-                  "is not yet bounded. heaptrack of a 2,000,000-row transaction (release build, "
-                  "`heaptrack sluice-pipeline run ... --until-end`, 2026-12-02) says what stays: a peak heap of "
-                  "160 MiB, of which 72 MiB are the engine's events in its leaf treaps (about 36 bytes an event: "
-                  "between transactions the watermark moves and sealed events are forgotten, inside one it "
-                  "cannot move) and 67 MiB its undo log (about 33 bytes a row, what a refusal at the last part "
-                  "rolls back); the RSS is about twice the heap, the growth of those vectors by doubling. "
-                  "Bounding it needs the undo log out of memory (or a refusal undone by reloading the engine "
-                  "from the sink's checkpoint instead) and events sealed inside a transaction. ")
+        if "engine_alone_peak_rss_mib" in hi and "engine_alone_peak_rss_mib" in lo:
+            lo_e, hi_e = med(lo["engine_alone_peak_rss_mib"]), med(hi["engine_alone_peak_rss_mib"])
+            growth = (f"From {lo['rows']:,} to {hi['rows']:,} rows in one transaction the pipeline's peak grew by "
+                      f"{hi_rss - lo_rss:,.0f} MiB, about {per_row:,.0f} bytes a row, and the engine alone's by "
+                      f"{hi_e - lo_e:,.0f} MiB: what grows with the transaction is the engine's own state (with "
+                      "1,000 sessions it holds every event of the transaction until the commit, since the "
+                      "watermark cannot move inside one; between 1,000-row transactions it moves and sealed "
+                      f"events are folded, so those runs grew by {thousand_growth:+,.0f} MiB). The pipeline's "
+                      f"excess over the engine alone stays {hi_rss - hi_e:,.0f} MiB at {hi['rows']:,} rows against "
+                      f"{lo_rss - lo_e:,.0f} MiB at {lo['rows']:,}: the engine's undo log keeps one 1 MiB chunk "
+                      "in memory and the rest in a temporary file (heaptrack of a 2,000,000-row transaction "
+                      "before that, 2026-12-02: 67 MiB of its 160 MiB peak heap were the undo log, and the RSS "
+                      "was about twice the heap from the log's vector doubling). ")
+        else:
+            growth = (f"From {lo['rows']:,} to {hi['rows']:,} rows in one transaction the peak grew by "
+                      f"{hi_rss - lo_rss:,.0f} MiB, about {per_row:,.0f} bytes a row, while the same rows in "
+                      f"1,000-row transactions grew by {thousand_growth:+,.0f} MiB. ")
     slices = ""
     if "one_noslice" in mf:
         slices = (f"In this capture the slices took the session-per-row shape from {mr['one_noslice']:,.0f} MiB "
@@ -119,7 +125,8 @@ What the huge transaction holds: the source side one part (`--part-changes`
 8192 mapped changes, 1 MiB of binlog); the engine's changelog and the sink
 batch one slice (once a transaction has changed 8192 sessions, what it
 changed goes into the open sink transaction: docs/pipeline.md, "Huge
-transactions"); and the engine's undo log and open events. With 1,000
+transactions"); one 1 MiB chunk of the engine's undo log (the rest in a
+temporary file); and the engine's open events. With 1,000
 sessions no slice is needed. When every row is its own session, the
 1,000-row run is no measure of the engine's own state: its watermark moves
 between transactions, so finished sessions are finalized and forgotten as
@@ -127,7 +134,8 @@ it goes, while inside one transaction the watermark cannot move and the
 engine holds every session open until the commit (heaptrack of the 200,000-row
 run: 227 MiB of 32-event leaves and 104 MiB of sessions, ~1.65 KiB a
 session, are the engine's own state at the commit; the rest of the peak is
-the finalization of all of them at once after it). And every row a slice
+the finalization of all of them at once after it, which the engine alone
+here, stopping at the commit, does not include). And every row a slice
 wrote open is written again when it is finalized after the commit (a
 staged upsert of each), where the unsliced transaction writes each once,
 final: the slices trade that speed for the changelog's memory. {slices}{growth}The

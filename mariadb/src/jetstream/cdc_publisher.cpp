@@ -26,14 +26,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The bound of a transaction's part messages after the first. The first
-// line may be the whole transaction's, so it is held up to the full bound
-// (--max-line-bytes or the server's max_payload); once a transaction needs
-// parts, smaller later parts bound what a consumer holds while it waits for
-// the last one: a JetStream worker decodes a part whole, and a subscription
-// queues several (an 8 MiB part cost a worker ~3x its single-process peak
-// on a 1M-row transaction; docs/mariadb-cdc.md "Transactions in several
-// messages").
+// The bound of a transaction's part messages. A transaction that fits one
+// message of the full bound (--max-line-bytes or the server's max_payload)
+// is one message, so the publisher holds up to that much of it; once it
+// needs parts, every part, the first included (TransactionLines::
+// split_first_line), is at most this: a JetStream worker decodes a part
+// whole, and a subscription queues several (8 MiB parts cost a worker 2.8x
+// the single process's peak on a 1M-row transaction; docs/mariadb-cdc.md
+// "Transactions in several messages").
 constexpr std::size_t later_part_message_bytes = std::size_t{1} << 20;
 
 // Shared with libnats's acknowledgment thread.
@@ -227,6 +227,7 @@ private:
             static_cast<std::size_t>(std::max<std::int64_t>(max_payload_ - 1024, 256));
         const std::size_t first_line_bytes = std::min(o_.max_line_bytes, payload_room);
         cdc::ndjson::TransactionLines lines(first_line_bytes, std::min(first_line_bytes, later_part_message_bytes));
+        lines.split_first_line();
         InFlight in_flight;
         ResumePoint resume;
         std::uint64_t expected = state->last_seq;  // the sequence of the last stored message

@@ -535,7 +535,7 @@ TEST(CdcFormatsRoundTrip, AMissingPickedColumnNamesItsLabelAndTheSetting) {
 // ever after: the worker's peak was 2.3x the single process's).
 TEST(CdcFormatsRoundTrip, AReaderGivesBackTheMemoryOfAFarLargerLine) {
     LineReader reader({{"id", ""}, {"v", ""}}, "shop", "ev");
-    auto line_of = [](std::size_t rows, std::int64_t first) {
+    auto line_of = [](std::size_t rows, std::size_t first) {
         std::string line = R"({"gtid":"0-1-7","ts":9,"part":1,"changes":[)";
         for (std::size_t i = 0; i < rows; ++i) {
             if (i) line += ',';
@@ -544,12 +544,12 @@ TEST(CdcFormatsRoundTrip, AReaderGivesBackTheMemoryOfAFarLargerLine) {
         }
         return line + "]}";
     };
-    auto check = [&](std::size_t rows, std::int64_t first) {
+    auto check = [&](std::size_t rows, std::size_t first) {
         const std::string text = line_of(rows, first);
         const Line& l = reader.parse(text, "line");
         EXPECT_EQ(l.changes.size(), rows);
         for (std::size_t i = 0; i < l.changes.size(); i += rows / 7 + 1) {
-            EXPECT_EQ(l.changes[i].after[0].i, first + static_cast<std::int64_t>(i));
+            EXPECT_EQ(l.changes[i].after[0].i, static_cast<std::int64_t>(first + i));
             EXPECT_EQ(l.changes[i].after[1].text, "row " + std::to_string(first + i));
         }
         return text.size();

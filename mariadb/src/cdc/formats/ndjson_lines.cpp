@@ -300,10 +300,31 @@ void TransactionLines::write_line(Buffer& out, std::string_view changes, bool la
     ++line_;
 }
 
+std::size_t TransactionLines::write_first_line_split(Buffer& out, std::string_view changes) {
+    // starts_ holds where each change of line 1 begins; those before the
+    // end of `changes` are its changes, cut into lines at change boundaries.
+    // The last piece is not written: it starts the next line, which the
+    // caller goes on filling (so no part but the last is short).
+    std::size_t piece = 0, end = 0;
+    for (std::size_t k = 0; k < starts_.size() && starts_[k] < changes.size(); ++k) {
+        const std::size_t next = k + 1 < starts_.size() && starts_[k + 1] <= changes.size() ? starts_[k + 1] - 1
+                                                                                              : changes.size();
+        if (end > piece && part_line_size(next - piece) > later_max_) {
+            write_line(out, changes.substr(piece, end - piece), false, false);
+            piece = starts_[k];
+        }
+        end = next;
+    }
+    starts_.clear();
+    std::vector<std::size_t>().swap(starts_);
+    return piece;
+}
+
 std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
     if (part.first()) {
         head_.clear();
         pending_.clear();
+        starts_.clear();
         fits_ = 0;
         line_ = resume_lines_ + 1;
         resumed_ = resume_lines_ > 0;
@@ -330,6 +351,7 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
             pending_.room(max_ - before + line_slack);
             sized_ = true;
         }
+        if (split_first_ && line_ == 1) starts_.push_back(before == 0 ? 0 : before + 1);
         if (before > 0) pending_.push_back(',');
         write_change(pending_, c, keys);
         for (;;) {
@@ -346,6 +368,20 @@ std::size_t TransactionLines::add(Buffer& out, const TransactionPart& part) {
             // left (this change, and on line 1 at most one before it: the
             // part keys are shorter than any change) starts the next line.
             const std::string_view all = pending_.view();
+            if (split_first_ && line_ == 1) {
+                // Parts of the later bound; the unwritten tail of line 1
+                // (from `tail`, a change's start) opens line 2 with what
+                // follows it, commas kept.
+                if (const std::size_t tail = write_first_line_split(out, all.substr(0, fits_)); tail > 0) {
+                    change_.clear();
+                    change_.append(all.substr(tail));
+                    before -= tail;
+                    fits_ -= tail;
+                    pending_.clear();
+                    pending_.append(change_.view());
+                    continue;
+                }
+            }
             write_line(out, all.substr(0, fits_), false, false);
             change_.clear();
             change_.append(all.substr(fits_ + 1));  // after the comma

@@ -34,6 +34,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sluice/mariadb/binlog/rows.hpp"
 #include "sluice/mariadb/cdc/change_events.hpp"
@@ -70,6 +71,12 @@ std::size_t append_line(mariadb::ndjson::Buffer& out, const ChangeEvent& event);
 class TransactionLines {
 public:
     explicit TransactionLines(std::size_t max_line_bytes, std::size_t later_line_bytes = 0);
+    // Part 1 too at most `later_line_bytes`: a transaction that fits one
+    // line of `max_line_bytes` is still that one line, but once it needs
+    // parts, what was held of line 1 goes out cut at change boundaries into
+    // lines of the later bound (the JetStream publisher: a consumer waiting
+    // for the last part then decodes 1 MiB messages only).
+    void split_first_line() noexcept { split_first_ = true; }
     // Formats the part's changes; complete lines are appended to `out`.
     // Returns the changes formatted.
     std::size_t add(mariadb::ndjson::Buffer& out, const TransactionPart& part);
@@ -89,6 +96,10 @@ public:
 private:
     void write_line(mariadb::ndjson::Buffer& out, std::string_view changes, bool last, bool rolled_back);
     std::size_t part_line_size(std::size_t changes_bytes) const noexcept;
+    // Writes line 1's `changes` as part lines of the later bound but for
+    // the last piece; returns where that piece begins (0: nothing written,
+    // the whole fits one such line).
+    std::size_t write_first_line_split(mariadb::ndjson::Buffer& out, std::string_view changes);
 
     std::size_t max_;
     std::size_t later_max_;
@@ -102,6 +113,8 @@ private:
     std::size_t resume_lines_ = 0;
     bool resumed_ = false;           // the transaction in flight continues earlier lines
     bool sized_ = false;             // pending_ has room for a full line 1
+    bool split_first_ = false;       // split_first_line()
+    std::vector<std::size_t> starts_;  // where line 1's changes begin in pending_ (split_first_ only)
 };
 
 // The row changes in transaction lines (0 for the other kinds): each change
