@@ -566,7 +566,11 @@ TEST_F(Pipeline, HugeTransactionsKilledInsideTheUpdateEqualAWholeTransactionRun)
     // Whole transactions: parts larger than any of them.
     Outcome whole = run_pipeline(with("huge_whole", {"--part-changes", "100000000"}), log_path("huge-whole"));
     ASSERT_EQ(whole.status, 0) << whole.log;
-    EXPECT_EQ(whole.log.find("in flight"), std::string::npos) << whole.log;
+    // (Its progress line may still show rows "of a transaction in flight":
+    // they count what the source has read of one, in 1 MiB stream parts
+    // whatever --part-changes is; at 3,000,000 rows the insert takes
+    // seconds to read, so the line says so. An assertion that it did not
+    // held only while every transaction took under the line's second.)
 
     // Killed at the update's first part: the 3 transactions before it are
     // read (the small one, the insert, the small one).
