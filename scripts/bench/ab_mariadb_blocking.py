@@ -14,7 +14,10 @@ Issue 29's goal: every blocking row within 2% of the base (ratio at most
 1.02). scripts/bench/run_mariadb_ab.sh builds both and runs this.
 """
 import argparse
+import datetime
+import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -24,35 +27,124 @@ DEFAULT_PROFILES = ("point_sequential,stream_plain,narrow_plain,wide_plain,meta_
 
 
 def child(binary, env, profile, warmups, reps, cpu):
+    """One child process: (wall ns per unit, client CPU ns per unit).
+
+    The client CPU is the whole child process's user + system time (its
+    rusage: login, warm-ups and timed runs, the same work in A and B) over
+    the timed runs' units: what the client costs, without the server's noise
+    that dominates the wall time of these one-connection profiles."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([binary, "--child-client", "sluice", "--child-workload", profile, "--env", env,
                           "--warmups", str(warmups), "--reps", str(reps), "--client-cpu", str(cpu)],
                          capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         sys.exit(f"{binary} {profile} failed:\n{out.stdout}{out.stderr}")
-    walls, cpus = [], []
+    walls, units_total = [], 0.0
     for line in out.stdout.splitlines():
         f = line.split()
         if f and f[0] == "run":
-            elapsed, units, cpu_ns = float(f[1]), float(f[2]), float(f[5])
+            elapsed, units = float(f[1]), float(f[2])
             walls.append(elapsed / units)
-            if cpu_ns >= 0:
-                cpus.append(cpu_ns / units)
-    return statistics.median(walls), (statistics.median(cpus) if cpus else None)
+            units_total += units
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return statistics.median(walls), cpu_s * 1e9 / units_total
+
+
+def instructions(binary, env, profile, reps):
+    """The client's instructions for one child (login, then `reps` timed
+    runs, no warm-up), counted by callgrind: the same for every run of the
+    same code, whatever the machine's load, unlike the times above."""
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary,
+                          "--child-client", "sluice", "--child-workload", profile, "--env", env,
+                          "--warmups", "0", "--reps", str(reps)],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        sys.exit(f"callgrind of {binary} {profile} failed:\n{out.stdout}{out.stderr}")
+    for line in out.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split("Collected :")[1].split()[0])
+    sys.exit(f"callgrind of {binary} {profile} printed no instruction count:\n{out.stderr}")
+
+
+def machine():
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} CPUs, Linux {os.uname().release}"
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def render(capture):
+    """The report, from the capture alone (so it can be rendered again)."""
+    out = ["# MariaDB client: the blocking rows against the commit before the redesign (issue 29)", "",
+           "Rendered by `scripts/bench/ab_mariadb_blocking.py --render` from `mariadb-ab-capture.json`.", "",
+           f"- Command: `{capture['command']}`",
+           f"- Date (UTC): {capture['date']}",
+           f"- Machine: {capture['machine']} (load average {capture['load_start']} at the start, "
+           f"{capture['load_end']} at the end)",
+           f"- A: this tree ({capture['a']}); B: {capture['b']}",
+           "- Method: each profile's child process of the speed bench (pinned to the last CPU, "
+           f"{capture['warmups']} warm-up and {capture['reps']} timed runs, each validated by count and checksum), "
+           f"A and B in turn, the first of each pair alternating; {capture['pairs']} pairs. A child's figure is the "
+           "median of its runs; the ratio is taken pair by pair, and the table gives the median of the pairs' ratios. "
+           "The client CPU is each child's whole user + system time (rusage: its login, warm-ups and timed runs, "
+           "the same work in A and B): the server's share, which dominates these profiles' wall time and its "
+           "noise, is not in it.",
+           "- Goal (issue 29): every blocking row within 2% of the base: wall A/B at most 1.02.", "",
+           "- Instructions: each build's child once more under callgrind (login, then "
+           f"{capture.get('instructions_reps', 0)} timed run(s), no warm-up): the client's instruction count, which "
+           "does not move with the machine's load; A/B of those counts.", "",
+           "| Profile | Wall A/B (median of pairs) | min..max | Client process CPU A/B | min..max | "
+           "Client instructions A/B | Within 2% (wall) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for pr, r in capture["profiles"].items():
+        wall, cpu = r["wall_ratios"], r["cpu_ratios"]
+        mw = statistics.median(wall)
+        cpu_text = f"{statistics.median(cpu):.3f} | {min(cpu):.3f}..{max(cpu):.3f}" if cpu else "— | —"
+        ir = r.get("instructions")
+        ir_text = f"{ir['a'] / ir['b']:.4f} ({ir['a']:,} / {ir['b']:,})" if ir else "—"
+        out.append(f"| {pr} | {mw:.3f} | {min(wall):.3f}..{max(wall):.3f} | {cpu_text} | {ir_text} | "
+                   f"{'✓' if mw <= 1.02 else '✗'} |")
+    return "\n".join(out) + "\n"
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--a", required=True)
-    p.add_argument("--b", required=True)
-    p.add_argument("--env", required=True)
+    p.add_argument("--a")
+    p.add_argument("--b")
+    p.add_argument("--b-label", default="the base build")
+    p.add_argument("--env")
     p.add_argument("--pairs", type=int, default=5)
     p.add_argument("--warmups", type=int, default=1)
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--client-cpu", type=int, default=os.cpu_count() - 1)
     p.add_argument("--profiles", default=DEFAULT_PROFILES)
+    p.add_argument("--instructions-reps", type=int, default=1,
+                   help="timed runs per child under callgrind (0: no instruction counts)")
+    p.add_argument("--out", help="the JSON capture to write (replaced)")
+    p.add_argument("--render", metavar="CAPTURE", help="only render CAPTURE's report to stdout")
     args = p.parse_args()
+    if args.render:
+        with open(args.render) as f:
+            sys.stdout.write(render(json.load(f)))
+        return
+    if not (args.a and args.b and args.env):
+        p.error("--a, --b and --env are needed to measure")
     profiles = args.profiles.split(",")
     ratios = {pr: ([], []) for pr in profiles}
+    load_start = loadavg()
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     for pair in range(args.pairs):
         for pr in profiles:
             # Alternate which build goes first, so neither always runs on a
@@ -65,13 +157,26 @@ def main():
             if got["a"][1] and got["b"][1]:
                 ratios[pr][1].append(got["a"][1] / got["b"][1])
             print(f"pair {pair + 1} {pr}: wall A/B {ratios[pr][0][-1]:.3f}", file=sys.stderr, flush=True)
-    print("| Profile | Wall A/B (median of pairs) | min..max | Client CPU A/B | min..max | Within 2% |")
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
-    for pr in profiles:
-        wall, cpu = ratios[pr]
-        mw = statistics.median(wall)
-        cpu_text = f"{statistics.median(cpu):.3f} | {min(cpu):.3f}..{max(cpu):.3f}" if cpu else "— | —"
-        print(f"| {pr} | {mw:.3f} | {min(wall):.3f}..{max(wall):.3f} | {cpu_text} | {'✓' if mw <= 1.02 else '✗'} |")
+    counts = {}
+    if args.instructions_reps > 0:
+        for pr in profiles:
+            a_ir = instructions(args.a, args.env, pr, args.instructions_reps)
+            b_ir = instructions(args.b, args.env, pr, args.instructions_reps)
+            counts[pr] = {"a": a_ir, "b": b_ir}
+            print(f"instructions {pr}: A/B {a_ir / b_ir:.4f}", file=sys.stderr, flush=True)
+    capture = {
+        "command": "ab_mariadb_blocking.py " + " ".join(sys.argv[1:]),
+        "date": date, "machine": machine(), "load_start": load_start, "load_end": loadavg(),
+        "a": args.a, "b": args.b_label, "pairs": args.pairs, "warmups": args.warmups, "reps": args.reps,
+        "instructions_reps": args.instructions_reps,
+        "profiles": {pr: {"wall_ratios": ratios[pr][0], "cpu_ratios": ratios[pr][1],
+                          "instructions": counts.get(pr)} for pr in profiles},
+    }
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(capture, f, indent=1)
+            f.write("\n")
+    sys.stdout.write(render(capture))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "access.hpp"
 #include "async_pipeline.hpp"
 #include "session.hpp"
 #include "sluice/mariadb/async_pipeline.hpp"
@@ -543,7 +542,7 @@ void AsyncConnection::start_query(std::string_view sql) {
 void AsyncConnection::start_execute(const Statement& statement, std::span<const protocol::ParamValue> values) {
     Impl& im = *impl_;
     Statement& stmt = const_cast<Statement&>(statement);  // its column cache is updated by the result
-    if (stmt.closed() || &detail::Access::session(stmt) != im.session.get()) {
+    if (stmt.closed() || &stmt.session() != im.session.get()) {
         throw Error(ErrorKind::usage, "statement does not belong to this AsyncConnection");
     }
     if (values.size() != stmt.param_count()) {
@@ -552,7 +551,7 @@ void AsyncConnection::start_execute(const Statement& statement, std::span<const 
     }
     im.begin_command(Impl::Op::execute);
     exchange::write_execute(im.session->outbox, stmt.id(), values, im.o().long_data_threshold);
-    im.start_response(true, &detail::Access::columns(stmt));
+    im.start_response(true, &stmt.columns_);
 }
 
 void AsyncConnection::start_prepare(std::string_view sql) {
@@ -707,8 +706,8 @@ std::uint16_t AsyncConnection::response_error_code() const noexcept {
 }
 
 void AsyncConnection::forget_statement(Statement& statement) noexcept {
-    if (!statement.closed() && &detail::Access::session(statement) == impl_->session.get()) {
-        detail::Access::detach(statement);
+    if (!statement.closed() && &statement.session() == impl_->session.get()) {
+        statement.detach();
     }
 }
 

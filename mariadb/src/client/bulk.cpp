@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "access.hpp"
+#include "session.hpp"
 #include "sluice/mariadb/exchange/bulk_execute.hpp"
 #include "sluice/mariadb/protocol/constants.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
@@ -47,7 +47,7 @@ BulkResult execute_sequential(Statement& stmt, const BulkRows& rows, std::span<B
 }  // namespace
 
 BulkResult execute_bulk(Statement& stmt, const BulkRows& rows, const BulkOptions& options) {
-    detail::Session& s = detail::Access::session(stmt);
+    detail::Session& s = stmt.session();
     const std::size_t params = stmt.param_count();
     if (params == 0) throw Error(ErrorKind::usage, "bulk execution needs a statement with parameters");
     const bool server_bulk = s.capabilities & cap::mariadb_stmt_bulk_operations;

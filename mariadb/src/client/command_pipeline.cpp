@@ -24,8 +24,8 @@
 #include <deque>
 #include <string>
 
-#include "access.hpp"
 #include "blocking_runner.hpp"
+#include "session.hpp"
 #include "pipeline_read_ahead.hpp"
 #include "sluice/mariadb/exchange/command_pipeline.hpp"
 #include "sluice/mariadb/exchange/local_infile.hpp"
@@ -638,7 +638,7 @@ Statement StepResult::take_statement() {
 // ---- Pipeline -----------------------------------------------------------
 
 Pipeline::Pipeline(Connection& conn, PipelineOptions options)
-    : state_(std::make_unique<State>(this, detail::Access::session(conn), options, false)) {}
+    : state_(std::make_unique<State>(this, conn.session(), options, false)) {}
 
 Pipeline::Pipeline(detail::Session& session, PipelineOptions options, ReadAhead)
     : state_(std::make_unique<State>(this, session, options, true)) {}
@@ -705,19 +705,17 @@ Pipeline::~Pipeline() { state_->abandon(); }
 std::size_t Pipeline::outstanding() const noexcept { return state_->ring.size(); }
 const PipelineOptions& Pipeline::options() const noexcept { return state_->options; }
 
-namespace {
-detail::Session& session_of(Statement& stmt, detail::Session& pipeline_session) {
-    detail::Session& s = detail::Access::session(stmt);  // Error{usage} when closed
-    if (&s != &pipeline_session) {
+detail::Session& Pipeline::session_of(Statement& stmt) {
+    detail::Session& s = stmt.session();  // Error{usage} when closed
+    if (&s != &state_->s()) {
         throw Error(ErrorKind::usage, "statement belongs to another connection than the pipeline's");
     }
     return s;
 }
-}  // namespace
 
 std::size_t Pipeline::execute_values(Statement& stmt, std::span<const ParamValue> values, StepHandler on_result) {
     State& st = *state_;
-    detail::Session& s = session_of(stmt, st.s());
+    detail::Session& s = session_of(stmt);
     if (values.size() != stmt.param_count()) {
         throw Error(ErrorKind::usage, "statement has " + std::to_string(stmt.param_count()) + " parameters, " +
                                           std::to_string(values.size()) + " values given");
@@ -725,8 +723,8 @@ std::size_t Pipeline::execute_values(Statement& stmt, std::span<const ParamValue
     st.begin();
     // Long text/blob values go first as COM_STMT_SEND_LONG_DATA commands
     // (no reply), as Statement::execute sends them.
-    const std::size_t bytes = st.wire.stage_execute(detail::Access::id(stmt), values, s.options.long_data_threshold,
-                                                    &detail::Access::columns(stmt));
+    const std::size_t bytes = st.wire.stage_execute(stmt.id(), values, s.options.long_data_threshold,
+                                                    &stmt.columns_);
     return st.queue(StepKind::execute, bytes, std::move(on_result));
 }
 
@@ -744,19 +742,19 @@ std::size_t Pipeline::prepare(std::string_view sql, StepHandler on_result) {
 
 std::size_t Pipeline::reset_statement(Statement& stmt, StepHandler on_result) {
     State& st = *state_;
-    session_of(stmt, st.s());
+    session_of(stmt);
     st.begin();
-    const std::size_t bytes = st.wire.stage_statement_command(StepKind::reset_statement, detail::Access::id(stmt));
+    const std::size_t bytes = st.wire.stage_statement_command(StepKind::reset_statement, stmt.id());
     return st.queue(StepKind::reset_statement, bytes, std::move(on_result));
 }
 
 std::size_t Pipeline::close_statement(Statement& stmt) {
     State& st = *state_;
-    session_of(stmt, st.s());
+    session_of(stmt);
     st.begin();
-    const std::size_t bytes = st.wire.stage_statement_command(StepKind::close_statement, detail::Access::id(stmt));
+    const std::size_t bytes = st.wire.stage_statement_command(StepKind::close_statement, stmt.id());
     const std::size_t index = st.queue(StepKind::close_statement, bytes, {});
-    detail::Access::detach(stmt);  // closed by this step: its destructor must not close it again
+    stmt.detach();  // closed by this step: its destructor must not close it again
     return index;
 }
 

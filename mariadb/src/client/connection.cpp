@@ -152,6 +152,16 @@ std::string_view Connection::server_version() const noexcept {
     return session_ ? std::string_view(session_->server_version) : std::string_view{};
 }
 std::uint64_t Connection::capabilities() const noexcept { return session_ ? session_->capabilities : 0; }
+std::uint16_t Connection::server_status() const noexcept { return session_ ? session_->result.server_status : 0; }
+int Connection::native_handle() const noexcept {
+    if (!session_ || session_->is_broken || !session_->channel) return -1;
+    return session_->channel->socket().fd();
+}
+
+detail::Session& Connection::session() {
+    if (!session_) throw Error(ErrorKind::usage, "connection was moved from");
+    return *session_;
+}
 std::string Connection::tls_version() const {
     return session_ && session_->channel ? session_->channel->tls_version() : std::string{};
 }

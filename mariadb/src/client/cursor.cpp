@@ -5,7 +5,7 @@
 #include <optional>
 #include <utility>
 
-#include "access.hpp"
+#include "session.hpp"
 #include "sluice/mariadb/exchange/cursor_fetch.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
 #include "sluice/mariadb/protocol/result_head.hpp"
@@ -135,12 +135,12 @@ Cursor Cursor::open_values(Statement& stmt, std::uint32_t fetch_size, std::span<
         throw Error(ErrorKind::usage, "statement has " + std::to_string(stmt.param_count()) + " parameters, " +
                                           std::to_string(values.size()) + " values given");
     }
-    detail::Session& s = detail::Access::session(stmt);
+    detail::Session& s = stmt.session();
     auto st = std::make_unique<State>(s, stmt, fetch_size);
     s.guarded([&] {
         s.begin_command();
         s.send([&](Writer& w) { write_stmt_execute(w, stmt.id(), values, cursor_flag::read_only); });
-        s.read_result_head(true, &detail::Access::columns(stmt));
+        s.read_result_head(true, &stmt.columns_);
         if (s.result.phase == detail::Phase::idle) {  // no result set (not a SELECT): nothing to fetch
             st->fetch.mark_server_done();
             return;

@@ -10,7 +10,6 @@
 #include <optional>
 #include <utility>
 
-#include "access.hpp"
 #include "sluice/mariadb/pipeline.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 #include "sluice/mariadb/protocol/responses.hpp"
@@ -49,7 +48,7 @@ struct PoolSlot {
     // forget them without COM_STMT_CLOSE, keep their SQL.
     void forget_statements() noexcept {
         for (auto& [sql, pooled] : statements) {
-            if (pooled.statement) Access::detach(*pooled.statement);
+            if (pooled.statement) pooled.statement->detach();
             pooled.statement.reset();
         }
     }
@@ -67,7 +66,7 @@ namespace {
 // lent, without waiting for ping_after_idle.
 bool closed_while_idle(Connection& c) noexcept {
     if (c.broken()) return true;
-    pollfd p{detail::Access::session(c).chan().socket().fd(), POLLIN, 0};
+    pollfd p{c.native_handle(), POLLIN, 0};
     int ready = 0;
     do {
         ready = ::poll(&p, 1, 0);
@@ -189,7 +188,7 @@ std::unique_ptr<PoolSlot> Pool::take_idle(std::vector<std::unique_ptr<PoolSlot>>
     std::array<pollfd, ready_window> fds{};
     for (std::size_t i = 0; i < n; ++i) {
         Connection& c = *idle_[idle_.size() - 1 - i]->conn;
-        fds[i] = pollfd{c.broken() ? -1 : detail::Access::session(c).chan().socket().fd(), POLLIN, 0};
+        fds[i] = pollfd{c.native_handle(), POLLIN, 0};  // -1 (broken) is skipped by poll
     }
     int polled = 0;
     do {

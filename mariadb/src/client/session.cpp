@@ -98,11 +98,6 @@ void Session::read_result_head(bool binary_rows, std::shared_ptr<std::vector<Col
     }
 }
 
-bool Session::next_row() {
-    if (result.phase != Phase::rows) return false;
-    return result.row_packet(read());
-}
-
 bool Session::next_result() {
     while (result.phase == Phase::rows) next_row();
     if (result.phase != Phase::more_results) return false;

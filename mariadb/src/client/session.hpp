@@ -169,7 +169,8 @@ struct Session {
     void read_result_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr,
                           exchange::LocalInfileSource* infile = nullptr);
     // Next row of the current result into result.row; false at its end.
-    bool next_row();
+    // Inline: it is the row loop of every blocking result.
+    bool next_row() { return result.phase == Phase::rows && result.row_packet(read()); }
     // Moves to the next result; false when none.
     bool next_result();
     void drain();

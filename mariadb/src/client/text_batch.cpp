@@ -3,7 +3,6 @@
 #include <charconv>
 #include <cmath>
 
-#include "access.hpp"
 #include "sluice/mariadb/protocol/constants.hpp"
 
 namespace sluice::mariadb {
@@ -86,7 +85,7 @@ void append_literal(std::string& out, const ParamValue& v, bool no_backslash_esc
 }
 
 bool no_backslash_escapes(Connection& conn) {
-    return detail::Access::session(conn).result.server_status & protocol::status::no_backslash_escapes;
+    return conn.server_status() & protocol::status::no_backslash_escapes;
 }
 
 InsertBatch::InsertBatch(Connection& conn, std::string prefix, std::size_t max_statement_bytes)

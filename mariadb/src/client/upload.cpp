@@ -4,19 +4,16 @@
 #include <string>
 #include <vector>
 
-#include "access.hpp"
+#include "session.hpp"
 #include "sluice/mariadb/exchange/local_infile.hpp"
 #include "sluice/mariadb/protocol/commands.hpp"
 
 namespace sluice::mariadb {
 
-OkInfo upload(Connection& conn, std::string_view sql, std::string_view name, const UploadReader& reader,
-              const UploadOptions& options) {
-    detail::Session& s = detail::Access::session(conn);
-    // Registered for this one command: only its head's request is answered
-    // from it (exchange/local_infile.hpp).
-    exchange::LocalInfileSource source{name, &reader,
-                                       std::vector<std::uint8_t>(std::max<std::size_t>(options.chunk_size, 1))};
+namespace detail {
+OkInfo run_upload(Connection& conn, std::string_view sql, exchange::LocalInfileSource& source) {
+    Session& s = conn.session();
+    const std::string_view name = source.name;
     return s.guarded([&] {
         s.begin_command();
         s.send([&](protocol::Writer& w) { protocol::write_command(w, protocol::Command::query, sql); });
@@ -28,6 +25,16 @@ OkInfo upload(Connection& conn, std::string_view sql, std::string_view name, con
         }
         return s.result.ok;
     });
+}
+}  // namespace detail
+
+OkInfo upload(Connection& conn, std::string_view sql, std::string_view name, const UploadReader& reader,
+              const UploadOptions& options) {
+    // Registered for this one command: only its head's request is answered
+    // from it (exchange/local_infile.hpp).
+    exchange::LocalInfileSource source{name, &reader,
+                                       std::vector<std::uint8_t>(std::max<std::size_t>(options.chunk_size, 1))};
+    return detail::run_upload(conn, sql, source);
 }
 
 OkInfo upload(Connection& conn, std::string_view sql, std::string_view name, std::istream& in,

@@ -73,23 +73,6 @@ Bytes Reader::rest() noexcept {
     return b;
 }
 
-void Writer::u16(std::uint16_t v) {
-    out_.push_back(static_cast<std::uint8_t>(v));
-    out_.push_back(static_cast<std::uint8_t>(v >> 8));
-}
-
-void Writer::u24(std::uint32_t v) {
-    for (int i = 0; i < 3; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-void Writer::u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-void Writer::u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 void Writer::lenenc(std::uint64_t v) {
     if (v < 0xFB) {
         u8(static_cast<std::uint8_t>(v));

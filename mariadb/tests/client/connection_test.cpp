@@ -1,8 +1,11 @@
 // Text protocol, session commands and errors against the real server.
 #include <gtest/gtest.h>
+#include <poll.h>
 
 #include "server_env.hpp"
 #include "sluice/mariadb/mariadb.hpp"
+#include "sluice/mariadb/protocol/constants.hpp"
+#include "sluice/mariadb/text_batch.hpp"
 
 namespace sluice::mariadb {
 namespace {
@@ -200,6 +203,37 @@ TEST(Connection, ClosedConnectionThrowsBroken) {
     c.close();
     EXPECT_TRUE(c.broken());
     EXPECT_EQ(test::kind_of([&] { c.query("SELECT 1"); }), ErrorKind::broken);
+}
+
+TEST(Connection, ServerStatusFollowsTheLastReply) {
+    namespace st = protocol::status;
+    Connection c = admin();
+    EXPECT_TRUE(c.server_status() & st::autocommit);
+    EXPECT_FALSE(c.server_status() & st::in_trans);
+    c.execute("START TRANSACTION");
+    EXPECT_TRUE(c.server_status() & st::in_trans);
+    c.execute("ROLLBACK");
+    EXPECT_FALSE(c.server_status() & st::in_trans);
+    c.execute("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')");
+    EXPECT_TRUE(c.server_status() & st::no_backslash_escapes);
+    EXPECT_TRUE(no_backslash_escapes(c));  // text_batch.hpp reads the same flag
+    c.execute("SET SESSION sql_mode = ''");
+    EXPECT_FALSE(c.server_status() & st::no_backslash_escapes);
+}
+
+TEST(Connection, NativeHandleIsTheSocketReadableOnlyOnceTheServerClosesIt) {
+    Connection victim = admin();
+    const int fd = victim.native_handle();
+    ASSERT_GE(fd, 0);
+    victim.execute("DO 1");
+    pollfd idle{fd, POLLIN, 0};
+    EXPECT_EQ(::poll(&idle, 1, 0), 0) << "every reply was read: nothing to read while idle";
+    Connection killer = admin();
+    killer.execute("KILL CONNECTION " + std::to_string(victim.connection_id()));
+    pollfd closed{fd, POLLIN, 0};
+    EXPECT_EQ(::poll(&closed, 1, 5000), 1) << "the server's close makes the idle socket readable";
+    victim.close();
+    EXPECT_EQ(victim.native_handle(), -1);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -87,6 +88,80 @@ TEST(ExchangeSequencing, LoginRefusesCleartextWithoutTls) {
     const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
     ASSERT_EQ(run.events.size(), 1U);
     EXPECT_EQ(run.events[0].rfind("error auth: ", 0), 0U) << run.events[0];
+}
+
+// Every plugin the client speaks runs through the login exchange on bytes
+// alone (GSSAPI's success needs a KDC's ticket and the server's acceptor:
+// Login.GssapiWithTheTicketFromTheKdc runs it against the real server).
+TEST(ExchangeSequencing, LoginSwitchedToClearPasswordWhenPlainTcpIsAllowed) {
+    ConnectOptions o = plain_options();
+    o.allow_cleartext = true;
+    const Bytes server = Script{}
+                             .packet(0, handshake_payload())
+                             .packet(2, auth_switch("mysql_clear_password", {}))
+                             .packet(4, ok_payload())
+                             .bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(o));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("logged in", 0), 0U) << run.events[0];
+    // The last packet sent: sequence 3, the password and its NUL.
+    const std::string password = o.password + '\0';
+    const std::size_t header = run.sent.size() - password.size() - 4;
+    EXPECT_EQ(run.sent[header], password.size());
+    EXPECT_EQ(run.sent[header + 3], 3);
+    EXPECT_EQ(std::string(run.sent.begin() + static_cast<std::ptrdiff_t>(header) + 4, run.sent.end()), password);
+}
+
+TEST(ExchangeSequencing, LoginThroughThePamDialogAnswersEveryQuestion) {
+    ConnectOptions o = plain_options();
+    o.allow_cleartext = true;
+    const std::string first = "\x04Password: ";
+    const std::string second = "\x02One-time code: ";
+    const Bytes server = Script{}
+                             .packet(0, handshake_payload())
+                             .packet(2, auth_switch("dialog", Bytes(first.begin(), first.end())))
+                             .packet(4, Bytes(second.begin(), second.end()))
+                             .packet(6, ok_payload())
+                             .bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(o));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("logged in", 0), 0U) << run.events[0];
+    // Both questions answered with the password (sequence 3 and 5).
+    const std::string sent(run.sent.begin(), run.sent.end());
+    const std::size_t one = sent.find(o.password + '\0');
+    ASSERT_NE(one, std::string::npos);
+    EXPECT_EQ(sent[one - 1], 3);
+    const std::size_t two = sent.find(o.password + '\0', one + 1);
+    ASSERT_NE(two, std::string::npos);
+    EXPECT_EQ(sent[two - 1], 5);
+}
+
+TEST(ExchangeSequencing, LoginThroughThePamDialogIsRefusedOnPlainTcp) {
+    const std::string first = "\x04Password: ";
+    const Bytes server = Script{}
+                             .packet(0, handshake_payload())
+                             .packet(2, auth_switch("dialog", Bytes(first.begin(), first.end())))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("error auth: ", 0), 0U) << run.events[0];
+    const std::string sent(run.sent.begin(), run.sent.end());
+    EXPECT_EQ(sent.find(plain_options().password), std::string::npos) << "the password never left";
+}
+
+TEST(ExchangeSequencing, LoginSwitchedToGssapiWithoutATicketIsAnAuthErrorNamingTheCache) {
+    ::setenv("KRB5CCNAME", "FILE:/nonexistent/sluice-sequencing-no-ccache", 1);
+    const std::string spn = std::string("mariadb/localhost@SLUICE.TEST") + '\0';
+    const Bytes server = Script{}
+                             .packet(0, handshake_payload())
+                             .packet(2, auth_switch("auth_gssapi_client", Bytes(spn.begin(), spn.end())))
+                             .bytes;
+    const Transcript run = same_for_every_split(server, login_scenario(plain_options()));
+    ::unsetenv("KRB5CCNAME");
+    ASSERT_EQ(run.events.size(), 1U);
+    EXPECT_EQ(run.events[0].rfind("error auth: ", 0), 0U) << run.events[0];
+    EXPECT_NE(run.events[0].find("mariadb/localhost@SLUICE.TEST"), std::string::npos) << run.events[0];
+    EXPECT_NE(run.events[0].find("/nonexistent/sluice-sequencing-no-ccache"), std::string::npos) << run.events[0];
 }
 
 TEST(ExchangeSequencing, LoginErrorFromTheServer) {

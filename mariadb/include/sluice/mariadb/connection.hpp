@@ -20,9 +20,16 @@
 
 namespace sluice::mariadb {
 
+namespace exchange {
+struct LocalInfileSource;
+}
+class Connection;
 namespace detail {
 class ExclusiveConnection;
-}
+// LOAD DATA LOCAL INFILE from `source` (src/client/upload.cpp, behind upload()).
+OkInfo run_upload(Connection& conn, std::string_view sql, exchange::LocalInfileSource& source);
+}  // namespace detail
+class Pipeline;
 
 class Connection {
 public:
@@ -59,16 +66,29 @@ public:
     std::uint32_t connection_id() const noexcept;
     std::string_view server_version() const noexcept;
     std::uint64_t capabilities() const noexcept;  // as negotiated
+    // The server status flags of its last reply (protocol::status::...:
+    // in a transaction, autocommit, NO_BACKSLASH_ESCAPES, ...); 0 when
+    // moved from.
+    std::uint16_t server_status() const noexcept;
+    // The socket's file descriptor, for poll/epoll (-1 when closed, broken
+    // or moved from). Readable while no command runs means the server
+    // closed the connection (the pool's idle check). Not for reading or
+    // writing: the connection owns the stream (and its TLS state).
+    int native_handle() const noexcept;
     std::string tls_version() const;
     // True when the TLS handshake resumed a session kept from an earlier
     // connection (ConnectOptions::tls_session_reuse).
     bool tls_session_reused() const noexcept;
 
 private:
-    friend struct detail::Access;  // the speed features (src/client/access.hpp)
+    // Who else runs commands on the session, each in its own file. The
+    // whole list: the rest of the library goes through the public API.
+    friend class Pipeline;  // src/client/command_pipeline.cpp
     // A connection given over to one exchange, the binlog dump (src/client/exclusive_connection.hpp).
     friend class detail::ExclusiveConnection;
+    friend OkInfo detail::run_upload(Connection&, std::string_view, exchange::LocalInfileSource&);  // upload.cpp
     explicit Connection(std::unique_ptr<detail::Session> session) noexcept;
+    detail::Session& session();  // Error{usage} when moved from
     std::unique_ptr<detail::Session> session_;
 };
 

@@ -232,6 +232,8 @@ private:
     friend struct detail::PipelineReadAhead;
     struct ReadAhead {};
     Pipeline(detail::Session& session, PipelineOptions options, ReadAhead);
+    // stmt's session, which must be this pipeline's (else Error{usage}).
+    detail::Session& session_of(Statement& stmt);
     struct State;
     std::unique_ptr<State> state_;
 };

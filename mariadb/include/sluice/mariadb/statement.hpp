@@ -36,8 +36,16 @@ namespace sluice::mariadb {
 
 namespace detail {
 struct Session;
-struct Access;
+struct PoolSlot;
 }
+class Cursor;
+class Pipeline;
+class AsyncConnection;
+struct BulkRows;
+struct BulkOptions;
+struct BulkResult;
+class Statement;
+BulkResult execute_bulk(Statement& stmt, const BulkRows& rows, const BulkOptions& options);  // bulk.hpp
 
 // How one C++ argument is sent. The views it keeps point into the argument,
 // which outlives the execute() call that binds it.
@@ -156,8 +164,18 @@ public:
     bool closed() const noexcept { return session_ == nullptr; }
 
 private:
-    friend struct detail::Access;  // the speed features (src/client/access.hpp)
-    detail::Session& session() const;
+    // Who else runs commands on a statement, each in its own file: they use
+    // its session, its column cache (which a result may update) or forget it
+    // after COM_RESET_CONNECTION dropped it on the server. The whole list.
+    friend class Cursor;                // src/client/cursor.cpp
+    friend class Pipeline;              // src/client/command_pipeline.cpp
+    friend class AsyncConnection;       // src/client/async_connection.cpp
+    friend struct detail::PoolSlot;     // src/client/pool.cpp (forgets them)
+    friend BulkResult execute_bulk(Statement&, const BulkRows&, const BulkOptions&);  // src/client/bulk.cpp
+    detail::Session& session() const;  // Error{usage} when closed
+    // Forgets the statement without COM_STMT_CLOSE: after COM_RESET_CONNECTION
+    // the server already dropped it, and its id may be reused.
+    void detach() noexcept { session_ = nullptr; }
     detail::Session* session_;
     std::uint32_t id_;
     std::vector<Column> params_;

@@ -90,10 +90,10 @@ public:
     explicit Writer(std::vector<std::uint8_t>& out) noexcept : out_(out) {}
 
     void u8(std::uint8_t v) { out_.push_back(v); }
-    void u16(std::uint16_t v);
-    void u24(std::uint32_t v);
-    void u32(std::uint32_t v);
-    void u64(std::uint64_t v);
+    void u16(std::uint16_t v) { little_endian<2>(v); }
+    void u24(std::uint32_t v) { little_endian<3>(v); }
+    void u32(std::uint32_t v) { little_endian<4>(v); }
+    void u64(std::uint64_t v) { little_endian<8>(v); }
     void lenenc(std::uint64_t v);
     void lenenc_bytes(Bytes b);
     void lenenc_text(std::string_view s) { lenenc_bytes(as_bytes(s)); }
@@ -105,6 +105,16 @@ public:
     std::vector<std::uint8_t>& buffer() noexcept { return out_; }
 
 private:
+    // One append of N bytes, not N push_backs (each with its own capacity
+    // check): every execute writes a statement id, an iteration count and
+    // its integer parameters through here.
+    template <std::size_t N>
+    void little_endian(std::uint64_t v) {
+        std::uint8_t b[N];
+        for (std::size_t i = 0; i < N; ++i) b[i] = static_cast<std::uint8_t>(v >> (8 * i));
+        out_.insert(out_.end(), b, b + N);
+    }
+
     std::vector<std::uint8_t>& out_;
 };
 
