@@ -17,7 +17,7 @@
 //     the time its COMMIT returned.
 //  3. large transaction (issue 25): N rows inserted in ONE source transaction
 //     (key id % 1000, ts id / 800: 1,000 sessions), published once (part
-//     messages); the single process on the binlog and one worker on the
+//     messages; the publisher's wall time and peak RSS too); the single process on the binlog and one worker on the
 //     stream each apply it with --until-end, runs interleaved; wall time and
 //     peak RSS (wait4 ru_maxrss: the process's VmHWM) of each.
 // Usage: scaleout_bench --env ENV --pipeline CLI --mariadb-cli CLI [--rows N]
@@ -37,6 +37,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "bench_engine_alone.hpp"
@@ -341,10 +342,14 @@ int main(int argc, char** argv) {
               std::to_string(large_rows) + ") SELECT n, CONCAT('k', n MOD 1000), n DIV 800, n MOD 97 + 0.5 FROM s");
     const std::string large_stream = "SCALE_LARGE";
     nats.delete_stream(large_stream);
+    // The publisher is measured too: `cdc --to nats://` on the huge
+    // transaction, its peak RSS against the CDC bound (64 MiB, issue 25).
+    double publisher_wall = 0, publisher_rss = 0;
     {
         std::vector<std::string> pub = b.publish_args(start3, "bench.scale_large", large_stream);
         pub.push_back("--until-end");
-        if (wait_for(spawn(pub)) != 0) throw std::runtime_error("large transaction: publisher failed");
+        std::tie(publisher_wall, publisher_rss) = run_measured(pub);
+        std::cerr << "large transaction: publisher " << publisher_wall << " s, " << publisher_rss << " MiB\n";
     }
     const std::uint64_t large_messages = nats.stream_state(large_stream)->last_seq;
     // The transaction's part messages: the first is filled up to the line
@@ -414,6 +419,7 @@ int main(int argc, char** argv) {
     out << "\n  },\n  \"large_transaction\": {\"rows\": " << large_rows << ", \"messages\": " << large_messages
         << ", \"first_part_bytes\": " << first_part_bytes
         << ", \"largest_later_part_bytes\": " << largest_later_part_bytes
+        << ", \"publisher_wall_s\": " << publisher_wall << ", \"publisher_peak_rss_mib\": " << publisher_rss
         << ", \"runs\": " << runs << ", \"single_wall_s\": " << json_array(large_single_wall)
         << ", \"single_peak_rss_mib\": " << json_array(large_single_rss)
         << ",\n    \"worker_wall_s\": " << json_array(large_worker_wall)

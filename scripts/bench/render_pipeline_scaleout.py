@@ -124,6 +124,17 @@ subscription's pending limit of 32 MiB, which 1 MiB part messages can fill.
                  f"{lt['largest_later_part_bytes'] / 1048576:.2f} MiB")
     else:
         parts = "part messages of at most 8 MiB"
+    publisher_row, publisher_goal = "", ""
+    if "publisher_peak_rss_mib" in lt:
+        pw, prss = lt["publisher_wall_s"], lt["publisher_peak_rss_mib"]
+        publisher_row = (f"| the publisher (`cdc --to nats://`, once) | {pw:.2f} s | {lt['rows'] / pw:,.0f} | "
+                         f"{prss:,.0f} MiB |\n")
+        publisher_goal = f"""
+The publisher's peak RSS against the CDC bound (issue 25: at most 64 MiB
+whatever the transaction's size): {"met" if prss <= 64 else "**not met**"} ({prss:,.1f} MiB). It holds
+what it has formatted of the transaction's line up to one message's bound,
+the offsets of its changes, and the unacknowledged messages.
+"""
     return f"""
 ## Large transaction (issue 25): a worker's memory
 
@@ -138,7 +149,7 @@ equal), medians of {lt['runs']}. Peak RSS: the process's VmHWM (wait4 ru_maxrss)
 | --- | ---: | ---: | ---: |
 | one process on the binlog | {sw:.2f} s | {lt['rows'] / sw:,.0f} | {srss:,.0f} MiB |
 | one worker on the stream | {ww:.2f} s | {lt['rows'] / ww:,.0f} | {wrss:,.0f} MiB |
-
+{publisher_row}
 All runs: single {', '.join(f'{x:.2f}' for x in lt['single_wall_s'])} s, {', '.join(f'{x:.0f}' for x in lt['single_peak_rss_mib'])} MiB;
 worker {', '.join(f'{x:.2f}' for x in lt['worker_wall_s'])} s, {', '.join(f'{x:.0f}' for x in lt['worker_peak_rss_mib'])} MiB.
 
@@ -146,7 +157,7 @@ Goal (issue 25, read strictly): the worker's peak RSS at most the single
 process's plus 32 MiB of NATS buffers: {goal} ({wrss - srss:+,.0f} MiB). The worker holds one
 message's part line and `--part-changes` mapped changes at a time
 (docs/pipeline.md, "Huge transactions").
-{engine_line}"""
+{engine_line}{publisher_goal}"""
 
 
 if __name__ == "__main__":

@@ -339,9 +339,7 @@ void PacketChannel::send_packet(std::span<const std::uint8_t> payload) {
     flush();
 }
 
-void PacketChannel::reset_sequence() {
-    sequence_ = 0;
-    if (!compression_) return;
+void PacketChannel::mark_compressed_command_start() {
     Compression& c = *compression_;
     if (out_.empty()) {
         c.sequence = 0;

@@ -24,23 +24,25 @@ void RowBatchReader::expect(RowBatch* into, std::size_t max_rows) noexcept {
     if (into_) into_->clear();
 }
 
-Step RowBatchReader::resume(Bytes p) {
+Step RowBatchReader::resume_not_a_row(Bytes p) {
     if (is_err(p)) throw_server_error(p);
     if (is_end_of_rows(p, deprecate_eof_)) {
         if (into_) into_->offsets.push_back(into_->bytes.size());
         status_ = end_of_rows_status(p, deprecate_eof_, capabilities_, nullptr);
         return Step::done;
     }
-    if (rows_ == max_rows_) {
-        throw Error(ErrorKind::protocol, "server sent more than " + std::to_string(max_rows_) +
-                                             " rows in reply to a COM_STMT_FETCH of " + std::to_string(max_rows_));
-    }
+    if (rows_ == max_rows_) too_many_rows();
     ++rows_;
     if (into_) {
         into_->offsets.push_back(into_->bytes.size());
         into_->bytes.insert(into_->bytes.end(), p.begin(), p.end());
     }
     return Step::read;
+}
+
+void RowBatchReader::too_many_rows() const {
+    throw Error(ErrorKind::protocol, "server sent more than " + std::to_string(max_rows_) +
+                                         " rows in reply to a COM_STMT_FETCH of " + std::to_string(max_rows_));
 }
 
 CursorFetchExchange::CursorFetchExchange(std::uint64_t capabilities, bool deprecate_eof, std::uint32_t statement_id,
@@ -76,18 +78,12 @@ Step CursorFetchExchange::receive() {
     return Step::read;
 }
 
-Step CursorFetchExchange::resume(Bytes p) {
-    switch (state_) {
-        case State::sending:  // it went out: its reply is owed
-            ++fetches_;
-            in_flight_ = true;
-            state_ = State::idle;
-            return Step::done;
-        case State::reading_open:
-        case State::reading_fetch:
-            if (reader_.resume(p) == Step::read) return Step::read;
-            return rows_end();
-        case State::idle: break;
+Step CursorFetchExchange::resume_sent() {
+    if (state_ == State::sending) {  // it went out: its reply is owed
+        ++fetches_;
+        in_flight_ = true;
+        state_ = State::idle;
+        return Step::done;
     }
     throw Error(ErrorKind::usage, "cursor exchange resumed with nothing to read");
 }

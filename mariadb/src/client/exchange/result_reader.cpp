@@ -10,16 +10,6 @@ namespace sluice::mariadb::exchange {
 
 using namespace protocol;
 
-void ResultReader::expect_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns) {
-    phase = Phase::head;
-    statement_columns_ = statement_columns;
-    binary = binary_rows;
-    columns.clear();
-    cached_columns.reset();
-    result_columns = &columns;
-    ok = OkInfo{};
-}
-
 void ResultReader::reset() noexcept {
     phase = Phase::idle;
     statement_columns_ = nullptr;
@@ -106,22 +96,25 @@ Step ResultReader::head_ready() {
     return Step::done;
 }
 
-bool ResultReader::row_packet(Bytes p) {
+bool ResultReader::ends_rows(Bytes p) {
     if (is_err(p)) {
         phase = Phase::idle;
         throw_server_error(p);
     }
     if (is_end_of_rows(p, deprecate_eof_)) {
         end_rows(p);
-        return false;
+        return true;
     }
+    return false;
+}
+
+void ResultReader::decode_row(Bytes p) {
     if (binary) {
         decode_binary_row(p, types, fields);
     } else {
         decode_text_row(p, fields);
     }
     row = Row(result_columns, fields, binary);
-    return true;
 }
 
 }  // namespace sluice::mariadb::exchange

@@ -47,11 +47,28 @@ public:
     // Rows go into `into` (cleared first); with null they are skipped.
     void expect(RowBatch* into, std::size_t max_rows = std::numeric_limits<std::size_t>::max()) noexcept;
     // Step::read until the end of rows (Step::done); a server ERR throws.
-    Step resume(protocol::Bytes packet);
+    // Inline: it runs once per row inside the driver's read loop (a call
+    // per row here and in the cursor's resume had cost the blocking cursor
+    // 9% more instructions than its loop before the exchanges).
+    Step resume(protocol::Bytes packet) {
+        if (packet.empty() || packet[0] == 0xFF || packet[0] == 0xFE) return resume_not_a_row(packet);
+        if (rows_ == max_rows_) too_many_rows();
+        ++rows_;
+        if (into_) {
+            into_->offsets.push_back(into_->bytes.size());
+            into_->bytes.insert(into_->bytes.end(), packet.begin(), packet.end());
+        }
+        return Step::read;
+    }
     // After Step::done: the end-of-rows packet's status flags.
     std::uint16_t status() const noexcept { return status_; }
 
 private:
+    // An ERR, the end of the rows (EOF, or OK with 0xFE), or a row starting
+    // with 0xFE or empty (which only the full check tells apart).
+    Step resume_not_a_row(protocol::Bytes packet);
+    [[noreturn]] void too_many_rows() const;
+
     std::uint64_t capabilities_;
     bool deprecate_eof_;
     RowBatch* into_ = nullptr;
@@ -77,7 +94,13 @@ public:
     Step send_fetch(Outbox& out);
     // The in-flight fetch's reply is next: Step::read, into `next`.
     Step receive();
-    Step resume(protocol::Bytes input);
+    Step resume(protocol::Bytes input) {
+        if (state_ == State::reading_open || state_ == State::reading_fetch) {
+            if (reader_.resume(input) == Step::read) return Step::read;
+            return rows_end();
+        }
+        return resume_sent();
+    }
 
     // The status flags of the last end of rows read (open or fetch).
     std::uint16_t last_status() const noexcept { return last_status_; }
@@ -96,6 +119,7 @@ public:
 private:
     enum class State { idle, sending, reading_open, reading_fetch };
     Step rows_end();
+    Step resume_sent();
 
     std::uint32_t statement_id_;
     std::uint32_t fetch_size_;

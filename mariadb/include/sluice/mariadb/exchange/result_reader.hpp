@@ -50,14 +50,32 @@ public:
     // as they are (no copy) when the server skips them
     // (MARIADB_CLIENT_CACHE_METADATA) and replaced when it sends new ones;
     // the cache applies to this head only (not to later results).
-    void expect_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr);
+    // Inline, field by field: every command's head starts here.
+    void expect_head(bool binary_rows, std::shared_ptr<std::vector<Column>>* statement_columns = nullptr) {
+        phase = Phase::head;
+        statement_columns_ = statement_columns;
+        binary = binary_rows;
+        columns.clear();
+        cached_columns.reset();
+        result_columns = &columns;
+        ok.affected_rows = 0;
+        ok.last_insert_id = 0;
+        ok.warnings = 0;
+        ok.status_flags = 0;
+        ok.info.clear();
+    }
     // Phase head or definitions: consumes one packet of the head; Step::read
     // while it needs more, Step::done when the head is in (phase rows, idle,
     // more_results or local_infile). A server error throws (phase idle).
     Step resume(protocol::Bytes packet);
     // Phase rows: consumes one row packet. True with `row` set; false at the
     // end of the result (phase idle or more_results, `ok` filled).
-    bool row_packet(protocol::Bytes packet);
+    // Inline up to the decode: the row loop of every result runs it.
+    bool row_packet(protocol::Bytes packet) {
+        if (!packet.empty() && packet[0] >= 0xFE && ends_rows(packet)) return false;
+        decode_row(packet);
+        return true;
+    }
 
     // An OK (or the end of rows) ends a result: fills `ok` and the phase.
     void set_ok(const protocol::OkPacket& ok_packet);
@@ -93,6 +111,10 @@ public:
 
 private:
     Step head_ready();
+    // A packet starting with 0xFF or 0xFE: an ERR throws, the end of rows
+    // gives true (ok filled); false for a row that starts with 0xFE.
+    bool ends_rows(protocol::Bytes packet);
+    void decode_row(protocol::Bytes packet);
 
     std::uint64_t capabilities_ = 0;
     bool deprecate_eof_ = false;

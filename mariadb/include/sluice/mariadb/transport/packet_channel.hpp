@@ -82,7 +82,10 @@ public:
     // A new command starts at sequence 0 (also the compressed sequence).
     // Called while packets are still buffered, it also marks where the next
     // command begins: under compression that command gets frames of its own.
-    void reset_sequence();
+    void reset_sequence() {
+        sequence_ = 0;
+        if (compression_) mark_compressed_command_start();
+    }
     // The sequence id the next packet (read or written) must carry.
     std::uint8_t sequence() const noexcept { return sequence_; }
     // Pipelining (several commands written, then their replies read): before
@@ -120,6 +123,9 @@ public:
     bool tls_session_reused() const noexcept;
 
 private:
+    // reset_sequence() under compression: the frame sequence, and where the
+    // next command's frames start when packets are still buffered.
+    void mark_compressed_command_start();
     struct Compression;  // zlib state, compressed sequence, raw frame buffer
 
     // The deadline of one read_packet() call, taken from the clock only when
