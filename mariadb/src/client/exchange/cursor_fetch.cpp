@@ -31,13 +31,7 @@ Step RowBatchReader::resume_not_a_row(Bytes p) {
         status_ = end_of_rows_status(p, deprecate_eof_, capabilities_, nullptr);
         return Step::done;
     }
-    if (rows_ == max_rows_) too_many_rows();
-    ++rows_;
-    if (into_) {
-        into_->offsets.push_back(into_->bytes.size());
-        into_->bytes.insert(into_->bytes.end(), p.begin(), p.end());
-    }
-    return Step::read;
+    return append_row(p);  // a row that starts with 0xFE, or an empty one
 }
 
 void RowBatchReader::too_many_rows() const {

@@ -52,13 +52,7 @@ public:
     // 9% more instructions than its loop before the exchanges).
     Step resume(protocol::Bytes packet) {
         if (packet.empty() || packet[0] == 0xFF || packet[0] == 0xFE) return resume_not_a_row(packet);
-        if (rows_ == max_rows_) too_many_rows();
-        ++rows_;
-        if (into_) {
-            into_->offsets.push_back(into_->bytes.size());
-            into_->bytes.insert(into_->bytes.end(), packet.begin(), packet.end());
-        }
-        return Step::read;
+        return append_row(packet);
     }
     // After Step::done: the end-of-rows packet's status flags.
     std::uint16_t status() const noexcept { return status_; }
@@ -67,6 +61,15 @@ private:
     // An ERR, the end of the rows (EOF, or OK with 0xFE), or a row starting
     // with 0xFE or empty (which only the full check tells apart).
     Step resume_not_a_row(protocol::Bytes packet);
+    Step append_row(protocol::Bytes packet) {
+        if (rows_ == max_rows_) too_many_rows();
+        ++rows_;
+        if (into_) {
+            into_->offsets.push_back(into_->bytes.size());
+            into_->bytes.insert(into_->bytes.end(), packet.begin(), packet.end());
+        }
+        return Step::read;
+    }
     [[noreturn]] void too_many_rows() const;
 
     std::uint64_t capabilities_;
