@@ -205,6 +205,24 @@ TEST(Connection, ClosedConnectionThrowsBroken) {
     EXPECT_EQ(test::kind_of([&] { c.query("SELECT 1"); }), ErrorKind::broken);
 }
 
+// A first field of 16 MiB or more has a 0xFE-prefixed 8-byte length, so its
+// row packet starts like an EOF: the result reader's inline row check sends
+// it to the full end-of-rows test, which must call it a row (it also spans
+// two wire frames).
+TEST(Connection, ATextRowStartingWithAnEightByteLengthIsARowNotTheEnd) {
+    Connection c = admin();
+    const std::size_t n = (std::size_t{1} << 24) + 5;
+    ResultSet rs = c.query("SELECT REPEAT('x', " + std::to_string(n) + ") AS big, 7 AS seven");
+    const Row* row = rs.next();
+    ASSERT_NE(row, nullptr);
+    const auto big = row->get<std::string_view>(0);
+    EXPECT_EQ(big.size(), n);
+    EXPECT_EQ(big.find_first_not_of('x'), std::string_view::npos);
+    EXPECT_EQ(row->get<int>(1), 7);
+    EXPECT_EQ(rs.next(), nullptr);
+    EXPECT_EQ(c.query("SELECT 1").next()->get<int>(0), 1);  // the stream is still in step
+}
+
 TEST(Connection, ServerStatusFollowsTheLastReply) {
     namespace st = protocol::status;
     Connection c = admin();
