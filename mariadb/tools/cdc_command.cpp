@@ -48,7 +48,10 @@ using namespace sluice::mariadb::cdc;
 
 // Row images per TransactionPart of the stream: the bound of what is held of
 // a transaction before it is formatted (the line bound is --max-line-bytes).
-constexpr std::size_t transaction_part_bytes = std::size_t{1} << 20;
+// 256 KiB, not 1 MiB: a part this size stays in the CPU's cache while it is
+// formatted (measured: 1M rows in one transaction 0.86x of 1,000-row
+// transactions with 1 MiB parts, 0.98x with 256 KiB; docs/mariadb-cdc.md).
+constexpr std::size_t transaction_part_bytes = std::size_t{256} << 10;
 // Lines of a transaction in parts after its first (TransactionLines): small
 // enough to stay in the CPU's cache while they are filled.
 constexpr std::size_t later_part_line_bytes = std::size_t{128} << 10;

@@ -44,7 +44,7 @@ def render_large(w, large):
     w(f"`cdc --out FILE --until-end` of N narrow rows (BIGINT, INT, CHAR(40)) inserted in **one transaction**, "
       f"against the same rows in 1,000-row transactions, and `cdc --snapshot` of the N-row table{date}. Both binlog "
       "runs read the same binlog span (both tables' rows) and format their own table's N rows; the shapes ran "
-      f"interleaved, {large['reps']} times each; medians. Peak RSS is the process's VmHWM (wait4's ru_maxrss). "
+      f"interleaved in a shuffled order, {large['reps']} times each after one unrecorded warm-up pass of every shape; medians. Peak RSS is the process's VmHWM (wait4's ru_maxrss). "
       f"Goals: peak RSS ≤ {GOAL_LARGE_RSS_MIB:.0f} MiB at every size; one transaction at least as fast as "
       "1,000-row transactions."
       + (f" Command: `{large['command']}`." if large.get("command") else ""))
