@@ -54,13 +54,29 @@ SessionApplier::Outcome SessionApplier::apply(TransactionMapper& mapped, std::st
         ++out.rejected;
     }
     rule_->observe(mapped.max_after_ts());
-    if (auto w = rule_->advance()) {
-        auto finalized = engine_->advance_watermark(*w);
-        // The rule only moves forward and stays in range: an error here is a bug.
-        if (!finalized) throw std::logic_error("pipeline: watermark " + std::to_string(*w) + ": " + finalized.error().message);
-        for (const tw::Row& r : finalized->rows) batch.put(r);
-    }
+    if (auto w = rule_->advance()) advance_watermark(*w, batch);
     return out;
+}
+
+void SessionApplier::advance_watermark(std::int64_t w, SinkBatch& batch) {
+    // Without slices the rows go into the batch in one step, as before.
+    for (;;) {
+        const std::int64_t step = slices_ ? engine_->watermark_step(w, slice_sessions_) : w;
+        auto finalized = engine_->advance_watermark(step);
+        // The rule only moves forward and stays in range: an error here is a bug.
+        if (!finalized)
+            throw std::logic_error("pipeline: watermark " + std::to_string(step) + ": " + finalized.error().message);
+        for (const tw::Row& r : finalized->rows) batch.put(r);
+        if (step == w) return;
+        // A jump that finalizes many sessions (the commit of a transaction
+        // that held a session per row open): what the batch holds goes into
+        // the open sink transaction, as a huge transaction's slices do, so
+        // that neither the engine's step nor the batch holds a row per
+        // finalized session. These rows are committed engine state (no
+        // savepoint: nothing can take them back but the sink transaction's
+        // own failure).
+        if (batch.logged() >= slice_sessions_) slices_->send_slice(batch);
+    }
 }
 
 void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
@@ -156,11 +172,7 @@ std::optional<SessionApplier::Outcome> SessionApplier::finish(TransactionMapper&
     batch.count_source_transaction(last.changes());
     end_parts();
     rule_->observe(last.max_after_ts());
-    if (auto w = rule_->advance()) {
-        auto finalized = engine_->advance_watermark(*w);
-        if (!finalized) throw std::logic_error("pipeline: watermark " + std::to_string(*w) + ": " + finalized.error().message);
-        for (const tw::Row& r : finalized->rows) batch.put(r);
-    }
+    if (auto w = rule_->advance()) advance_watermark(*w, batch);
     return out;
 }
 

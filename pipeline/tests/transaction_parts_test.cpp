@@ -319,5 +319,58 @@ TEST(TransactionParts, AnAbandonedTransactionLeavesNothing) {
     EXPECT_EQ(tw::encode_binary(engine.checkpoint()), before);
 }
 
+// Issue 25: a transaction holding a session per row open (its rows 100
+// apart, gap 10), then one that moves the watermark past all of them: the
+// jump is taken in steps (Engine::watermark_step) and the batch sent as
+// slices, so no slice holds much more than `sessions` rows (twice that at
+// most: a step's rows on top of a batch just short of the bound), and the
+// table is the one an unsliced run gives, in parts or whole.
+TEST(TransactionParts, AWatermarkJumpOverManySessionsGoesToTheSinkInBoundedSlices) {
+    const std::vector<Changes> txs = [] {
+        Changes big;
+        for (int i = 0; i < 600; ++i) big.push_back(insert(i, static_cast<std::size_t>(i), i * 100, i));
+        return std::vector<Changes>{big, {insert(1000, 0, 1'000'000, 1)}, {insert(1001, 1, 1'000'001, 1)}};
+    }();
+    auto run = [&](std::size_t part, bool sliced, SlicedSink& sink) {
+        tw::Engine engine(tw::Config{10, 20});
+        WatermarkRule rule(10);
+        SessionApplier applier(engine, rule);
+        if (sliced) applier.slice_into(sink, 32);
+        TransactionMapper m({"id", "key", "ts", "value"});
+        SinkBatch batch;
+        if (part > 0) m.split_into_parts(part, [&](TransactionMapper& mapped) { applier.apply_part(mapped, batch); });
+        for (std::size_t t = 0; t < txs.size(); ++t) {
+            m.begin();
+            for (const SourceChange& c : txs[t]) m.add(c);
+            const std::string gtid = "0-1-" + std::to_string(t + 1);
+            if (applier.in_transaction()) {
+                ASSERT_TRUE(applier.finish(m, gtid, batch).has_value());
+            } else {
+                ASSERT_TRUE(applier.apply(m, gtid, batch).accepted);
+            }
+        }
+        SlicedSink::take(sink.table, batch.net());
+        sink.most_rows = std::max(sink.most_rows, batch.logged());
+    };
+    SlicedSink want;
+    run(0, false, want);
+    ASSERT_EQ(want.slices, 0U);
+    ASSERT_EQ(want.most_rows, 1202U);  // without slices the batch holds every session open, then final
+    std::size_t finals = 0;
+    for (const auto& [at, row] : want.table) finals += row.ends_with(" final") ? 1U : 0U;
+    ASSERT_EQ(finals, 600U);
+    for (std::size_t part : {0U, 50U}) {
+        SCOPED_TRACE("parts of " + std::to_string(part));
+        SlicedSink got;
+        run(part, true, got);
+        EXPECT_EQ(got.table, want.table);
+        EXPECT_GE(got.slices, 600U / 64);
+        // Whole (no parts), the transaction's 600 open rows are in the batch
+        // before the jump, and go with its first step's slice; in parts its
+        // slices took them.
+        EXPECT_LE(got.most_rows, part == 0 ? 601U + 32U : 64U);
+    }
+}
+
 }  // namespace
 }  // namespace sluice::pipeline

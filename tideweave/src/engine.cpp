@@ -365,6 +365,15 @@ Result<Finalized> Engine::Impl::advance_watermark(std::int64_t w) {
     return Finalized{version_, watermark_, rows_out_};
 }
 
+std::int64_t Engine::Impl::watermark_step(std::int64_t w, std::size_t rows) const {
+    if (w < -max_abs_ts || w > max_abs_ts || (has_watermark_ && w <= watermark_)) return w;
+    // horizon() of w, and back: the lateness is at most max_abs_ts (Config
+    // checks), so neither overflows.
+    const std::int64_t target = w - config_.lateness;
+    const std::int64_t step = sessions_->bounded_horizon(target, std::max<std::size_t>(rows, 1));
+    return step >= target ? w : step + config_.lateness;
+}
+
 Forgotten Engine::Impl::forget() {
     std::vector<KeyId> emptied;
     // Released ids leave the identity index one by one when they are few;
@@ -571,6 +580,10 @@ Result<Changes> Engine::apply(std::span<const Mutation> mutations) {
 Result<Finalized> Engine::advance_watermark(std::int64_t watermark) {
     impl_->require_closed("advance_watermark");
     return impl_->advance_watermark(watermark);
+}
+std::int64_t Engine::watermark_step(std::int64_t watermark, std::size_t rows) const {
+    impl_->require_closed("watermark_step");
+    return impl_->watermark_step(watermark, rows);
 }
 Forgotten Engine::forget() {
     impl_->require_closed("forget");

@@ -42,6 +42,7 @@ public:
     void require_closed(const char* call) const;
 
     Result<Finalized> advance_watermark(std::int64_t w);
+    std::int64_t watermark_step(std::int64_t w, std::size_t rows) const;
     Forgotten forget();
     Snapshot snapshot();
     Checkpoint checkpoint(std::string_view source_position) const;

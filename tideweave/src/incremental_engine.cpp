@@ -251,6 +251,20 @@ public:
         }
     }
 
+    std::int64_t bounded_horizon(std::int64_t horizon, std::size_t rows) const override {
+        // The queue's ends are lower bounds (finalize() requeues a session
+        // that grew), so the entries below h bound what finalize(h) marks.
+        auto it = queue_.begin();
+        if (it == queue_.end() || std::get<0>(*it) >= horizon) return horizon;
+        const std::int64_t first = std::get<0>(*it);
+        for (std::size_t n = 0; n < rows; ++n, ++it)
+            if (it == queue_.end() || std::get<0>(*it) >= horizon) return horizon;
+        if (it == queue_.end() || std::get<0>(*it) >= horizon) return horizon;
+        // Entry `rows` ends at e: the `rows` before it end at most there.
+        const std::int64_t e = std::get<0>(*it);
+        return e > first ? e : first + 1;
+    }
+
     bool mark_final(KeyId key, std::int64_t start) override {
         if (key >= keys_.size()) return false;
         auto it = keys_[key].sessions.find(start);

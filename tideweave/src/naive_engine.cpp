@@ -74,6 +74,16 @@ public:
         }
     }
 
+    std::int64_t bounded_horizon(std::int64_t horizon, std::size_t rows) const override {
+        std::vector<std::int64_t> ends;
+        for (const NaiveKey& k : keys_)
+            for (const SessionRow& r : k.rows)
+                if (!r.final && r.end < horizon) ends.push_back(r.end);
+        if (ends.size() <= rows) return horizon;
+        std::sort(ends.begin(), ends.end());
+        return ends[rows] > ends[0] ? ends[rows] : ends[0] + 1;
+    }
+
     bool mark_final(KeyId key, std::int64_t start) override {
         if (key >= keys_.size()) return false;
         NaiveKey& k = keys_[key];

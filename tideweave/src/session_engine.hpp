@@ -93,6 +93,12 @@ public:
 
     // Marks final, and appends, every not-yet-final row with end < horizon.
     virtual void finalize(std::int64_t horizon, std::vector<SessionRow>& finalized) = 0;
+    // A horizon h <= `horizon` such that finalize(h) marks at most `rows`
+    // rows, or, when more than `rows` not-yet-final rows share the smallest
+    // end, just past that end (finalize(h) then marks those ties); `horizon`
+    // when finalize(horizon) marks at most `rows`. Above every end already
+    // final, so each step makes progress.
+    virtual std::int64_t bounded_horizon(std::int64_t horizon, std::size_t rows) const = 0;
     // Restore only: marks the session of `key` starting at `start` final.
     // False if there is no such session.
     virtual bool mark_final(KeyId key, std::int64_t start) = 0;

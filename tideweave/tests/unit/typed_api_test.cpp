@@ -3,11 +3,13 @@
 // the place named).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "driver.hpp"
@@ -351,6 +353,76 @@ TEST(CheckpointCodec, JsonSourceMustBeHex) {
               "malformed tideweave checkpoint: source: expected a string of lowercase hex digits, two per byte");
     EXPECT_EQ(decode_json(with_source("1")).error().message,
               "malformed tideweave checkpoint: source: expected a string of lowercase hex digits, two per byte");
+}
+
+// Engine::watermark_step (issue 25): a watermark jump that finalizes many
+// sessions, taken in steps, gives each step at most `rows` rows (ties at
+// one end go together) and, over all steps, exactly the rows one jump gives.
+TEST(TypedApi, WatermarkStepsFinalizeInBoundedPiecesWhatOneJumpFinalizes) {
+    for (const EngineKind kind : {EngineKind::incremental, EngineKind::naive}) {
+        SCOPED_TRACE(kind == EngineKind::incremental ? "incremental" : "naive");
+        auto fill = [](Engine& e) {
+            std::vector<Mutation> ms;
+            std::vector<std::string> ids, keys;
+            // 300 sessions, each of one event 100 apart (gap 10): ends 10,
+            // 110, ...; then 40 keys with a session ending at the same ts
+            // (50,010), and one session that grew after it was queued.
+            for (int i = 0; i < 300; ++i) {
+                ids.push_back("s" + std::to_string(i));
+                keys.push_back("k" + std::to_string(i % 7));
+            }
+            for (int i = 0; i < 40; ++i) {
+                ids.push_back("t" + std::to_string(i));
+                keys.push_back("tie" + std::to_string(i));
+            }
+            for (std::size_t i = 0; i < 300; ++i)
+                ms.push_back(Mutation::insert(ids[i], keys[i], static_cast<std::int64_t>(i) * 100, 1));
+            for (std::size_t i = 300; i < 340; ++i) ms.push_back(Mutation::insert(ids[i], keys[i], 50'000, 2));
+            ASSERT_TRUE(e.apply(ms).ok());
+            ASSERT_TRUE(e.apply({Mutation::insert("grew", "k0", 7, 3)}).ok());
+        };
+        using Seen = std::vector<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>>;
+        auto take = [](Seen& seen, const Finalized& f) {
+            for (const Row& r : f.rows) seen.emplace_back(std::string(r.key), r.start, r.end, r.count);
+        };
+        const std::int64_t target = 60'000;
+        Engine whole({.gap = 10, .lateness = 20}, kind);
+        fill(whole);
+        Seen once;
+        auto f = whole.advance_watermark(target);
+        ASSERT_TRUE(f.ok());
+        take(once, *f);
+        ASSERT_EQ(once.size(), 340U);
+
+        Engine stepped({.gap = 10, .lateness = 20}, kind);
+        fill(stepped);
+        Seen pieces;
+        std::size_t steps = 0, most = 0, ties_step = 0;
+        for (std::int64_t w = std::numeric_limits<std::int64_t>::min(); w != target; ++steps) {
+            const std::int64_t next = stepped.watermark_step(target, 16);
+            ASSERT_LE(next, target);
+            ASSERT_GT(next, w);  // progress at every step
+            w = next;
+            auto g = stepped.advance_watermark(w);
+            ASSERT_TRUE(g.ok()) << g.error().message;
+            ASSERT_EQ(g->watermark, w);
+            if (g->rows.size() > 16) ties_step = g->rows.size();
+            most = std::max(most, g->rows.size() > 16 ? 0 : g->rows.size());
+            take(pieces, *g);
+        }
+        EXPECT_GE(steps, 300U / 16);
+        EXPECT_EQ(most, 16U);
+        EXPECT_EQ(ties_step, 40U);  // the 40 sessions ending together: one step, not a stall
+        std::sort(once.begin(), once.end());
+        std::sort(pieces.begin(), pieces.end());
+        EXPECT_EQ(pieces, once);
+        // Nothing left to finalize: the step is the target; behind the
+        // watermark and out of range the step is what it was asked
+        // (advance_watermark says why).
+        EXPECT_EQ(stepped.watermark_step(target + 1, 1), target + 1);
+        EXPECT_EQ(stepped.watermark_step(target - 5, 1), target - 5);
+        EXPECT_EQ(stepped.watermark_step(std::int64_t{1} << 62, 1), std::int64_t{1} << 62);
+    }
 }
 
 }  // namespace

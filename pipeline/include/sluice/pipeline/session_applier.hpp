@@ -88,8 +88,12 @@ public:
     // take_changes(): before rows removed, after rows put) is logged into
     // the batch and sent to `out` (a savepoint before the first slice), so
     // that memory stays bounded however many sessions it changes; a refusal
-    // or abandon takes the slices back. Without this call, nothing is sent
-    // before the commit.
+    // or abandon takes the slices back. A watermark move that finalizes
+    // more than `sessions` sessions (such a transaction's commit) is taken
+    // in steps of about `sessions` rows (Engine::watermark_step), the batch
+    // sent as a slice once it holds `sessions` rows, so that it holds at
+    // most about twice that. Without this call, nothing is sent before the
+    // commit and a watermark move is one step.
     void slice_into(SliceOut& out, std::size_t sessions) {
         slices_ = &out;
         slice_sessions_ = sessions;
@@ -102,6 +106,7 @@ private:
     void refuse(const std::string& reason, SinkBatch& batch);
     void end_parts();
     void slice(SinkBatch& batch);
+    void advance_watermark(std::int64_t w, SinkBatch& batch);
     void take_back_slices();
     bool owns(const RejectedRow& r) const { return r.key ? partition_.owns(*r.key) : partition_.index == 0; }
     // The mutations of `all` this run owns (all of them for one partition).

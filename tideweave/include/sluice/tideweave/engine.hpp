@@ -103,6 +103,15 @@ public:
     // Moves the watermark to `watermark` (equal is accepted; behind is an
     // Error) and returns the rows that became final.
     Result<Finalized> advance_watermark(std::int64_t watermark);
+    // A watermark on the way to `watermark` up to which at most `rows` rows
+    // become final (more only when more than `rows` sessions end at the same
+    // ts: they all go in one step): advancing there, then on by further
+    // steps, gives what one advance_watermark(watermark) gives, in pieces
+    // of bounded size (a jump that finalizes 200,000 sessions need not hold
+    // 200,000 rows at once; the pipeline writes each piece to its sink).
+    // `watermark` itself when that finalizes at most `rows` rows, or when it
+    // is behind or out of range (advance_watermark() says why). rows >= 1.
+    std::int64_t watermark_step(std::int64_t watermark, std::size_t rows) const;
 
     // Drops final rows and folds sealed events; later results are unchanged.
     Forgotten forget();
