@@ -196,7 +196,7 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
         {"large_snapshot", "large_one", {"--snapshot"}, {}, {}},
     };
     std::string sessions;
-    std::vector<double> engine_alone_rss;
+    std::vector<double> engine_alone_rss, engine_alone_wall;
     for (int r = 0; r < runs; ++r) {
         for (Contender& c : contenders) {
             drop_sink(p, std::string("bench_") + c.name);
@@ -215,6 +215,7 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
         const Footprint alone =
             run_measured({"/proc/self/exe", "--engine-alone", std::to_string(rows), std::to_string(ts_divisor)});
         engine_alone_rss.push_back(alone.rss_mib);
+        engine_alone_wall.push_back(alone.wall);
         std::cerr << "large transaction, ts = id / " << ts_divisor << ", run " << r + 1 << ": the engine alone "
                   << alone.wall << " s, peak RSS " << alone.rss_mib << " MiB\n";
         for (const Contender& c : contenders) {
@@ -241,6 +242,7 @@ std::string large_transaction(my::Connection& m, pg::Connection& p, const std::s
       << ",\n      \"snapshot_wall_s\": " << json_array(snapshot.wall)
       << ", \"snapshot_peak_rss_mib\": " << json_array(snapshot.rss)
       << ",\n      \"engine_alone_peak_rss_mib\": " << json_array(engine_alone_rss)
+      << ", \"engine_alone_wall_s\": " << json_array(engine_alone_wall)
       << ",\n      \"one_rows_per_s\": " << static_cast<double>(rows) / median(one.wall)
       << ", \"thousand_rows_per_s\": " << static_cast<double>(rows) / median(thousand.wall) << "}";
     m.execute("DROP TABLE bench.large_one");
