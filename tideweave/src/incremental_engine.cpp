@@ -22,6 +22,7 @@
 #include <cassert>
 #include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -43,8 +44,11 @@ struct Session {
     // leaf not yet linked into the treap, with its own aggregates; linked
     // (flush) when full or before any other change to the session.
     Node* tail = nullptr;
-    bool has_block = false;
-    Block block;
+    // The sealed events folded (forget()), if any. Out of line: a Block is
+    // 312 bytes (its ExactSum), and most sessions never have one, while a
+    // transaction of a session per row holds hundreds of thousands of them
+    // (a Session was ~470 bytes with it inline).
+    std::unique_ptr<Block> block;
     bool final = false;
     bool dead = false;              // merged away or emptied in this transaction
     std::uint64_t touched_tx = 0;   // the transaction that last recorded its before row
@@ -111,7 +115,7 @@ public:
         if (join_left && join_right) {
             touch(*left);
             touch(*right);
-            assert(!right->has_block);  // a later session's events are all unsealed
+            assert(!right->block);  // a later session's events are all unsealed
             flush(*left);
             flush(*right);
             tree::insert(left->root, tree::Event{ts, value, SmallId(id)}, pool_);
@@ -130,7 +134,7 @@ public:
             }
         } else if (join_right) {
             touch(*right);
-            assert(!right->has_block);
+            assert(!right->block);
             flush(*right);
             tree::insert(right->root, tree::Event{ts, value, SmallId(id)}, pool_);
             rekey(ks, right_it, ts);
@@ -149,14 +153,16 @@ public:
         flush(s);
         const double value = tree::erase(s.root, ts, id, pool_);
         --events_;
-        if (s.root == nullptr && !s.has_block) {
+        if (s.root == nullptr && !s.block) {
             kill(ks, it);
             return value;
         }
         const tree::Event* pred_node = tree::predecessor(s.root, ts, id);
         const tree::Event* succ = tree::successor(s.root, ts, id);
-        const bool has_pred = pred_node != nullptr || s.has_block;
-        const std::int64_t pred_ts = pred_node != nullptr ? pred_node->ts : s.block.last_ts;
+        const bool has_pred = pred_node != nullptr || s.block != nullptr;
+        const std::int64_t pred_ts = pred_node != nullptr ? pred_node->ts
+                                                       : s.block != nullptr ? s.block->last_ts
+                                                                            : 0;  // unused: no predecessor
         if (has_pred && succ != nullptr) {
             if (succ->ts - pred_ts > gap_) {  // the retraction opened a gap: split
                 const std::int64_t succ_ts = succ->ts;
@@ -183,8 +189,7 @@ public:
         KeyState& ks = key_state(key);
         Session& s = create(ks, key, block.first_ts);
         s.last = block.last_ts;
-        s.has_block = true;
-        s.block = block;
+        s.block = std::make_unique<Block>(block);
     }
 
     void changes(std::vector<SessionRow>& before, std::vector<SessionRow>& after) override {
@@ -300,18 +305,18 @@ public:
                 Node* open = nullptr;
                 tree::split(s.root, horizon, std::string_view{}, sealed, open, pool_);
                 if (sealed != nullptr) {
-                    if (!s.has_block) {
-                        s.has_block = true;
-                        s.block = Block{};
-                        s.block.first_ts = tree::first(sealed).ts;
-                        s.block.min = sealed->min;
-                        s.block.max = sealed->max;
+                    if (!s.block) {
+                        s.block = std::make_unique<Block>();
+                        s.block->first_ts = tree::first(sealed).ts;
+                        s.block->min = sealed->min;
+                        s.block->max = sealed->max;
                     }
-                    s.block.last_ts = tree::last(sealed).ts;
-                    s.block.count += sealed->count;
-                    s.block.min = std::min(s.block.min, sealed->min);
-                    s.block.max = std::max(s.block.max, sealed->max);
-                    sealed->sum.add_to(s.block.sum);
+                    Block& b = *s.block;
+                    b.last_ts = tree::last(sealed).ts;
+                    b.count += sealed->count;
+                    b.min = std::min(b.min, sealed->min);
+                    b.max = std::max(b.max, sealed->max);
+                    sealed->sum.add_to(b.sum);
                     counts.events_folded += static_cast<std::size_t>(sealed->count);
                     release_tree(sealed, key, release);
                 }
@@ -346,7 +351,7 @@ public:
     void export_key(KeyId key, KeyExport& out) const override {
         if (key >= keys_.size()) return;
         for (const auto& [start, s] : keys_[key].sessions) {
-            if (s->has_block) out.blocks.push_back(s->block);
+            if (s->block) out.blocks.push_back(*s->block);
             tree::for_each_node(s->root, [&](const Node& n) {
                 for (const tree::Event& e : n.events) out.events.push_back({e.ts, e.id, e.value});
             });
@@ -395,10 +400,10 @@ private:
         r.end = s.last + gap_;
         r.final = s.final;
         bool any = false;
-        if (s.has_block) {
-            r.count = s.block.count;
-            r.min = s.block.min;
-            r.max = s.block.max;
+        if (s.block) {
+            r.count = s.block->count;
+            r.min = s.block->min;
+            r.max = s.block->max;
             any = true;
         }
         for (const Node* n : {s.root, s.tail}) {
@@ -410,7 +415,7 @@ private:
         }
         // The common case, no sealed block: the nodes' compact sums, added
         // in their window and rounded from it (no 34-limb form).
-        if (!s.has_block) {
+        if (!s.block) {
             if (s.root != nullptr && s.tail != nullptr) {
                 r.sum = CompactSum::rounded_sum(s.root->sum, s.tail->sum);
             } else if (s.root != nullptr || s.tail != nullptr) {
@@ -418,7 +423,7 @@ private:
             }
             return r;
         }
-        ExactSum sum = s.block.sum;
+        ExactSum sum = s.block->sum;
         for (const Node* n : {s.root, s.tail})
             if (n != nullptr) n->sum.add_to(sum);
         r.sum = sum.to_double();

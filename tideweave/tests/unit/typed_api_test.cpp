@@ -425,5 +425,22 @@ TEST(TypedApi, WatermarkStepsFinalizeInBoundedPiecesWhatOneJumpFinalizes) {
     }
 }
 
+// Retracting a session's first event while a later one stays (no folded
+// block before it): the session starts at the next event. (With the block
+// out of line, the predecessor's ts was read through a null block here:
+// caught by UBSan in a pipeline test, now a test of its own.)
+TEST(TypedApi, RetractingTheFirstEventOfASessionWithoutABlockKeepsTheRest) {
+    for (const EngineKind kind : {EngineKind::incremental, EngineKind::naive}) {
+        Engine e({.gap = 10, .lateness = 20}, kind);
+        ASSERT_TRUE(e.apply({M::insert("a", "k", 0, 1), M::insert("b", "k", 5, 2), M::insert("c", "k", 9, 4)}).ok());
+        auto c = e.apply({M::retract("a", "k", 0)});
+        ASSERT_TRUE(c.ok()) << c.error().message;
+        ASSERT_EQ(c->after.size(), 1U);
+        EXPECT_EQ(c->after[0].start, 5);
+        EXPECT_EQ(c->after[0].count, 2);
+        EXPECT_EQ(c->after[0].sum, 6);
+    }
+}
+
 }  // namespace
 }  // namespace sluice::tideweave
