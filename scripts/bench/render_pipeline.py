@@ -142,9 +142,11 @@ between transactions, so finished sessions are finalized and forgotten as
 it goes, while inside one transaction the watermark cannot move and the
 engine holds every session open until the commit (heaptrack of the 200,000-row
 run, 2026-12-03: 227 MiB of 32-event leaves and 104 MiB of sessions, ~1.65
-KiB a session, were the engine's own state at the commit; a session's
-folded block has since gone out of line, 312 bytes less a session: the
-engine alone 357 -> 299 MiB on this shape). The commit finalizes
+KiB a session, were the engine's own state at the commit; since then a
+session's folded block is out of line, 312 bytes less a session, and its
+first two events are held in the session, no 1.1 KiB leaf for a session
+of one event: the engine alone 357 -> 299 -> 95 MB on this shape). The
+commit finalizes
 all of them, and that jump is taken in steps of about `--part-changes`
 rows (`Engine::watermark_step`), each step's final rows going into the
 open sink transaction as a slice once the batch holds that many; the run

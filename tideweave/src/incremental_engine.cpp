@@ -19,6 +19,7 @@
 // starting below the horizon (a final row to drop or sealed events to fold,
 // or one open session straddling the horizon), not every key.
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <deque>
 #include <map>
@@ -44,6 +45,13 @@ struct Session {
     // leaf not yet linked into the treap, with its own aggregates; linked
     // (flush) when full or before any other change to the session.
     Node* tail = nullptr;
+    // A session's first events, held in the session itself until a third
+    // comes (append(); any other change links them as a leaf first,
+    // flush()): a session of one or two events holds no leaf, which is 1.1
+    // KiB for 32 events. Only while the session has neither root nor tail
+    // (few_count > 0 implies both null), so they are its newest events.
+    std::array<tree::Event, 2> few;
+    std::uint8_t few_count = 0;
     // The sealed events folded (forget()), if any. Out of line: a Block is
     // 312 bytes (its ExactSum), and most sessions never have one, while a
     // transaction of a session per row holds hundreds of thousands of them
@@ -337,8 +345,11 @@ public:
         for (auto it = first_starts_.begin(); it != first_starts_.end() && it->first < horizon; ++it) {
             const SessionMap& sessions = keys_[it->second].sessions;
             for (auto s = sessions.begin(); s != sessions.end() && s->first < horizon; ++s)
+            {
                 for (const Node* n : {s->second->root, s->second->tail})
                     if (n != nullptr) bound += static_cast<std::size_t>(n->count);
+                bound += s->second->few_count;
+            }
         }
         return bound;
     }
@@ -357,6 +368,8 @@ public:
             });
             if (s->tail != nullptr)  // after every event of the root
                 for (const tree::Event& e : s->tail->events) out.events.push_back({e.ts, e.id, e.value});
+            for (std::size_t i = 0; i < s->few_count; ++i)  // (no root, no tail then)
+                out.events.push_back({s->few[i].ts, s->few[i].id, s->few[i].value});
             if (s->final) out.final_starts.push_back(start);
         }
     }
@@ -413,6 +426,26 @@ private:
             r.max = any ? std::max(r.max, n->max) : n->max;
             any = true;
         }
+        if (s.few_count > 0) {  // no root, no tail: the session's only events besides a block
+            r.count += s.few_count;
+            for (std::size_t i = 0; i < s.few_count; ++i) {
+                const double v = s.few[i].value;
+                r.min = any ? std::min(r.min, v) : v;
+                r.max = any ? std::max(r.max, v) : v;
+                any = true;
+            }
+            if (!s.block) {
+                CompactSum sum;
+                sum.clear();
+                for (std::size_t i = 0; i < s.few_count; ++i) sum.add(s.few[i].value);
+                r.sum = sum.to_double();
+                return r;
+            }
+            ExactSum sum = s.block->sum;
+            for (std::size_t i = 0; i < s.few_count; ++i) sum.add(s.few[i].value);
+            r.sum = sum.to_double();
+            return r;
+        }
         // The common case, no sealed block: the nodes' compact sums, added
         // in their window and rounded from it (no 34-limb form).
         if (!s.block) {
@@ -436,6 +469,23 @@ private:
     [[gnu::always_inline]] void append(Session& s, std::int64_t ts, std::string_view id, double value) {
         Node* t = s.tail;
         if (t == nullptr) [[unlikely]] {
+            if (s.root == nullptr && s.few_count < s.few.size()) {  // held in the session
+                tree::Event& e = s.few[s.few_count++];
+                e.ts = ts;
+                e.value = value;
+                e.id.assign(id);
+                return;
+            }
+            if (s.few_count > 0) {  // the third: they become the tail leaf
+                link_few(s);
+                t = s.tail;
+                t->events.emplace_back(ts, value, id);
+                t->count += 1;
+                t->min = std::min(t->min, value);
+                t->max = std::max(t->max, value);
+                t->sum.add(value);
+                return;
+            }
             t = s.tail = pool_.make();
             t->events.emplace_back(ts, value, id);
             // recompute() for a childless leaf of one event, without its loops.
@@ -454,8 +504,19 @@ private:
             flush(s);
     }
 
+    // The session's few events (Session::few) become its tail leaf.
+    void link_few(Session& s) {
+        assert(s.root == nullptr && s.tail == nullptr);
+        Node* t = pool_.make();
+        for (std::size_t i = 0; i < s.few_count; ++i) t->events.push_back(std::move(s.few[i]));
+        s.few_count = 0;
+        tree::recompute(t);
+        s.tail = t;
+    }
+
     // Links the tail leaf into the treap, before any change other than an append.
     void flush(Session& s) {
+        if (s.few_count > 0) link_few(s);
         if (s.tail == nullptr) return;
         tree::insert_rightmost(s.root, s.tail);
         s.tail = nullptr;
