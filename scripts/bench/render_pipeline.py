@@ -145,7 +145,8 @@ run, 2026-12-03: 227 MiB of 32-event leaves and 104 MiB of sessions, ~1.65
 KiB a session, were the engine's own state at the commit; since then a
 session's folded block is out of line, 312 bytes less a session, and its
 first two events are held in the session, no 1.1 KiB leaf for a session
-of one event: the engine alone 357 -> 299 -> 95 MB on this shape). The
+of one event: the engine alone 357 -> 299 -> 93 MiB on this shape in the
+captures of 2026-12-02 and 2026-12-03). The
 commit finalizes
 all of them, and that jump is taken in steps of about `--part-changes`
 rows (`Engine::watermark_step`), each step's final rows going into the

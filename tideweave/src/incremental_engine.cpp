@@ -11,7 +11,9 @@
 //                           session (event time growing, the common case)
 //                           goes to that session's tail leaf, not yet in the
 //                           treap: O(1), and one descent per full leaf
-//                           (Session::tail, append(), flush()).
+//                           (Session::tail, append(), flush()); a
+//                           session's first two events are held in the
+//                           session itself, no leaf (Session::few).
 // Sessions of a key live in a map by start; open sessions are queued by end,
 // so a watermark finalizes exactly the sessions whose end fell below the
 // horizon without looking at any other key. Keys are also ordered by their
@@ -270,10 +272,10 @@ public:
         auto it = queue_.begin();
         if (it == queue_.end() || std::get<0>(*it) >= horizon) return horizon;
         const std::int64_t first = std::get<0>(*it);
-        for (std::size_t n = 0; n < rows; ++n, ++it)
-            if (it == queue_.end() || std::get<0>(*it) >= horizon) return horizon;
-        if (it == queue_.end() || std::get<0>(*it) >= horizon) return horizon;
-        // Entry `rows` ends at e: the `rows` before it end at most there.
+        // Entry `rows` (0-based), if it is below the horizon too.
+        for (std::size_t n = 0; n < rows; ++n)
+            if (++it == queue_.end() || std::get<0>(*it) >= horizon) return horizon;
+        // It ends at e: the `rows` entries before it end at most there.
         const std::int64_t e = std::get<0>(*it);
         return e > first ? e : first + 1;
     }
@@ -344,8 +346,7 @@ public:
         std::size_t bound = 0;
         for (auto it = first_starts_.begin(); it != first_starts_.end() && it->first < horizon; ++it) {
             const SessionMap& sessions = keys_[it->second].sessions;
-            for (auto s = sessions.begin(); s != sessions.end() && s->first < horizon; ++s)
-            {
+            for (auto s = sessions.begin(); s != sessions.end() && s->first < horizon; ++s) {
                 for (const Node* n : {s->second->root, s->second->tail})
                     if (n != nullptr) bound += static_cast<std::size_t>(n->count);
                 bound += s->second->few_count;
