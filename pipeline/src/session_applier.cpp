@@ -66,7 +66,7 @@ void SessionApplier::advance_watermark(std::int64_t w, SinkBatch& batch) {
         // The rule only moves forward and stays in range: an error here is a bug.
         if (!finalized)
             throw std::logic_error("pipeline: watermark " + std::to_string(step) + ": " + finalized.error().message);
-        for (const tw::Row& r : finalized->rows) batch.put(r);
+        for (const tw::Row& r : finalized->rows) batch.finalize(r);
         if (step == w) return;
         // A jump that finalizes many sessions (the commit of a transaction
         // that held a session per row open): what the batch holds goes into
@@ -112,7 +112,8 @@ void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
     }
     owned_before_ += mine.size();
     mutations_before_ += part.mutations().size();
-    if (slices_ && engine_->in_transaction() && engine_->changed_sessions() >= slice_sessions_) slice(batch);
+    if (slices_ && engine_->in_transaction() && engine_->changed_sessions() >= slice_sessions_)
+        slice(batch, rule_->floor_after(part.max_after_ts()));
     for (RejectedRow& r : part.rejected()) {
         if (!owns(r)) continue;
         batch.reject(std::string(), std::move(r));
@@ -120,13 +121,23 @@ void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
     }
 }
 
-void SessionApplier::slice(SinkBatch& batch) {
+void SessionApplier::slice(SinkBatch& batch, std::optional<std::int64_t> commit_watermark_floor) {
     auto changes = engine_->take_changes();
     if (!changes) return;  // a sum out of range for now: it stays for the next slice, or the commit
     if (!sliced_) batch.savepoint();
     sliced_ = true;
     for (const tw::Row& r : changes->before) batch.remove(r);
-    for (const tw::Row& r : changes->after) batch.put(r);
+    // A row that ends below the watermark the commit moves to at least is
+    // final at the commit (a row is final once end < the watermark), unless
+    // a later part changes its session, which removes this row first: put
+    // it final now, so that the commit's finalization finds it in NAME and
+    // a transaction holding a session per row writes each once, not open
+    // and then final (OpenSinkRows). The watermark only moves after each
+    // source transaction, so no later part can make an event of it late.
+    for (const tw::Row& r : changes->after) {
+        if (commit_watermark_floor && r.end < *commit_watermark_floor) batch.put_final_ahead(r);
+        else batch.put(r);
+    }
     slices_->send_slice(batch);
 }
 

@@ -162,6 +162,8 @@ void Sink::prepare_statements() {
                             "\"end\" = excluded.\"end\", count = excluded.count, sum = excluded.sum, "
                             "min = excluded.min, max = excluded.max, final = excluded.final");
     remove_ = conn_.prepare("delete from " + t + " t using sluice_stage_remove r where t.key = r.key and t.start = r.start");
+    reopen_ = conn_.prepare("update " + t +
+                            " t set final = false from sluice_stage_remove r where t.key = r.key and t.start = r.start");
     late_ = conn_.prepare("insert into " + quote_ident(name_ + "_late") +
                           " select * from sluice_stage_late on conflict (gtid, seq) do nothing");
     reject_ = conn_.prepare("insert into " + quote_ident(name_ + "_rejected") +
@@ -224,6 +226,7 @@ void copy_session_row(pg::CopyIn& copy, const SessionRow& r, std::vector<pg::Par
 
 void Sink::write_rows(const std::vector<NetChange>& net, bool idempotent, bool reuse_stages) {
     const OpenSinkRows::Plan plan = open_.plan(net, idempotent);
+    in_place_ += plan.in_place;
     std::vector<pg::Param> cells(8, pg::Param(nullptr));
     if (!plan.insert.empty()) {
         pg::CopyIn copy = conn_.copy_in("copy " + quote_ident(name_) + " from stdin");
@@ -322,6 +325,17 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
                         "\" in sluice_pipeline_state was changed by another writer (the last commit of a killed "
                         "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     write_rows(net, replay || !trusted_, false);
+    // Rows a slice put final ahead of this commit that its finalization did
+    // not reach are open after all: NAME must say so before anyone sees it
+    // (the run's prediction, SessionApplier::slice, makes this empty; it is
+    // what keeps a wrong one from showing an open row as final).
+    if (const auto left = open_.left_ahead(net); !left.empty()) {
+        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
+        for (const auto& [key, start] : left) copy.row({key, start});
+        copy.finish();
+        conn_.execute(*reopen_);
+        reopened_ += left.size();
+    }
     if (!batch.late_rows().empty()) {
         pg::CopyIn copy = conn_.copy_in("copy sluice_stage_late from stdin");
         for (const LateRow& l : batch.late_rows()) copy.row({l.id, l.key, l.ts, l.gtid, l.seq, l.op, l.value});
@@ -340,6 +354,7 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
     // Only now: a failed commit leaves the set as the sink is (and the
     // retry that follows loads it anew anyway).
     open_.committed(net);
+    open_.none_ahead();
 }
 
 }  // namespace sluice::pipeline

@@ -10,7 +10,7 @@ SessionRow session_row(const tideweave::Row& r) {
     return {std::string(r.key), r.start, r.end, r.count, r.sum, r.min, r.max, r.final};
 }
 
-void SinkBatch::log(const tideweave::Row& r, bool removed) {
+void SinkBatch::log(const tideweave::Row& r, Kind kind) {
     if (used_ == log_.size()) log_.emplace_back();
     // Assigning into a kept entry reuses its key's memory: no allocation
     // per row once the log has grown to a batch's size.
@@ -22,13 +22,17 @@ void SinkBatch::log(const tideweave::Row& r, bool removed) {
     l.row.sum = r.sum;
     l.row.min = r.min;
     l.row.max = r.max;
-    l.row.final = r.final;
-    l.removed = removed;
+    l.row.final = r.final || kind == Kind::ahead;
+    l.kind = kind;
 }
 
-void SinkBatch::remove(const tideweave::Row& row) { log(row, true); }
+void SinkBatch::remove(const tideweave::Row& row) { log(row, Kind::remove); }
 
-void SinkBatch::put(const tideweave::Row& row) { log(row, false); }
+void SinkBatch::put(const tideweave::Row& row) { log(row, Kind::put); }
+
+void SinkBatch::finalize(const tideweave::Row& row) { log(row, Kind::finalize); }
+
+void SinkBatch::put_final_ahead(const tideweave::Row& row) { log(row, Kind::ahead); }
 
 namespace {
 
@@ -75,11 +79,14 @@ std::vector<NetChange> SinkBatch::net(std::size_t from, std::size_t to) const {
     });
     std::vector<NetChange> out;
     out.reserve(order.size());
+    bool finalized_only = true;  // of the (key, start) being walked
     for (std::size_t i = 0; i < order.size(); ++i) {
+        const Logged& l = log_[order[i].index];
+        finalized_only = finalized_only && l.kind == Kind::finalize;
         if (i + 1 < order.size() && order[i + 1].start == order[i].start && key_order(order[i], order[i + 1]) == 0)
             continue;  // a later change of the same row follows
-        const Logged& l = log_[order[i].index];
-        out.push_back({&l.row, l.removed});
+        out.push_back({&l.row, l.kind == Kind::remove, l.kind == Kind::ahead, finalized_only});
+        finalized_only = true;
     }
     return out;
 }

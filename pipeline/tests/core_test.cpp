@@ -137,6 +137,68 @@ TEST(OpenSinkRows, NewRowsAreInsertedHeldOnesUpsertedAndRowsBornAndGoneInABatchN
     EXPECT_FALSE(open.holds("x", 1));
 }
 
+// Issue 25: a huge transaction's slice puts rows final ahead of its commit;
+// the commit's finalization of one no later change touched writes nothing;
+// one a later part changed is written as any held row; one the commit did
+// not reach is listed to be set back to open.
+TEST(OpenSinkRows, RowsPutFinalAheadAreHeldUntilTheCommitFinalizesThemInPlace) {
+    auto keys = [](const std::vector<const SessionRow*>& rows) {
+        std::vector<std::string> k;
+        for (const SessionRow* r : rows) k.push_back(r->key);
+        return k;
+    };
+    OpenSinkRows open;
+    SinkBatch slice;
+    slice.put_final_ahead(tw::Row{"a", 0, 10, 1, 1, 1, 1, false});
+    slice.put_final_ahead(tw::Row{"b", 0, 10, 1, 1, 1, 1, false});
+    slice.put_final_ahead(tw::Row{"c", 0, 10, 1, 1, 1, 1, false});
+    slice.put(tw::Row{"d", 0, 10, 1, 1, 1, 1, false});
+    const auto snet = slice.net();
+    ASSERT_EQ(snet.size(), 4U);
+    EXPECT_TRUE(snet[0].ahead && snet[0].row->final);  // written with final = true
+    EXPECT_FALSE(snet[3].ahead || snet[3].row->final);
+    const auto splan = open.plan(snet, false);
+    EXPECT_EQ(keys(splan.insert), (std::vector<std::string>{"a", "b", "c", "d"}));
+    open.committed(snet);
+    EXPECT_EQ(open.size(), 4U);  // all held until the commit
+    // The commit: a finalized untouched (in place); b changed by a later
+    // part, then finalized (an upsert); c not finalized (left ahead); d
+    // finalized from open (an upsert, as before).
+    SinkBatch commit;
+    commit.finalize(tw::Row{"a", 0, 10, 1, 1, 1, 1, true});
+    commit.remove(tw::Row{"b", 0, 10, 1, 1, 1, 1, false});
+    commit.put(tw::Row{"b", 0, 14, 2, 3, 1, 2, false});
+    commit.finalize(tw::Row{"b", 0, 14, 2, 3, 1, 2, true});
+    commit.finalize(tw::Row{"d", 0, 10, 1, 1, 1, 1, true});
+    const auto cnet = commit.net();
+    ASSERT_EQ(cnet.size(), 3U);
+    EXPECT_TRUE(cnet[0].finalized_only);
+    EXPECT_FALSE(cnet[1].finalized_only);
+    const auto cplan = open.plan(cnet, false);
+    EXPECT_EQ(cplan.in_place, 1U);
+    EXPECT_EQ(keys(cplan.insert), std::vector<std::string>{});
+    EXPECT_EQ(keys(cplan.upsert), (std::vector<std::string>{"b", "d"}));
+    // The same finalization in idempotent mode writes a in place too: the
+    // sink holds that very row, written in this transaction.
+    EXPECT_EQ(open.plan(cnet, true).in_place, 1U);
+    const auto left = open.left_ahead(cnet);
+    ASSERT_EQ(left.size(), 1U);
+    EXPECT_EQ(left[0], (std::pair<std::string, std::int64_t>{"c", 0}));
+    open.committed(cnet);
+    open.none_ahead();
+    EXPECT_FALSE(open.holds("a", 0));
+    EXPECT_FALSE(open.holds("b", 0));
+    EXPECT_TRUE(open.holds("c", 0));  // open after all
+    EXPECT_FALSE(open.holds("d", 0));
+    EXPECT_TRUE(open.left_ahead({}).empty());
+    // Held open now, c's finalization is an upsert, not in place.
+    SinkBatch later;
+    later.finalize(tw::Row{"c", 0, 10, 1, 1, 1, 1, true});
+    const auto lplan = open.plan(later.net(), false);
+    EXPECT_EQ(lplan.in_place, 0U);
+    EXPECT_EQ(keys(lplan.upsert), (std::vector<std::string>{"c"}));
+}
+
 RowImage row(std::int64_t id, const char* key, std::int64_t ts, double value) {
     return {V::of_signed(id), V::of_text(key), V::of_signed(ts), V::of_double(value)};
 }

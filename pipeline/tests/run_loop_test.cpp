@@ -340,6 +340,47 @@ TEST_F(RunLoop, ARestartWithOtherSettingsIsRefusedNamingTheStateRow) {
     }
 }
 
+// Issue 25, the sink's side of rows put final ahead (OpenSinkRows): a
+// slice writes them with final = true inside the open transaction; the
+// commit's finalization of one writes nothing, and one it did not reach is
+// set back to open before the commit, and is then held open (a later put
+// of it is an upsert, not a COPY that would fail on the primary key).
+TEST_F(RunLoop, TheSinkLeavesRowsPutFinalAheadInPlaceAndSetsBackOpenThoseTheCommitDidNotFinalize) {
+    Sink sink = Sink::open(pg_url(), name, name);
+    ASSERT_FALSE(sink.load().has_value());
+    sink.create_tables();
+    SinkBatch slice;
+    slice.savepoint();
+    slice.put_final_ahead(tideweave::Row{"a", 0, 10, 1, 1, 1, 1, false});
+    slice.put_final_ahead(tideweave::Row{"c", 0, 10, 1, 2, 2, 2, false});
+    SinkBatch sent;
+    slice.move_sessions_to(sent);
+    sink.write_slice(sent, std::nullopt, false);
+    SinkBatch commit;  // c finalized as the slice put it; a not reached
+    commit.finalize(tideweave::Row{"c", 0, 10, 1, 2, 2, 2, true});
+    commit.put(tideweave::Row{"b", 5, 15, 1, 3, 3, 3, false});
+    const std::string checkpoint = "cp";
+    sink.commit(commit, std::nullopt, "fake:1", &checkpoint, "settings", false);
+    EXPECT_EQ(sink.rows_final_in_place(), 1U);
+    EXPECT_EQ(sink.rows_reopened(), 1U);
+    test::Sessions sessions = test::sink_sessions(*pg, name);
+    ASSERT_EQ(sessions.size(), 3U);
+    EXPECT_FALSE(sessions.at({"a", 0}).final);
+    EXPECT_TRUE(sessions.at({"c", 0}).final);
+    EXPECT_EQ(sessions.at({"c", 0}).sum, 2);
+    EXPECT_FALSE(sessions.at({"b", 5}).final);
+    SinkBatch next;  // a grows and becomes final: held open, so upserted
+    next.remove(tideweave::Row{"a", 0, 10, 1, 1, 1, 1, false});
+    next.put(tideweave::Row{"a", 0, 12, 2, 5, 1, 4, false});
+    next.finalize(tideweave::Row{"a", 0, 12, 2, 5, 1, 4, true});
+    sink.commit(next, std::string("fake:1"), "fake:2", nullptr, "settings", false);
+    sessions = test::sink_sessions(*pg, name);
+    EXPECT_TRUE(sessions.at({"a", 0}).final);
+    EXPECT_EQ(sessions.at({"a", 0}).count, 2);
+    EXPECT_EQ(sink.rows_reopened(), 1U);
+    EXPECT_EQ(stored_position(*pg, name), "fake:2");
+}
+
 // make_source: the URL picks the source (nothing is contacted before
 // check()), and each source names its state row and its batch limits.
 TEST(MakeSource, TheUrlPicksTheSourceItsStateRowAndItsBatchLimits) {

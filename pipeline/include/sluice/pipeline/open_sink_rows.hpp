@@ -20,6 +20,15 @@
 // If the set were ever wrong, a direct COPY would fail on NAME's primary
 // key (an error, never a wrong row).
 //
+// Rows put final ahead of their commit (SinkBatch::put_final_ahead, a huge
+// transaction's slices) are held too, marked `ahead`, until that commit: a
+// later change of the session removes or upserts them like open rows, and
+// the commit's finalization of one it did not change (a `finalized_only`
+// net change) writes nothing, the row being in NAME already. So a session
+// per row of a huge transaction is written once, not open and then final.
+// At the commit none is left ahead (the sink sets any back to open first:
+// left_ahead()).
+//
 // Kept sorted like SinkBatch::net() (key bytes, then start), so planning
 // is one merge of two sorted lists, no hashing. Sans-I/O; used by the
 // sink's thread only.
@@ -42,16 +51,27 @@ public:
 
     struct Plan {
         std::vector<const SessionRow*> insert, upsert, remove;
+        std::size_t in_place = 0;  // finalized rows held final ahead: nothing to write
     };
     // `net` as SinkBatch::net() gives it (each (key, start) once, sorted);
     // the plan keeps its order.
     Plan plan(const std::vector<NetChange>& net, bool idempotent);
-    // After `net` is committed: rows put open are held; rows put final,
-    // and removed rows, are not.
+    // After `net` is written (a slice) or committed: rows put open, or
+    // final ahead, are held; rows put final, and removed rows, are not.
     void committed(const std::vector<NetChange>& net);
+    // The rows that would still be held final ahead after `net`: at a
+    // commit, none should be (the commit's finalization reaches every one);
+    // the sink sets any back to open before it commits.
+    std::vector<std::pair<std::string, std::int64_t>> left_ahead(const std::vector<NetChange>& net);
+    // After a commit: every row held is open (final = false in NAME).
+    void none_ahead();
 
 private:
-    using Row = std::pair<std::string, std::int64_t>;
+    struct Row {
+        std::string key;
+        std::int64_t start = 0;
+        bool ahead = false;  // held with final = true, inside the open sink transaction
+    };
     void settle();  // sorts and dedupes what add() appended
     std::vector<Row> rows_;
     bool settled_ = true;

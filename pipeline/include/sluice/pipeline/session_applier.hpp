@@ -105,7 +105,7 @@ public:
 private:
     void refuse(const std::string& reason, SinkBatch& batch);
     void end_parts();
-    void slice(SinkBatch& batch);
+    void slice(SinkBatch& batch, std::optional<std::int64_t> commit_watermark_floor);
     void advance_watermark(std::int64_t w, SinkBatch& batch);
     void take_back_slices();
     bool owns(const RejectedRow& r) const { return r.key ? partition_.owns(*r.key) : partition_.index == 0; }

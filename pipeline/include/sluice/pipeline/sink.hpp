@@ -84,6 +84,13 @@ public:
 
     postgres::Connection& connection() { return conn_; }
 
+    // Rows a slice put final ahead of their commit (SinkBatch::put_final_ahead)
+    // that the commit's finalization then found in place, and those it did
+    // not reach, set back to open at the commit (none while the run's
+    // prediction holds). Since this Sink opened.
+    std::uint64_t rows_final_in_place() const { return in_place_; }
+    std::uint64_t rows_reopened() const { return reopened_; }
+
 private:
     Sink(postgres::Connection conn, std::string name, std::string state_name);
     void prepare_statements();
@@ -98,8 +105,9 @@ private:
     std::string state_name_;
     OpenSinkRows open_;     // what NAME holds open, as of the last load or commit
     bool trusted_ = false;  // open_ is all NAME holds that a batch may touch (else: upsert everything)
-    std::optional<postgres::Statement> upsert_, remove_, late_, reject_, state_insert_, state_update_,
+    std::optional<postgres::Statement> upsert_, remove_, reopen_, late_, reject_, state_insert_, state_update_,
         state_update_checkpoint_, state_lock_;
+    std::uint64_t in_place_ = 0, reopened_ = 0;
     // The transaction slices went into, until commit() (declared after
     // conn_: it rolls back before the connection goes).
     std::unique_ptr<postgres::Transaction> open_tx_;

@@ -61,12 +61,32 @@ struct RejectedSinkRow {
 struct NetChange {
     const SessionRow* row = nullptr;
     bool removed = false;
+    // Put final ahead of its commit (SinkBatch::put_final_ahead): row->final
+    // is true, and the sink holds the row as it holds an open one until the
+    // commit's finalization (OpenSinkRows).
+    bool ahead = false;
+    // Every change the range logged of this (key, start) was a finalization
+    // (SinkBatch::finalize): the engine's row is the one it held before,
+    // final now. A row the sink holds final ahead needs no write.
+    bool finalized_only = false;
 };
 
 class SinkBatch {
 public:
     void remove(const tideweave::Row& row);
     void put(const tideweave::Row& row);
+    // A row the engine made final (Engine::advance_watermark): a put, told
+    // apart so that a row the sink already holds final ahead is not
+    // written again.
+    void finalize(const tideweave::Row& row);
+    // An open transaction's row that its commit will make final (its end is
+    // below the watermark the commit moves to at least, and only a later
+    // change of the session, which removes this row, can stop that): put
+    // with final = true, so that the commit's finalization need not write
+    // it again (SessionApplier::slice, docs/pipeline.md "Huge
+    // transactions"). Nobody sees it before the commit: it goes into the
+    // open sink transaction.
+    void put_final_ahead(const tideweave::Row& row);
     void late(LateRow row) { late_.push_back(std::move(row)); }
     void reject(std::string gtid, RejectedRow row) { rejected_.push_back({std::move(gtid), std::move(row)}); }
     void count_source_transaction(std::size_t row_changes) {
@@ -117,11 +137,12 @@ public:
     void clear();
 
 private:
+    enum class Kind : std::uint8_t { put, remove, finalize, ahead };
     struct Logged {
         SessionRow row;
-        bool removed = false;
+        Kind kind = Kind::put;
     };
-    void log(const tideweave::Row& row, bool removed);
+    void log(const tideweave::Row& row, Kind kind);
 
     std::vector<Logged> log_;
     std::size_t used_ = 0;  // log_[0, used_) is this batch; the rest is kept for reuse

@@ -30,6 +30,20 @@ public:
         current_ = w;
         return w;
     }
+    // The least watermark advance() will move to after a transaction whose
+    // after images so far reach `transaction_max_so_far` (the rest of it
+    // may move it further), nullopt when that need not move it: what a huge
+    // transaction's slices judge which of its rows the commit will make
+    // final by (SessionApplier::slice). Observes nothing.
+    std::optional<std::int64_t> floor_after(std::optional<std::int64_t> transaction_max_so_far) const {
+        std::optional<std::int64_t> m = max_ts_;
+        if (transaction_max_so_far && (!m || *transaction_max_so_far > *m)) m = transaction_max_so_far;
+        if (!m) return std::nullopt;
+        const std::int64_t w = *m - lag_;
+        if (w < -(std::int64_t{1} << 60)) return std::nullopt;
+        if (current_ && w <= *current_) return std::nullopt;
+        return w;
+    }
     std::optional<std::int64_t> max_ts() const { return max_ts_; }
     std::optional<std::int64_t> current() const { return current_; }
 
