@@ -121,29 +121,68 @@ void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
     }
 }
 
+namespace {
+
+// (key bytes, start): the order of the engine's Changes and SinkBatch::net().
+int compare(std::string_view key, std::int64_t start, std::string_view other_key, std::int64_t other_start) {
+    if (const int c = key.compare(other_key); c != 0) return c;
+    return start < other_start ? -1 : start > other_start ? 1 : 0;
+}
+
+tw::Row row_of(const SessionRow& r) { return {r.key, r.start, r.end, r.count, r.sum, r.min, r.max, r.final}; }
+
+}  // namespace
+
 void SessionApplier::slice(SinkBatch& batch, std::optional<std::int64_t> commit_watermark_floor) {
     auto changes = engine_->take_changes();
     if (!changes) return;  // a sum out of range for now: it stays for the next slice, or the commit
     if (!sliced_) batch.savepoint();
     sliced_ = true;
     for (const tw::Row& r : changes->before) batch.remove(r);
-    // A row that ends below the watermark the commit moves to at least is
-    // final at the commit (a row is final once end < the watermark), unless
-    // a later part changes its session, which removes this row first: put
-    // it final now, so that the commit's finalization finds it in NAME and
-    // a transaction holding a session per row writes each once, not open
-    // and then final (OpenSinkRows). The watermark only moves after each
-    // source transaction, so no later part can make an event of it late.
-    for (const tw::Row& r : changes->after) {
-        if (commit_watermark_floor && r.end < *commit_watermark_floor) batch.put_final_ahead(r);
+    // A row ending below the horizon of the watermark the commit moves to at
+    // least (a row is final once end < watermark - lateness) is final at the
+    // commit, unless a later part changes its session, which removes this
+    // row first: put it final now, so that the commit's finalization finds
+    // it in NAME and a transaction holding a session per row writes each
+    // once, not open and then final (OpenSinkRows). The watermark only moves
+    // after each source transaction, so no later part can make an event of
+    // it late. A row not yet below it (the newest, within the lag, the
+    // lateness and the gap of the largest ts so far) is held back to be
+    // judged again at the next slice, up to a slice's worth; past that, or
+    // at the commit, it is put as it is. The rows held back that a later
+    // part changed (this slice's before rows) are gone: never written.
+    const std::optional<std::int64_t> horizon =
+        commit_watermark_floor ? std::optional(*commit_watermark_floor - engine_->config().lateness) : std::nullopt;
+    held_next_.clear();
+    auto judge = [&](const tw::Row& r) {
+        if (horizon && r.end < *horizon) batch.put_final_ahead(r);
+        else if (held_next_.size() < slice_sessions_) held_next_.push_back(session_row(r));
         else batch.put(r);
+    };
+    const std::span<const tw::Row> before = changes->before, after = changes->after;
+    std::size_t b = 0, a = 0;
+    for (const SessionRow& h : held_) {
+        while (b < before.size() && compare(before[b].key, before[b].start, h.key, h.start) < 0) ++b;
+        if (b < before.size() && compare(before[b].key, before[b].start, h.key, h.start) == 0) continue;  // changed
+        for (; a < after.size() && compare(after[a].key, after[a].start, h.key, h.start) < 0; ++a) judge(after[a]);
+        judge(row_of(h));
     }
+    for (; a < after.size(); ++a) judge(after[a]);
+    std::swap(held_, held_next_);
     slices_->send_slice(batch);
+}
+
+// The rows held back from the slices go into the batch as they are, before
+// the commit's changes (which remove those a later part changed).
+void SessionApplier::put_held(SinkBatch& batch) {
+    for (const SessionRow& h : held_) batch.put(row_of(h));
+    held_.clear();
 }
 
 void SessionApplier::take_back_slices() {
     if (sliced_) slices_->take_back_slices();
     sliced_ = false;
+    held_.clear();
 }
 
 void SessionApplier::refuse(const std::string& reason, SinkBatch& batch) {
@@ -170,6 +209,7 @@ std::optional<SessionApplier::Outcome> SessionApplier::finish(TransactionMapper&
         if (!changes) {
             refuse("transaction rejected by Tideweave: " + changes.error().message, batch);
         } else {
+            put_held(batch);
             for (const tw::Row& r : changes->before) batch.remove(r);
             for (const tw::Row& r : changes->after) batch.put(r);
         }
@@ -201,6 +241,7 @@ void SessionApplier::end_parts() {
     reading_again_ = false;
     part_outcome_ = {};
     sliced_ = false;
+    held_.clear();
 }
 
 }  // namespace sluice::pipeline

@@ -249,6 +249,17 @@ void Sink::write_rows(const std::vector<NetChange>& net, bool idempotent, bool r
     }
 }
 
+void Sink::reopen_left_ahead(const std::vector<NetChange>& net) {
+    const auto left = open_.left_ahead(net);
+    if (left.empty()) return;
+    pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
+    for (const auto& [key, start] : left) copy.row({key, start});
+    copy.finish();
+    conn_.execute(*reopen_);
+    conn_.run_script("truncate sluice_stage_remove");
+    reopened_ += left.size();
+}
+
 void Sink::begin_transaction(const std::optional<std::string>& previous_gtid) {
     open_tx_ = std::make_unique<pg::Transaction>(conn_);
     savepoint_ = false;
@@ -275,6 +286,12 @@ void Sink::write_slice(const SinkBatch& slice, const std::optional<std::string>&
     const std::size_t split = slice.savepoint_at().value_or(0);
     write(0, split);
     if (slice.savepoint_at()) {
+        // An earlier transaction's rows put final ahead that its
+        // finalization did not reach are open: NAME says so before this
+        // transaction's savepoint (what a rollback to it reads back as
+        // open is what NAME holds with final = false).
+        reopen_left_ahead({});
+        open_.none_ahead();
         // One savepoint at a time: the last transaction in slices is the
         // only one that can still be taken back.
         if (savepoint_) conn_.run_script("release savepoint sluice_transaction");
@@ -326,16 +343,8 @@ void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& prev
                         "predecessor, or a second sluice-pipeline for it); nothing was written, restoring again");
     write_rows(net, replay || !trusted_, false);
     // Rows a slice put final ahead of this commit that its finalization did
-    // not reach are open after all: NAME must say so before anyone sees it
-    // (the run's prediction, SessionApplier::slice, makes this empty; it is
-    // what keeps a wrong one from showing an open row as final).
-    if (const auto left = open_.left_ahead(net); !left.empty()) {
-        pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
-        for (const auto& [key, start] : left) copy.row({key, start});
-        copy.finish();
-        conn_.execute(*reopen_);
-        reopened_ += left.size();
-    }
+    // not reach are open after all: NAME says so before anyone sees it.
+    reopen_left_ahead(net);
     if (!batch.late_rows().empty()) {
         pg::CopyIn copy = conn_.copy_in("copy sluice_stage_late from stdin");
         for (const LateRow& l : batch.late_rows()) copy.row({l.id, l.key, l.ts, l.gtid, l.seq, l.op, l.value});

@@ -681,8 +681,9 @@ TEST_F(Pipeline, ASessionPerRowHugeTransactionKilledWhileItsSlicesAreInTheSinkEq
 // rows are in NAME_rejected, and the small transactions around it (one
 // before it in the same sink transaction) are applied. That the slices
 // were written: NAME's inserted-tuple count (pg_stat_user_tables counts
-// rows of rolled-back transactions too) is past the 19 slices' 19,000 rows
-// while it holds one row.
+// rows of rolled-back transactions too) is past 18,000 (the 19 slices'
+// 19,000 rows less at most a slice's worth held back, not yet sure to be
+// final at the commit: SessionApplier::slice) while it holds one row.
 TEST_F(Pipeline, AHugeTransactionRefusedAtItsLastPartAfterSlicesLeavesNothingOfItInTheSink) {
     const std::string start =
         fresh("refused_slices", "refused_slices", "pk INT PRIMARY KEY, id INT, k VARCHAR(16), t BIGINT, v DOUBLE");
@@ -712,8 +713,8 @@ TEST_F(Pipeline, AHugeTransactionRefusedAtItsLastPartAfterSlicesLeavesNothingOfI
                               .row(0)
                               .get<std::string>(0));
     };
-    for (int i = 0; i < 1200 && inserted() < 19000; ++i) std::this_thread::sleep_for(100ms);
-    EXPECT_GE(inserted(), 19000);
+    for (int i = 0; i < 1200 && inserted() < 18000; ++i) std::this_thread::sleep_for(100ms);
+    EXPECT_GE(inserted(), 18000);
 }
 
 // Issue 25: a transaction of 50,000 rows (several of the binlog source's

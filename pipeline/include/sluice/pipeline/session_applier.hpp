@@ -107,6 +107,7 @@ private:
     void end_parts();
     void slice(SinkBatch& batch, std::optional<std::int64_t> commit_watermark_floor);
     void advance_watermark(std::int64_t w, SinkBatch& batch);
+    void put_held(SinkBatch& batch);
     void take_back_slices();
     bool owns(const RejectedRow& r) const { return r.key ? partition_.owns(*r.key) : partition_.index == 0; }
     // The mutations of `all` this run owns (all of them for one partition).
@@ -131,6 +132,10 @@ private:
     SliceOut* slices_ = nullptr;           // where slices go (none: nothing before the commit)
     std::size_t slice_sessions_ = 0;
     bool sliced_ = false;                  // slices of this transaction were sent
+    // Rows of the open transaction's sessions that its slices held back, not
+    // yet sure to be final at its commit (slice()); sorted by (key, start),
+    // at most a slice's worth.
+    std::vector<SessionRow> held_, held_next_;
 };
 
 }  // namespace sluice::pipeline

@@ -99,6 +99,12 @@ private:
     // after use (the transaction goes on: ON COMMIT DELETE ROWS has not run).
     void write_rows(const std::vector<NetChange>& net, bool idempotent, bool reuse_stages);
     void begin_transaction(const std::optional<std::string>& previous_gtid);
+    // Rows still held final ahead after `net` (OpenSinkRows::left_ahead)
+    // are set back to final = false in NAME. The run's prediction
+    // (SessionApplier::slice) leaves none; this is what keeps a wrong one
+    // from showing an open row as final, or from hiding it from the open
+    // rows read back after a rollback to the savepoint.
+    void reopen_left_ahead(const std::vector<NetChange>& net);
 
     postgres::Connection conn_;
     std::string name_;
