@@ -1,6 +1,7 @@
 #include "sluice/pipeline/open_sink_rows.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace sluice::pipeline {
 
@@ -13,44 +14,74 @@ int compare(std::string_view key, std::int64_t start, std::string_view other_key
     return start < other_start ? -1 : start > other_start ? 1 : 0;
 }
 
+template <class R>
+bool before(const R& a, const R& b) {
+    return compare(a.key, a.start, b.key, b.start) < 0;
+}
+
 }  // namespace
 
 void OpenSinkRows::add(std::string_view key, std::int64_t start) {
-    if (settled_ && !rows_.empty() && compare(rows_.back().key, rows_.back().start, key, start) >= 0) settled_ = false;
-    rows_.push_back({std::string(key), start, false});
+    if (!recent_.empty() || gone_ > 0) settle(true);  // add() appends to main_ alone
+    if (settled_ && !main_.empty() && compare(main_.back().key, main_.back().start, key, start) >= 0) settled_ = false;
+    main_.push_back({std::string(key), start, false, false});
 }
 
-void OpenSinkRows::settle() {
-    if (settled_) return;
-    std::sort(rows_.begin(), rows_.end(),
-              [](const Row& a, const Row& b) { return compare(a.key, a.start, b.key, b.start) < 0; });
-    rows_.erase(std::unique(rows_.begin(), rows_.end(),
-                            [](const Row& a, const Row& b) { return compare(a.key, a.start, b.key, b.start) == 0; }),
-                rows_.end());
-    settled_ = true;
+void OpenSinkRows::settle(bool rebuild) {
+    if (!settled_) {
+        std::sort(main_.begin(), main_.end(), before<Row>);
+        main_.erase(std::unique(main_.begin(), main_.end(),
+                                [](const Row& a, const Row& b) { return compare(a.key, a.start, b.key, b.start) == 0; }),
+                    main_.end());
+        settled_ = true;
+    }
+    // Rebuild once the recent rows, or the gone ones, are an eighth of the
+    // set: each row is moved O(1) times on average per rebuild it lives in.
+    if (!rebuild && recent_.size() + gone_ <= main_.size() / 8 + 256) return;
+    std::vector<Row> next;
+    next.reserve(main_.size() + recent_.size() - gone_);
+    auto keep = [&](Row& r) {
+        if (!r.gone) next.push_back(std::move(r));
+    };
+    std::size_t j = 0;
+    for (Row& r : main_) {
+        for (; j < recent_.size() && before(recent_[j], r); ++j) keep(recent_[j]);
+        keep(r);
+    }
+    for (; j < recent_.size(); ++j) keep(recent_[j]);
+    main_ = std::move(next);
+    recent_.clear();
+    gone_ = 0;
+}
+
+// The entry of (key, start), gone or not (a row gone and held again is
+// revived in place: no (key, start) is in the two vectors twice).
+OpenSinkRows::Row* OpenSinkRows::find(std::string_view key, std::int64_t start) {
+    for (std::vector<Row>* v : {&main_, &recent_}) {
+        auto it = std::lower_bound(v->begin(), v->end(), std::pair{key, start},
+                                   [](const Row& a, const auto& b) { return compare(a.key, a.start, b.first, b.second) < 0; });
+        if (it != v->end() && compare(it->key, it->start, key, start) == 0) return &*it;
+    }
+    return nullptr;
 }
 
 bool OpenSinkRows::holds(std::string_view key, std::int64_t start) {
     settle();
-    auto it = std::lower_bound(rows_.begin(), rows_.end(), std::pair{key, start}, [](const Row& a, const auto& b) {
-        return compare(a.key, a.start, b.first, b.second) < 0;
-    });
-    return it != rows_.end() && compare(it->key, it->start, key, start) == 0;
+    const Row* r = find(key, start);
+    return r && !r->gone;
 }
 
 std::size_t OpenSinkRows::size() {
     settle();
-    return rows_.size();
+    return main_.size() + recent_.size() - gone_;
 }
 
 OpenSinkRows::Plan OpenSinkRows::plan(const std::vector<NetChange>& net, bool idempotent) {
     settle();
     Plan p;
-    std::size_t i = 0;  // into rows_, advanced alongside net
     for (const NetChange& c : net) {
-        while (i < rows_.size() && compare(rows_[i].key, rows_[i].start, c.row->key, c.row->start) < 0) ++i;
-        const Row* entry =
-            i < rows_.size() && compare(rows_[i].key, rows_[i].start, c.row->key, c.row->start) == 0 ? &rows_[i] : nullptr;
+        const Row* entry = find(c.row->key, c.row->start);
+        if (entry && entry->gone) entry = nullptr;
         const bool held = idempotent || entry;
         if (c.removed) {
             if (held) p.remove.push_back(c.row);
@@ -65,37 +96,58 @@ OpenSinkRows::Plan OpenSinkRows::plan(const std::vector<NetChange>& net, bool id
 
 void OpenSinkRows::committed(const std::vector<NetChange>& net) {
     settle();
-    // Merge: the rows the batch did not touch, and those it left held.
-    std::vector<Row> next;
-    next.reserve(rows_.size() + net.size() / 4);
-    std::size_t i = 0;
+    // Rows held already change in place; new ones (net is sorted, so they
+    // are too) are merged into recent_.
+    std::vector<Row> added;
     for (const NetChange& c : net) {
-        while (i < rows_.size() && compare(rows_[i].key, rows_[i].start, c.row->key, c.row->start) < 0)
-            next.push_back(std::move(rows_[i++]));
-        if (i < rows_.size() && compare(rows_[i].key, rows_[i].start, c.row->key, c.row->start) == 0) ++i;
-        if (!c.removed && (c.ahead || !c.row->final)) next.push_back({c.row->key, c.row->start, c.ahead});
+        const bool hold = !c.removed && (c.ahead || !c.row->final);
+        if (Row* entry = find(c.row->key, c.row->start)) {
+            if (entry->ahead) --ahead_;
+            if (entry->gone && hold) --gone_;
+            if (!entry->gone && !hold) ++gone_;
+            entry->gone = !hold;
+            entry->ahead = hold && c.ahead;
+            if (entry->ahead) ++ahead_;
+        } else if (hold) {
+            added.push_back({c.row->key, c.row->start, c.ahead, false});
+            if (c.ahead) ++ahead_;
+        }
     }
-    while (i < rows_.size()) next.push_back(std::move(rows_[i++]));
-    rows_ = std::move(next);
+    if (added.empty()) return;
+    std::vector<Row> merged;
+    merged.reserve(recent_.size() + added.size());
+    std::merge(std::make_move_iterator(recent_.begin()), std::make_move_iterator(recent_.end()),
+               std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()), std::back_inserter(merged),
+               before<Row>);
+    recent_ = std::move(merged);
+    settle();
 }
 
 std::vector<std::pair<std::string, std::int64_t>> OpenSinkRows::left_ahead(const std::vector<NetChange>& net) {
     settle();
     std::vector<std::pair<std::string, std::int64_t>> left;
-    std::size_t i = 0;
-    for (const NetChange& c : net) {
-        for (; i < rows_.size() && compare(rows_[i].key, rows_[i].start, c.row->key, c.row->start) < 0; ++i)
-            if (rows_[i].ahead) left.emplace_back(rows_[i].key, rows_[i].start);
-        if (i < rows_.size() && compare(rows_[i].key, rows_[i].start, c.row->key, c.row->start) == 0) ++i;
+    for (const NetChange& c : net)
         if (!c.removed && c.ahead) left.emplace_back(c.row->key, c.row->start);
-    }
-    for (; i < rows_.size(); ++i)
-        if (rows_[i].ahead) left.emplace_back(rows_[i].key, rows_[i].start);
+    if (ahead_ == 0) return left;
+    // Held ahead and not touched by `net` (net is sorted: a binary search).
+    auto in_net = [&](const Row& r) {
+        auto it = std::lower_bound(net.begin(), net.end(), r, [](const NetChange& c, const Row& x) {
+            return compare(c.row->key, c.row->start, x.key, x.start) < 0;
+        });
+        return it != net.end() && compare(it->row->key, it->row->start, r.key, r.start) == 0;
+    };
+    for (const std::vector<Row>* v : {&main_, &recent_})
+        for (const Row& r : *v)
+            if (r.ahead && !r.gone && !in_net(r)) left.emplace_back(r.key, r.start);
+    std::sort(left.begin(), left.end());
     return left;
 }
 
 void OpenSinkRows::none_ahead() {
-    for (Row& r : rows_) r.ahead = false;
+    if (ahead_ == 0) return;
+    for (std::vector<Row>* v : {&main_, &recent_})
+        for (Row& r : *v) r.ahead = false;
+    ahead_ = 0;
 }
 
 }  // namespace sluice::pipeline

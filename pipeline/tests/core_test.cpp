@@ -2,6 +2,9 @@
 // applying source transactions to a real engine.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 #include "sluice/pipeline/open_sink_rows.hpp"
 #include "sluice/pipeline/session_applier.hpp"
 #include "sluice/pipeline/source_position.hpp"
@@ -135,6 +138,77 @@ TEST(OpenSinkRows, NewRowsAreInsertedHeldOnesUpsertedAndRowsBornAndGoneInABatchN
     // (key, start) pairs that differ only in where the key ends keep apart.
     open.add(std::string_view("x\0", 2), 1);
     EXPECT_FALSE(open.holds("x", 1));
+}
+
+// The set against a plain map, over thousands of batches of random puts,
+// removals, finalizations and rows put ahead: what it holds, its plans and
+// the rows left ahead stay the map's through its rebuilds (recent rows
+// merged in, gone rows dropped) and through rows gone and held again.
+TEST(OpenSinkRows, ThousandsOfBatchesAgreeWithAPlainMap) {
+    std::mt19937 rng(7);
+    OpenSinkRows open;
+    std::map<std::pair<std::string, std::int64_t>, bool> model;  // held -> ahead
+    const std::vector<std::string> keys = {"a", "b", "c", std::string("c\0", 2), "dd", "e"};
+    for (int i = 0; i < 300; ++i) {  // loaded from the sink: out of order, some twice
+        const std::string& k = keys[rng() % keys.size()];
+        const std::int64_t start = static_cast<std::int64_t>(rng() % 2000);
+        open.add(k, start);
+        model[{k, start}] = false;
+    }
+    for (int batch = 0; batch < 3000; ++batch) {
+        SinkBatch b;
+        const int n = 1 + static_cast<int>(rng() % 40);
+        for (int i = 0; i < n; ++i) {
+            const tw::Row r{keys[rng() % keys.size()], static_cast<std::int64_t>(rng() % 2000), 1, 1, 1, 1, 1, false};
+            switch (rng() % 5) {
+                case 0: b.remove(r); break;
+                case 1: b.put(r); break;
+                case 2: b.put_final_ahead(r); break;
+                case 3: b.finalize(tw::Row{r.key, r.start, 1, 1, 1, 1, 1, true}); break;
+                default: b.put(tw::Row{r.key, r.start, 1, 1, 1, 1, 1, true}); break;
+            }
+        }
+        const auto net = b.net();
+        const auto plan = open.plan(net, false);
+        std::size_t inserts = 0, upserts = 0, removes = 0, in_place = 0;
+        for (const NetChange& c : net) {
+            auto it = model.find({c.row->key, c.row->start});
+            const bool held = it != model.end();
+            if (c.removed) removes += held;
+            else if (held && it->second && c.finalized_only) ++in_place;
+            else (held ? upserts : inserts) += 1;
+        }
+        ASSERT_EQ(plan.insert.size(), inserts) << "batch " << batch;
+        ASSERT_EQ(plan.upsert.size(), upserts) << "batch " << batch;
+        ASSERT_EQ(plan.remove.size(), removes) << "batch " << batch;
+        ASSERT_EQ(plan.in_place, in_place) << "batch " << batch;
+        std::vector<std::pair<std::string, std::int64_t>> left;
+        for (const auto& [at, ahead] : model) {
+            if (!ahead) continue;
+            auto c = std::find_if(net.begin(), net.end(),
+                                  [&](const NetChange& x) { return x.row->key == at.first && x.row->start == at.second; });
+            if (c == net.end()) left.push_back(at);
+        }
+        for (const NetChange& c : net)
+            if (!c.removed && c.ahead) left.emplace_back(c.row->key, c.row->start);
+        std::sort(left.begin(), left.end());
+        ASSERT_EQ(open.left_ahead(net), left) << "batch " << batch;
+        open.committed(net);
+        for (const NetChange& c : net) {
+            if (!c.removed && (c.ahead || !c.row->final)) model[{c.row->key, c.row->start}] = c.ahead;
+            else model.erase({c.row->key, c.row->start});
+        }
+        if (batch % 97 == 0) {
+            open.none_ahead();
+            for (auto& [at, ahead] : model) ahead = false;
+        }
+        ASSERT_EQ(open.size(), model.size()) << "batch " << batch;
+        for (int probe = 0; probe < 5; ++probe) {
+            const std::string& k = keys[rng() % keys.size()];
+            const std::int64_t start = static_cast<std::int64_t>(rng() % 2000);
+            ASSERT_EQ(open.holds(k, start), model.contains({k, start})) << "batch " << batch;
+        }
+    }
 }
 
 // Issue 25: a huge transaction's slice puts rows final ahead of its commit;

@@ -29,8 +29,13 @@
 // At the commit none is left ahead (the sink sets any back to open first:
 // left_ahead()).
 //
-// Kept sorted like SinkBatch::net() (key bytes, then start), so planning
-// is one merge of two sorted lists, no hashing. Sans-I/O; used by the
+// Two sorted vectors (key bytes, then start: the order of SinkBatch::net()),
+// a main one and the rows added since it was last rebuilt, merged into it
+// once they are an eighth of it; a row no longer held is marked gone in
+// place until then. So a slice of a huge transaction (thousands of rows
+// among hundreds of thousands held) costs binary searches and a merge of
+// its own size, not a rewrite of the whole set (which, once per slice,
+// was quadratic in the transaction). No hashing. Sans-I/O; used by the
 // sink's thread only.
 #include <cstdint>
 #include <string>
@@ -71,10 +76,15 @@ private:
         std::string key;
         std::int64_t start = 0;
         bool ahead = false;  // held with final = true, inside the open sink transaction
+        bool gone = false;   // no longer held: dropped at the next rebuild
     };
-    void settle();  // sorts and dedupes what add() appended
-    std::vector<Row> rows_;
-    bool settled_ = true;
+    // Sorts and dedupes what add() appended; merges recent_ into main_ and
+    // drops gone rows once they are many (or `rebuild`).
+    void settle(bool rebuild = false);
+    Row* find(std::string_view key, std::int64_t start);
+    std::vector<Row> main_, recent_;  // each sorted; no (key, start) in both
+    bool settled_ = true;             // main_ is sorted
+    std::size_t gone_ = 0, ahead_ = 0;  // rows marked so, in both vectors
 };
 
 }  // namespace sluice::pipeline
