@@ -55,19 +55,36 @@ void OpenSinkRows::settle(bool rebuild) {
 }
 
 // The entry of (key, start), gone or not (a row gone and held again is
-// revived in place: no (key, start) is in the two vectors twice).
-OpenSinkRows::Row* OpenSinkRows::find(std::string_view key, std::int64_t start) {
-    for (std::vector<Row>* v : {&main_, &recent_}) {
-        auto it = std::lower_bound(v->begin(), v->end(), std::pair{key, start},
+// revived in place: no (key, start) is in the two vectors twice). `from`
+// (one position per vector) is where earlier, smaller keys were found: a
+// caller walking a sorted net passes the same Cursor, and each search
+// gallops from there (O(log distance), so a net as large as the set costs
+// a merge and a small one binary searches).
+OpenSinkRows::Row* OpenSinkRows::find(std::string_view key, std::int64_t start, Cursor& from) {
+    std::vector<Row>* vectors[2] = {&main_, &recent_};
+    for (int i = 0; i < 2; ++i) {
+        std::vector<Row>& v = *vectors[i];
+        std::size_t lo = std::min(from.at[i], v.size()), step = 1, hi = lo;
+        auto below = [&](std::size_t j) { return compare(v[j].key, v[j].start, key, start) < 0; };
+        while (hi < v.size() && below(hi)) {
+            lo = hi + 1;
+            hi += step;
+            step *= 2;
+        }
+        hi = std::min(hi, v.size());
+        auto it = std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(hi),
+                                   std::pair{key, start},
                                    [](const Row& a, const auto& b) { return compare(a.key, a.start, b.first, b.second) < 0; });
-        if (it != v->end() && compare(it->key, it->start, key, start) == 0) return &*it;
+        from.at[i] = static_cast<std::size_t>(it - v.begin());
+        if (it != v.end() && compare(it->key, it->start, key, start) == 0) return &*it;
     }
     return nullptr;
 }
 
 bool OpenSinkRows::holds(std::string_view key, std::int64_t start) {
     settle();
-    const Row* r = find(key, start);
+    Cursor from;
+    const Row* r = find(key, start, from);
     return r && !r->gone;
 }
 
@@ -79,8 +96,9 @@ std::size_t OpenSinkRows::size() {
 OpenSinkRows::Plan OpenSinkRows::plan(const std::vector<NetChange>& net, bool idempotent) {
     settle();
     Plan p;
+    Cursor from;
     for (const NetChange& c : net) {
-        const Row* entry = find(c.row->key, c.row->start);
+        const Row* entry = find(c.row->key, c.row->start, from);
         if (entry && entry->gone) entry = nullptr;
         const bool held = idempotent || entry;
         if (c.removed) {
@@ -99,9 +117,10 @@ void OpenSinkRows::committed(const std::vector<NetChange>& net) {
     // Rows held already change in place; new ones (net is sorted, so they
     // are too) are merged into recent_.
     std::vector<Row> added;
+    Cursor from;
     for (const NetChange& c : net) {
         const bool hold = !c.removed && (c.ahead || !c.row->final);
-        if (Row* entry = find(c.row->key, c.row->start)) {
+        if (Row* entry = find(c.row->key, c.row->start, from)) {
             if (entry->ahead) --ahead_;
             if (entry->gone && hold) --gone_;
             if (!entry->gone && !hold) ++gone_;

@@ -172,11 +172,24 @@ void SessionApplier::slice(SinkBatch& batch, std::optional<std::int64_t> commit_
     slices_->send_slice(batch);
 }
 
-// The rows held back from the slices go into the batch as they are, before
-// the commit's changes (which remove those a later part changed).
-void SessionApplier::put_held(SinkBatch& batch) {
-    for (const SessionRow& h : held_) batch.put(row_of(h));
+// At the commit of a transaction that sent slices, the rows held back and
+// the commit's own after rows are judged by the watermark it moves to (known
+// now): the watermark's steps may send the newest of them in a slice before
+// the step that finalizes them, and put final ahead they are then left in
+// place, not upserted. The held rows go first: the commit's before rows
+// remove those a later part changed.
+void SessionApplier::put_commit_rows(SinkBatch& batch, const tw::Changes& changes,
+                                     std::optional<std::int64_t> commit_watermark) {
+    const bool judge = sliced_ && commit_watermark;
+    const std::int64_t horizon = judge ? *commit_watermark - engine_->config().lateness : 0;
+    auto put = [&](const tw::Row& r) {
+        if (judge && r.end < horizon) batch.put_final_ahead(r);
+        else batch.put(r);
+    };
+    for (const SessionRow& h : held_) put(row_of(h));
     held_.clear();
+    for (const tw::Row& r : changes.before) batch.remove(r);
+    for (const tw::Row& r : changes.after) put(r);
 }
 
 void SessionApplier::take_back_slices() {
@@ -209,9 +222,7 @@ std::optional<SessionApplier::Outcome> SessionApplier::finish(TransactionMapper&
         if (!changes) {
             refuse("transaction rejected by Tideweave: " + changes.error().message, batch);
         } else {
-            put_held(batch);
-            for (const tw::Row& r : changes->before) batch.remove(r);
-            for (const tw::Row& r : changes->after) batch.put(r);
+            put_commit_rows(batch, *changes, rule_->floor_after(last.max_after_ts()));
         }
     }
     if (refused_) {  // read it again, to reject every change

@@ -224,15 +224,27 @@ void copy_session_row(pg::CopyIn& copy, const SessionRow& r, std::vector<pg::Par
 
 }  // namespace
 
-void Sink::write_rows(const std::vector<NetChange>& net, bool idempotent, bool reuse_stages) {
+void Sink::end_slice_copy() {
+    if (!slice_copy_) return;
+    // Reset first: a COPY that failed is over either way.
+    std::optional<pg::CopyIn> copy = std::move(slice_copy_);
+    slice_copy_.reset();
+    copy->finish();
+}
+
+void Sink::write_rows(const std::vector<NetChange>& net, bool idempotent, bool reuse_stages, bool keep_copy) {
     const OpenSinkRows::Plan plan = open_.plan(net, idempotent);
     in_place_ += plan.in_place;
     std::vector<pg::Param> cells(8, pg::Param(nullptr));
     if (!plan.insert.empty()) {
-        pg::CopyIn copy = conn_.copy_in("copy " + quote_ident(name_) + " from stdin");
-        for (const SessionRow* r : plan.insert) copy_session_row(copy, *r, cells);
-        copy.finish();
+        if (!slice_copy_) slice_copy_.emplace(conn_.copy_in("copy " + quote_ident(name_) + " from stdin"));
+        for (const SessionRow* r : plan.insert) copy_session_row(*slice_copy_, *r, cells);
     }
+    if (keep_copy && plan.upsert.empty() && plan.remove.empty()) {
+        if (slice_copy_) slice_copy_->flush();
+        return;
+    }
+    end_slice_copy();
     if (!plan.upsert.empty()) {
         pg::CopyIn copy = conn_.copy_in("copy sluice_stage_put from stdin");
         for (const SessionRow* r : plan.upsert) copy_session_row(copy, *r, cells);
@@ -252,6 +264,7 @@ void Sink::write_rows(const std::vector<NetChange>& net, bool idempotent, bool r
 void Sink::reopen_left_ahead(const std::vector<NetChange>& net) {
     const auto left = open_.left_ahead(net);
     if (left.empty()) return;
+    end_slice_copy();
     pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
     for (const auto& [key, start] : left) copy.row({key, start});
     copy.finish();
@@ -278,7 +291,7 @@ void Sink::write_slice(const SinkBatch& slice, const std::optional<std::string>&
     auto write = [&](std::size_t from, std::size_t to) {
         if (from == to) return;
         const std::vector<NetChange> net = slice.net(from, to);
-        write_rows(net, idempotent, true);
+        write_rows(net, idempotent, true, true);
         // The set follows the open transaction (take_back_slices and a
         // failure load it anew).
         open_.committed(net);
@@ -286,6 +299,7 @@ void Sink::write_slice(const SinkBatch& slice, const std::optional<std::string>&
     const std::size_t split = slice.savepoint_at().value_or(0);
     write(0, split);
     if (slice.savepoint_at()) {
+        end_slice_copy();
         // An earlier transaction's rows put final ahead that its
         // finalization did not reach are open: NAME says so before this
         // transaction's savepoint (what a rollback to it reads back as
@@ -303,6 +317,7 @@ void Sink::write_slice(const SinkBatch& slice, const std::optional<std::string>&
 
 void Sink::take_back_slices() {
     if (!open_tx_ || !savepoint_) throw std::logic_error("pipeline: Sink::take_back_slices without a savepoint");
+    end_slice_copy();
     conn_.run_script("rollback to savepoint sluice_transaction");
     // What NAME holds open as of the savepoint, read inside the transaction
     // (rare: a huge transaction refused after slices went).
@@ -315,6 +330,7 @@ void Sink::take_back_slices() {
 void Sink::commit(const SinkBatch& batch, const std::optional<std::string>& previous_gtid, const std::string& gtid,
                   const std::string* checkpoint, const std::string& settings, bool replay) {
     if (!upsert_) throw std::logic_error("pipeline: Sink::commit before create_tables()");
+    end_slice_copy();
     const std::vector<NetChange> net = batch.net();
     // The transaction slices went into, or a new one.
     std::unique_ptr<pg::Transaction> tx = std::move(open_tx_);

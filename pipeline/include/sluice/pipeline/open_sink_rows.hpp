@@ -81,7 +81,10 @@ private:
     // Sorts and dedupes what add() appended; merges recent_ into main_ and
     // drops gone rows once they are many (or `rebuild`).
     void settle(bool rebuild = false);
-    Row* find(std::string_view key, std::int64_t start);
+    struct Cursor {
+        std::size_t at[2] = {0, 0};  // into main_, recent_
+    };
+    Row* find(std::string_view key, std::int64_t start, Cursor& from);
     std::vector<Row> main_, recent_;  // each sorted; no (key, start) in both
     bool settled_ = true;             // main_ is sorted
     std::size_t gone_ = 0, ahead_ = 0;  // rows marked so, in both vectors

@@ -107,7 +107,8 @@ private:
     void end_parts();
     void slice(SinkBatch& batch, std::optional<std::int64_t> commit_watermark_floor);
     void advance_watermark(std::int64_t w, SinkBatch& batch);
-    void put_held(SinkBatch& batch);
+    void put_commit_rows(SinkBatch& batch, const tideweave::Changes& changes,
+                         std::optional<std::int64_t> commit_watermark);
     void take_back_slices();
     bool owns(const RejectedRow& r) const { return r.key ? partition_.owns(*r.key) : partition_.index == 0; }
     // The mutations of `all` this run owns (all of them for one partition).

@@ -29,13 +29,16 @@ public:
     // text cannot hold it). Values are written in their COPY text form:
     // ints in decimal, floats round-trip exact, bools t/f, bytes as \x hex.
     void row(const std::vector<Param>& values);
+    // Sends the rows buffered so far (they go in chunks of 256 KiB on their
+    // own): a COPY kept open while its writer prepares the next rows lets
+    // the server work on these meanwhile.
+    void flush();
     // Ends the COPY; returns the number of rows copied.
     std::uint64_t finish();
 
 private:
     friend class Connection;
     explicit CopyIn(Connection& connection) : connection_(&connection) {}
-    void flush();
 
     Connection* connection_;
     std::string buffer_;
