@@ -380,6 +380,39 @@ TEST(TransactionParts, AnAbandonedTransactionLeavesNothing) {
     EXPECT_EQ(tw::encode_binary(engine.checkpoint()), before);
 }
 
+// Transactions the engine accepts, in parts of `part` changes (0: whole),
+// slices sent once `sessions` sessions changed (0: none), into `sink`: one
+// commit of the whole batch at the end, or one after each transaction.
+void run_accepted(const std::vector<Changes>& txs, std::size_t part, std::size_t sessions, SlicedSink& sink,
+                  bool commit_each) {
+    tw::Engine engine(tw::Config{10, 20});
+    WatermarkRule rule(10);
+    SessionApplier applier(engine, rule);
+    if (sessions > 0) applier.slice_into(sink, sessions);
+    TransactionMapper m({"id", "key", "ts", "value"});
+    SinkBatch batch;
+    if (part > 0) m.split_into_parts(part, [&](TransactionMapper& mapped) { applier.apply_part(mapped, batch); });
+    for (std::size_t t = 0; t < txs.size(); ++t) {
+        m.begin();
+        for (const SourceChange& c : txs[t]) m.add(c);
+        const std::string gtid = "0-1-" + std::to_string(t + 1);
+        if (applier.in_transaction()) {
+            ASSERT_TRUE(applier.finish(m, gtid, batch).has_value());
+        } else {
+            ASSERT_TRUE(applier.apply(m, gtid, batch).accepted);
+        }
+        if (commit_each) {
+            sink.most_rows = std::max(sink.most_rows, batch.logged());
+            sink.commit(batch.net());
+            batch.clear();
+        }
+    }
+    if (!commit_each) {
+        sink.most_rows = std::max(sink.most_rows, batch.logged());
+        sink.commit(batch.net());
+    }
+}
+
 // Issue 25: a transaction holding a session per row open (its rows 100
 // apart, gap 10), then one that moves the watermark past all of them: the
 // jump is taken in steps (Engine::watermark_step) and the batch sent as
@@ -393,25 +426,7 @@ TEST(TransactionParts, AWatermarkJumpOverManySessionsGoesToTheSinkInBoundedSlice
         return std::vector<Changes>{big, {insert(1000, 0, 1'000'000, 1)}, {insert(1001, 1, 1'000'001, 1)}};
     }();
     auto run = [&](std::size_t part, bool sliced, SlicedSink& sink) {
-        tw::Engine engine(tw::Config{10, 20});
-        WatermarkRule rule(10);
-        SessionApplier applier(engine, rule);
-        if (sliced) applier.slice_into(sink, 32);
-        TransactionMapper m({"id", "key", "ts", "value"});
-        SinkBatch batch;
-        if (part > 0) m.split_into_parts(part, [&](TransactionMapper& mapped) { applier.apply_part(mapped, batch); });
-        for (std::size_t t = 0; t < txs.size(); ++t) {
-            m.begin();
-            for (const SourceChange& c : txs[t]) m.add(c);
-            const std::string gtid = "0-1-" + std::to_string(t + 1);
-            if (applier.in_transaction()) {
-                ASSERT_TRUE(applier.finish(m, gtid, batch).has_value());
-            } else {
-                ASSERT_TRUE(applier.apply(m, gtid, batch).accepted);
-            }
-        }
-        sink.most_rows = std::max(sink.most_rows, batch.logged());
-        sink.commit(batch.net());
+        run_accepted(txs, part, sliced ? 32 : 0, sink, false);
     };
     SlicedSink want;
     run(0, false, want);
@@ -462,25 +477,7 @@ TEST(TransactionParts, ASessionPerRowTransactionInSlicesWritesEachSessionOnce) {
         return std::vector<Changes>{inserts, updates, {insert(5000, 0, 1'000'000, 1)}};
     }();
     auto run = [&](std::size_t part, bool sliced, SlicedSink& sink) {
-        tw::Engine engine(tw::Config{10, 20});
-        WatermarkRule rule(10);
-        SessionApplier applier(engine, rule);
-        if (sliced) applier.slice_into(sink, 32);
-        TransactionMapper m({"id", "key", "ts", "value"});
-        SinkBatch batch;
-        if (part > 0) m.split_into_parts(part, [&](TransactionMapper& mapped) { applier.apply_part(mapped, batch); });
-        for (std::size_t t = 0; t < txs.size(); ++t) {
-            m.begin();
-            for (const SourceChange& c : txs[t]) m.add(c);
-            const std::string gtid = "0-1-" + std::to_string(t + 1);
-            if (applier.in_transaction()) {
-                ASSERT_TRUE(applier.finish(m, gtid, batch).has_value());
-            } else {
-                ASSERT_TRUE(applier.apply(m, gtid, batch).accepted);
-            }
-            sink.commit(batch.net());  // a sink commit after each source transaction
-            batch.clear();
-        }
+        run_accepted(txs, part, sliced ? 32 : 0, sink, true);  // a sink commit after each source transaction
     };
     SlicedSink want;
     run(0, false, want);
