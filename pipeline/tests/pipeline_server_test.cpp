@@ -672,6 +672,65 @@ TEST_F(Pipeline, ASessionPerRowHugeTransactionKilledWhileItsSlicesAreInTheSinkEq
     std::remove(killed_log.c_str());
 }
 
+// Issue 25: two transactions of 20,000 rows, each row its own session and
+// all but the newest final at its commit (ts ascending, default lateness): their
+// slices put the rows final ahead and the commit's finalization leaves them
+// in place, so NAME is written once a session (PostgreSQL's count of
+// updated tuples stays near zero; a slice that wrote them open had every
+// one upserted final at the commit), and the table is the one a run
+// without slices writes. Then the same run SIGKILLed while its slices are
+// in the sink, started again: the same table.
+TEST_F(Pipeline, ASessionPerRowTransactionsSlicesPutItsRowsFinalAheadAndWriteEachSessionOnce) {
+    const std::string start = fresh("ahead", "ahead", "id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE");
+    drop_sink(pg(), "ahead_whole");
+    drop_sink(pg(), "ahead_killed");
+    my().execute("SET SESSION max_recursive_iterations = 100000000");
+    my().execute("INSERT INTO pipeline_test.ahead VALUES (-1, 'small', 1, 1)");
+    for (int from : {1, 20001})
+        my().execute("INSERT INTO pipeline_test.ahead WITH RECURSIVE s(n) AS (SELECT " + std::to_string(from) +
+                     " UNION ALL SELECT n + 1 FROM s WHERE n < " + std::to_string(from + 19999) +
+                     ") SELECT n, CONCAT('k', n MOD 500), n * 3, n MOD 7 FROM s");
+    my().execute("INSERT INTO pipeline_test.ahead VALUES (-2, 'small', 200000, 1)");
+    auto with = [&](const std::string& sink, const std::string& part_changes) {
+        return args("ahead", sink, {"--from-gtid", start, "--until-end", "--part-changes", part_changes});
+    };
+    Outcome whole = run_pipeline(with("ahead_whole", "100000000"), log_path("ahead-whole"));
+    ASSERT_EQ(whole.status, 0) << whole.log;
+    Outcome sliced = run_pipeline(with("ahead", "1000"), log_path("ahead"));
+    ASSERT_EQ(sliced.status, 0) << sliced.log;
+    const Sessions want = sink_sessions(pg(), "ahead_whole");
+    EXPECT_GE(want.size(), 40000U);  // key k(n mod 500): rows 1,500 apart in ts, each its own session
+    EXPECT_EQ(sink_sessions(pg(), "ahead"), want);
+    // The pipeline's backend reports its counts when it ends: wait for them.
+    auto tuples = [&](const char* column) {
+        return std::stoll(pg().query(std::string("select coalesce(sum(") + column +
+                                     "), 0)::text from pg_stat_user_tables where relname = 'ahead'")
+                              .row(0)
+                              .get<std::string>(0));
+    };
+    for (int i = 0; i < 1200 && tuples("n_tup_ins") < 40000; ++i) std::this_thread::sleep_for(100ms);
+    EXPECT_GE(tuples("n_tup_ins"), 40000);
+    EXPECT_LE(tuples("n_tup_upd"), 200);  // the sessions still open at a commit, final at a later one
+
+    const std::string killed_log = log_path("ahead-killed");
+    std::remove(killed_log.c_str());
+    {
+        Child c(with("ahead_killed", "1000"), killed_log);
+        for (;;) {
+            const std::string log = read_file(killed_log);
+            if (log.find("of a transaction in flight") != std::string::npos && sink_writes_open(pg(), "ahead_killed"))
+                break;
+            ASSERT_TRUE(c.running()) << "finished before the transaction's slices were in the sink:\n" << log;
+            std::this_thread::sleep_for(2ms);
+        }
+        c.kill();
+    }
+    Outcome again = run_pipeline(with("ahead_killed", "1000"), log_path("ahead-again"));
+    ASSERT_EQ(again.status, 0) << again.log;
+    EXPECT_EQ(sink_sessions(pg(), "ahead_killed"), want);
+    std::remove(killed_log.c_str());
+}
+
 // Issue 25: a transaction of 20,000 rows, each its own session (under the
 // binlog source's 1 MiB stream part: one stream part, 20 mapper parts; read
 // again it used to find the transaction after it), that
