@@ -153,10 +153,13 @@ rows (`Engine::watermark_step`), each step's final rows going into the
 open sink transaction as a slice once the batch holds that many; the run
 held all 200,000 at once before (heaptrack, 2026-12-03: 38 MiB of batch
 log and 44 MiB of the engine's finalized rows and their sort, 106 MiB over
-the engine alone, which stops at the commit). And every row a slice
-wrote open is written again when it is finalized after the commit (a
-staged upsert of each), where the unsliced transaction writes each once,
-final: the slices trade that speed for the changelog's memory. {slices}{growth}The
+the engine alone, which stops at the commit). A slice puts the rows the
+commit will finalize final already (all but the newest: docs/pipeline.md,
+"Each session written once"), and the commit's finalization leaves them in
+place; until 2026-12-03 a slice wrote them open and the commit upserted
+each again, final (0.33x the 1,000-row run's rate then). Slices of new
+rows go on in one COPY, so PostgreSQL works on one while the writer plans
+the next. {slices}{growth}The
 sizes are `--large-rows` (a list: `scripts/bench/run_pipeline.sh
 build/release --large-rows 1000000,3000000,10000000` measures the issue's
 three) and `--large-session-rows` for the second shape.
