@@ -265,6 +265,10 @@ void Sink::reopen_left_ahead(const std::vector<NetChange>& net) {
     const auto left = open_.left_ahead(net);
     if (left.empty()) return;
     end_slice_copy();
+    // The commit's removals may have left their keys in the stage (it is
+    // emptied at the commit): harmless, those rows are gone, but this
+    // update should name only the rows it reopens.
+    conn_.run_script("truncate sluice_stage_remove");
     pg::CopyIn copy = conn_.copy_in("copy sluice_stage_remove from stdin");
     for (const auto& [key, start] : left) copy.row({key, start});
     copy.finish();
