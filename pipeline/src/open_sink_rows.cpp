@@ -7,23 +7,16 @@ namespace sluice::pipeline {
 
 namespace {
 
-// Key bytes (std::string compares as unsigned char), then start: the order
-// of SinkBatch::net().
-int compare(std::string_view key, std::int64_t start, std::string_view other_key, std::int64_t other_start) {
-    if (const int c = key.compare(other_key); c != 0) return c;
-    return start < other_start ? -1 : start > other_start ? 1 : 0;
-}
-
 template <class R>
 bool before(const R& a, const R& b) {
-    return compare(a.key, a.start, b.key, b.start) < 0;
+    return compare_rows(a.key, a.start, b.key, b.start) < 0;
 }
 
 }  // namespace
 
 void OpenSinkRows::add(std::string_view key, std::int64_t start) {
     if (!recent_.empty() || gone_ > 0) settle(true);  // add() appends to main_ alone
-    if (settled_ && !main_.empty() && compare(main_.back().key, main_.back().start, key, start) >= 0) settled_ = false;
+    if (settled_ && !main_.empty() && compare_rows(main_.back().key, main_.back().start, key, start) >= 0) settled_ = false;
     main_.push_back({std::string(key), start, false, false});
 }
 
@@ -31,7 +24,7 @@ void OpenSinkRows::settle(bool rebuild) {
     if (!settled_) {
         std::sort(main_.begin(), main_.end(), before<Row>);
         main_.erase(std::unique(main_.begin(), main_.end(),
-                                [](const Row& a, const Row& b) { return compare(a.key, a.start, b.key, b.start) == 0; }),
+                                [](const Row& a, const Row& b) { return compare_rows(a.key, a.start, b.key, b.start) == 0; }),
                     main_.end());
         settled_ = true;
     }
@@ -65,7 +58,7 @@ OpenSinkRows::Row* OpenSinkRows::find(std::string_view key, std::int64_t start, 
     for (int i = 0; i < 2; ++i) {
         std::vector<Row>& v = *vectors[i];
         std::size_t lo = std::min(from.at[i], v.size()), step = 1, hi = lo;
-        auto below = [&](std::size_t j) { return compare(v[j].key, v[j].start, key, start) < 0; };
+        auto below = [&](std::size_t j) { return compare_rows(v[j].key, v[j].start, key, start) < 0; };
         while (hi < v.size() && below(hi)) {
             lo = hi + 1;
             hi += step;
@@ -74,9 +67,9 @@ OpenSinkRows::Row* OpenSinkRows::find(std::string_view key, std::int64_t start, 
         hi = std::min(hi, v.size());
         auto it = std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(hi),
                                    std::pair{key, start},
-                                   [](const Row& a, const auto& b) { return compare(a.key, a.start, b.first, b.second) < 0; });
+                                   [](const Row& a, const auto& b) { return compare_rows(a.key, a.start, b.first, b.second) < 0; });
         from.at[i] = static_cast<std::size_t>(it - v.begin());
-        if (it != v.end() && compare(it->key, it->start, key, start) == 0) return &*it;
+        if (it != v.end() && compare_rows(it->key, it->start, key, start) == 0) return &*it;
     }
     return nullptr;
 }
@@ -151,9 +144,9 @@ std::vector<std::pair<std::string, std::int64_t>> OpenSinkRows::left_ahead(const
     // Held ahead and not touched by `net` (net is sorted: a binary search).
     auto in_net = [&](const Row& r) {
         auto it = std::lower_bound(net.begin(), net.end(), r, [](const NetChange& c, const Row& x) {
-            return compare(c.row->key, c.row->start, x.key, x.start) < 0;
+            return compare_rows(c.row->key, c.row->start, x.key, x.start) < 0;
         });
-        return it != net.end() && compare(it->row->key, it->row->start, r.key, r.start) == 0;
+        return it != net.end() && compare_rows(it->row->key, it->row->start, r.key, r.start) == 0;
     };
     for (const std::vector<Row>* v : {&main_, &recent_})
         for (const Row& r : *v)

@@ -123,12 +123,6 @@ void SessionApplier::apply_part(TransactionMapper& part, SinkBatch& batch) {
 
 namespace {
 
-// (key bytes, start): the order of the engine's Changes and SinkBatch::net().
-int compare(std::string_view key, std::int64_t start, std::string_view other_key, std::int64_t other_start) {
-    if (const int c = key.compare(other_key); c != 0) return c;
-    return start < other_start ? -1 : start > other_start ? 1 : 0;
-}
-
 tw::Row row_of(const SessionRow& r) { return {r.key, r.start, r.end, r.count, r.sum, r.min, r.max, r.final}; }
 
 }  // namespace
@@ -152,7 +146,7 @@ void SessionApplier::slice(SinkBatch& batch, std::optional<std::int64_t> commit_
     // at the commit, it is put as it is. The rows held back that a later
     // part changed (this slice's before rows) are gone: never written.
     const std::optional<std::int64_t> horizon =
-        commit_watermark_floor ? std::optional(*commit_watermark_floor - engine_->config().lateness) : std::nullopt;
+        commit_watermark_floor ? std::optional(engine_->horizon_at(*commit_watermark_floor)) : std::nullopt;
     held_next_.clear();
     auto judge = [&](const tw::Row& r) {
         if (horizon && r.end < *horizon) batch.put_final_ahead(r);
@@ -162,9 +156,9 @@ void SessionApplier::slice(SinkBatch& batch, std::optional<std::int64_t> commit_
     const std::span<const tw::Row> before = changes->before, after = changes->after;
     std::size_t b = 0, a = 0;
     for (const SessionRow& h : held_) {
-        while (b < before.size() && compare(before[b].key, before[b].start, h.key, h.start) < 0) ++b;
-        if (b < before.size() && compare(before[b].key, before[b].start, h.key, h.start) == 0) continue;  // changed
-        for (; a < after.size() && compare(after[a].key, after[a].start, h.key, h.start) < 0; ++a) judge(after[a]);
+        while (b < before.size() && compare_rows(before[b].key, before[b].start, h.key, h.start) < 0) ++b;
+        if (b < before.size() && compare_rows(before[b].key, before[b].start, h.key, h.start) == 0) continue;  // changed
+        for (; a < after.size() && compare_rows(after[a].key, after[a].start, h.key, h.start) < 0; ++a) judge(after[a]);
         judge(row_of(h));
     }
     for (; a < after.size(); ++a) judge(after[a]);
@@ -181,7 +175,7 @@ void SessionApplier::slice(SinkBatch& batch, std::optional<std::int64_t> commit_
 void SessionApplier::put_commit_rows(SinkBatch& batch, const tw::Changes& changes,
                                      std::optional<std::int64_t> commit_watermark) {
     const bool judge = sliced_ && commit_watermark;
-    const std::int64_t horizon = judge ? *commit_watermark - engine_->config().lateness : 0;
+    const std::int64_t horizon = judge ? engine_->horizon_at(*commit_watermark) : 0;
     auto put = [&](const tw::Row& r) {
         if (judge && r.end < horizon) batch.put_final_ahead(r);
         else batch.put(r);

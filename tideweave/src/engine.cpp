@@ -612,6 +612,7 @@ Result<Engine> Engine::restore(const Checkpoint& checkpoint, EngineKind kind) {
 std::int64_t Engine::version() const { return impl_->version(); }
 std::optional<std::int64_t> Engine::watermark() const { return impl_->watermark(); }
 std::string_view Engine::source_position() const { return impl_->source_position(); }
+std::int64_t Engine::horizon_at(std::int64_t watermark) const { return impl_->horizon_at(watermark); }
 const Config& Engine::config() const { return impl_->config(); }
 std::size_t Engine::active_events() const { return impl_->sessions().active_events(); }
 std::size_t Engine::row_count() const { return impl_->sessions().row_count(); }

@@ -58,11 +58,14 @@ public:
     const Config& config() const { return config_; }
     const SessionEngine& sessions() const { return *sessions_; }
     std::size_t key_count() const { return key_names_.size(); }
+    // Watermarks are >= -2^60 and the lateness <= 2^60: no overflow.
+    std::int64_t horizon_at(std::int64_t watermark) const { return watermark - config_.lateness; }
 
 private:
     std::int64_t horizon() const {
-        return has_watermark_ ? watermark_ - config_.lateness : std::numeric_limits<std::int64_t>::min();
+        return has_watermark_ ? horizon_at(watermark_) : std::numeric_limits<std::int64_t>::min();
     }
+
     [[gnu::always_inline]] inline bool apply_checked(const Mutation& m, std::size_t index, std::uint64_t hash,
                                                      std::uint64_t key_word, std::int64_t h, double& retracted_value,
                                                      std::optional<Error>& error);

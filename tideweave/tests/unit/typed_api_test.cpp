@@ -358,6 +358,29 @@ TEST(CheckpointCodec, JsonSourceMustBeHex) {
 // Engine::watermark_step (issue 25): a watermark jump that finalizes many
 // sessions, taken in steps, gives each step at most `rows` rows (ties at
 // one end go together) and, over all steps, exactly the rows one jump gives.
+// horizon_at() is the line advance_watermark() finalizes by and apply()
+// calls late at: a row ending one below the horizon of a watermark is final
+// there, one ending at it is not; an insert at it is applied, one below late.
+TEST(TypedApi, TheHorizonOfAWatermarkIsWhereRowsBecomeFinalAndMutationsLate) {
+    for (const EngineKind kind : {EngineKind::incremental, EngineKind::naive}) {
+        SCOPED_TRACE(kind == EngineKind::incremental ? "incremental" : "naive");
+        Engine e(Config{10, 20}, kind);
+        const std::int64_t h = e.horizon_at(1000);
+        EXPECT_EQ(h, 980);
+        // Sessions ending at h - 1 and at h (end = ts + gap).
+        ASSERT_TRUE(e.apply({Mutation::insert("a", "a", h - 11, 1), Mutation::insert("b", "b", h - 10, 1)}).ok());
+        auto finalized = e.advance_watermark(1000);
+        ASSERT_TRUE(finalized.ok());
+        ASSERT_EQ(finalized->rows.size(), 1U);
+        EXPECT_EQ(finalized->rows[0].key, "a");
+        EXPECT_EQ(finalized->rows[0].end, h - 1);
+        auto changes = e.apply({Mutation::insert("c", "c", h, 1), Mutation::insert("d", "d", h - 1, 1)});
+        ASSERT_TRUE(changes.ok());
+        ASSERT_EQ(changes->late.size(), 1U);
+        EXPECT_EQ(changes->late[0].id, "d");
+    }
+}
+
 TEST(TypedApi, WatermarkStepsFinalizeInBoundedPiecesWhatOneJumpFinalizes) {
     for (const EngineKind kind : {EngineKind::incremental, EngineKind::naive}) {
         SCOPED_TRACE(kind == EngineKind::incremental ? "incremental" : "naive");

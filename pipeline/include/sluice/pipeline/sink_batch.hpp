@@ -56,6 +56,15 @@ struct RejectedSinkRow {
     RejectedRow row;
 };
 
+// The order of net() (and of the engine's Changes, and of NAME's primary
+// key under a bytewise collation): key bytes (std::string_view compares as
+// unsigned char), then start. Negative, zero or positive.
+inline int compare_rows(std::string_view key, std::int64_t start, std::string_view other_key,
+                        std::int64_t other_start) {
+    if (const int c = key.compare(other_key); c != 0) return c;
+    return start < other_start ? -1 : start > other_start ? 1 : 0;
+}
+
 // The last thing a batch did to one (key, start): `row` holds the row to
 // keep (put) or, removed, the (key, start) to drop. Points into the batch.
 struct NetChange {

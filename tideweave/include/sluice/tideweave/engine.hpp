@@ -113,6 +113,12 @@ public:
     // is behind or out of range (advance_watermark() says why). rows >= 1.
     std::int64_t watermark_step(std::int64_t watermark, std::size_t rows) const;
 
+    // The horizon a watermark sets (watermark - lateness): a row whose end
+    // is below it is final once the watermark is there, a mutation whose ts
+    // is below it late. What a caller that writes rows before they are
+    // final judges with (the pipeline: rows its commit will finalize).
+    std::int64_t horizon_at(std::int64_t watermark) const;
+
     // Drops final rows and folds sealed events; later results are unchanged.
     Forgotten forget();
 
