@@ -1,5 +1,5 @@
 // AsioConnection: waits for AsyncConnection's descriptor through the
-// executor's reactor (a posix::stream_descriptor that never owns the fd),
+// executor's reactor (a ReactorSocket, which never owns the fd),
 // with one steady_timer for the earliest deadline, and sends KILL QUERY
 // from a side AsioConnection when a statement deadline passes or cancel()
 // is called.
@@ -9,8 +9,6 @@
 #include <asio/compose.hpp>
 #include <asio/post.hpp>
 #include <asio/detached.hpp>
-#include <asio/buffer.hpp>
-#include <asio/posix/stream_descriptor.hpp>
 #include <asio/redirect_error.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/this_coro.hpp>
@@ -22,6 +20,7 @@
 #include <utility>
 
 #include "handler_memory.hpp"
+#include "reactor_socket.hpp"
 #include "sluice/mariadb/error.hpp"
 
 namespace sluice::mariadb {
@@ -36,16 +35,12 @@ struct Killed {
 
 struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::State> {
     explicit State(asio::any_io_executor ex) : executor(ex), descriptor(ex), timer(ex), kill_done(ex) {}
-    ~State() {
-        if (descriptor.is_open()) descriptor.release();  // the fd is AsyncConnection's
-    }
 
     asio::any_io_executor executor;
     AsyncConnection conn;
-    // Never owns the fd. (asio 1.22 tries every read at once, before
-    // waiting for the reactor, socket or descriptor alike: a read right
-    // after a request often says EAGAIN.)
-    asio::posix::stream_descriptor descriptor;
+    // Never owns the fd; reads wait for the reactor once a read left the
+    // socket empty (reactor_socket.hpp).
+    detail::ReactorSocket descriptor;
     int assigned_fd = -1;
     asio::steady_timer timer;
     // Operation memory reused across waits (see handler_memory.hpp): the
@@ -229,18 +224,16 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
             if (!s.kill_sent) s.arm(std::min(conn.deadline(), statement_deadline));
             s.arm(conn.deadline());
             s.woken = false;
-            // Plain TCP: asio reads, on the edge the descriptor is
+            // Plain TCP: the reactor reads, on the edge the descriptor is
             // registered for once. A readiness wait re-arms the descriptor
             // with epoll_ctl every time.
             if (std::span<std::uint8_t> into = conn.readable_into(); !into.empty()) {
                 waited = Waited::read;
-                s.descriptor.async_read_some(asio::buffer(into.data(), into.size()),
+                s.descriptor.async_read_some(into.data(), into.size(),
                                              detail::WithMemory(std::move(self), s.socket_memory));
             } else {
                 waited = Waited::readiness;
-                using asio::posix::descriptor_base;
-                s.descriptor.async_wait((conn.wants() & AsyncConnection::writable) ? descriptor_base::wait_write
-                                                                                   : descriptor_base::wait_read,
+                s.descriptor.async_wait((conn.wants() & AsyncConnection::writable) != 0,
                                         detail::WithMemory(std::move(self), s.socket_memory));
             }
         }
