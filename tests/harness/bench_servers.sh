@@ -20,10 +20,13 @@ cat >"$work/bench.sh" <<SCRIPT
 #!/usr/bin/env bash
 set -euo pipefail
 source "$root/scripts/bench/lib/private_servers.sh"
-bench_servers_start "$work/servers" postgres
+case "\$1" in
+  relative) cd "$work" && bench_servers_start servers postgres && cd / ;;
+  *) bench_servers_start "$work/servers" postgres ;;
+esac
 cat "$work/servers/postgres.pid" >"$work/pid"
 case "\$1" in
-  ok) ;;
+  ok|relative) ;;
   error) false ;;
   wait) touch "$work/ready"; sleep 60 ;;
 esac
@@ -61,6 +64,13 @@ status=0; run_case ok || status=$?
 expect_equal "exit status of a script that succeeded" 0 "$status"
 gone "$(cat "$work/pid")" || fail "the server runs on after a normal exit"
 pass "stopped after a normal exit"
+
+# Started with a relative directory, then the script changed directory (as
+# run_mariadb_async.sh did to render its report): the stop still finds it.
+status=0; run_case relative || status=$?
+expect_equal "exit status of a script that started relative and moved" 0 "$status"
+gone "$(cat "$work/pid")" || fail "the server runs on after a script that changed directory"
+pass "stopped after a script that started with a relative directory and changed directory"
 
 status=0; run_case error || status=$?
 expect_equal "exit status of a script that failed" 1 "$status"

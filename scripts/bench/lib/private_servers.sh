@@ -19,14 +19,17 @@ BENCH_SERVERS_STOP=${BENCH_SERVERS_STOP:-$BENCH_ROOT/scripts/servers/stop}
 
 # bench_servers_start DIR LIST: scripts/servers/start --dir DIR --only LIST.
 bench_servers_start() {
-  BENCH_SERVERS_DIR=$1
+  # Absolute: the stop runs at exit, after the script may have changed
+  # directory, and a stop of a directory that is not there says "nothing to
+  # stop" and succeeds (a relative build directory left the servers running).
+  BENCH_SERVERS_DIR=$(realpath -m -- "$1")
   trap bench_servers_on_exit EXIT
   # Signals end the script through `exit`, which runs the EXIT trap (bash
   # runs it for SIGINT by itself, not for SIGTERM or SIGHUP).
   trap 'exit 130' INT
   trap 'exit 143' TERM
   trap 'exit 129' HUP
-  "$BENCH_ROOT/scripts/servers/start" --dir "$1" --only "$2" >/dev/null
+  "$BENCH_ROOT/scripts/servers/start" --dir "$BENCH_SERVERS_DIR" --only "$2" >/dev/null
 }
 
 # Stops the servers; returns 1 (after printing stop's output) on failure.
