@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "async_pipeline.hpp"
+#include "async_resolver.hpp"
 #include "session.hpp"
 #include "sluice/mariadb/async_pipeline.hpp"
 #include "sluice/mariadb/exchange/commands.hpp"
@@ -32,17 +33,11 @@ namespace sluice::mariadb {
 using exchange::Step;
 using protocol::Bytes;
 
-namespace {
-struct Address {
-    sockaddr_storage storage{};
-    socklen_t length = 0;
-    int family = AF_UNSPEC;
-};
-}  // namespace
+using Address = detail::ResolvedAddress;
 
 struct AsyncConnection::Impl {
     enum class Op { none, connect, init_command, query, execute, prepare, simple, pipeline, close };
-    enum class Stage { tcp, tls, exchange };
+    enum class Stage { resolve, tcp, tls, exchange };
 
     std::unique_ptr<detail::Session> session = std::make_unique<detail::Session>();
     Socket socket;
@@ -58,6 +53,10 @@ struct AsyncConnection::Impl {
 
     // connect
     std::string peer;
+    // A host name's lookup (none for a numeric address or a unix socket):
+    // kept until the connect ends, so the socket never takes the number of
+    // the eventfd a loop may still watch.
+    std::optional<detail::AsyncResolver> resolver;
     std::vector<Address> addresses;
     std::size_t next_address = 0;
     int connecting_fd = -1;
@@ -153,6 +152,16 @@ struct AsyncConnection::Impl {
         wants = none;
         for (;;) {
             if (op == Op::none) return;
+            if (stage == Stage::resolve) {
+                if (!resolver->done()) {
+                    wait(readable, o().timeouts.connect);
+                    return;
+                }
+                addresses = resolver->take();
+                progressed();
+                stage = Stage::tcp;
+                continue;
+            }
             if (stage == Stage::tcp) {
                 if (!continue_tcp()) return;
                 continue;
@@ -314,24 +323,12 @@ struct AsyncConnection::Impl {
             a.length = sizeof(sockaddr_un);
             a.family = AF_UNIX;
             addresses.push_back(a);
+            stage = Stage::tcp;
             return;
         }
         peer = o().host + ":" + std::to_string(o().port);
-        addrinfo hints{};
-        hints.ai_family = AF_UNSPEC;
-        hints.ai_socktype = SOCK_STREAM;
-        addrinfo* found = nullptr;
-        const std::string service = std::to_string(o().port);
-        const int rc = ::getaddrinfo(o().host.c_str(), service.c_str(), &hints, &found);
-        if (rc != 0) throw Error(ErrorKind::io, "cannot resolve " + peer + ": " + ::gai_strerror(rc));
-        for (addrinfo* ai = found; ai != nullptr; ai = ai->ai_next) {
-            Address a;
-            std::memcpy(&a.storage, ai->ai_addr, ai->ai_addrlen);
-            a.length = ai->ai_addrlen;
-            a.family = ai->ai_family;
-            addresses.push_back(a);
-        }
-        ::freeaddrinfo(found);
+        resolver.emplace(o().host, o().port, detail::connection_lookup());
+        stage = Stage::resolve;
     }
 
     // True once connected (the login starts); false when it waits.
@@ -402,6 +399,7 @@ struct AsyncConnection::Impl {
                 s.result.set_connection(done.capabilities, done.deprecate_eof);
                 s.result.server_status = done.server_status;
                 login.reset();
+                resolver.reset();
                 next_init_command = 0;
                 next_init();
                 return;
@@ -500,6 +498,7 @@ struct AsyncConnection::Impl {
         tls.reset();
         socket.close();
         if (connecting_fd >= 0) ::close(std::exchange(connecting_fd, -1));
+        resolver.reset();
     }
 
     void rethrow() {
@@ -524,7 +523,6 @@ void AsyncConnection::start_connect(const ConnectOptions& options) {
     im.session->options = options;
     try {
         im.resolve();
-        im.stage = Impl::Stage::tcp;
     } catch (const Error& e) {
         im.fail(e);
         return;
@@ -619,6 +617,7 @@ void AsyncConnection::start_close() {
 
 bool AsyncConnection::busy() const noexcept { return impl_->op != Impl::Op::none; }
 int AsyncConnection::fd() const noexcept {
+    if (impl_->stage == Impl::Stage::resolve && impl_->resolver) return impl_->resolver->fd();
     return impl_->connecting_fd >= 0 ? impl_->connecting_fd : impl_->socket.fd();
 }
 unsigned AsyncConnection::wants() const noexcept { return busy() ? impl_->wants : none; }
@@ -659,7 +658,9 @@ void AsyncConnection::on_read_error(int error_number) {
 void AsyncConnection::on_deadline() {
     Impl& im = *impl_;
     if (!busy() || im.deadline == Deadline::max() || Clock::now() < im.deadline) return;
-    if (im.stage == Impl::Stage::tcp) {
+    if (im.stage == Impl::Stage::resolve) {
+        im.fail(Error(ErrorKind::timeout, "connect to " + im.peer + " timed out looking up the host name"));
+    } else if (im.stage == Impl::Stage::tcp) {
         im.fail(Error(ErrorKind::timeout, "connect to " + im.peer + " timed out"));
     } else if (im.wants & writable) {
         im.fail(Error(ErrorKind::timeout, "write to " + im.peer + " timed out"));

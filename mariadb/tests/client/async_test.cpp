@@ -21,8 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include <sys/stat.h>
+
+#include <future>
+
 #include "asio_run.hpp"
 #include "async_drive.hpp"
+#include "async_resolver.hpp"
 #include "server_env.hpp"
 #include "sluice/mariadb/asio_connection.hpp"
 #include "sluice/mariadb/async_connection.hpp"
@@ -169,6 +174,95 @@ TEST(AsyncConnection, SpeaksTheCompressedProtocol) {
     drive(c);
     c.finish();
     EXPECT_FALSE(c.broken());
+}
+
+// A host name is looked up on a thread of its own: with the lookup held
+// (a stand-in for a slow DNS server, answering 127.0.0.1), start_connect
+// returns and the connection waits on the lookup's eventfd, while the loop
+// is free; let go, it connects to the real server and queries.
+TEST(AsyncConnection, AHostNameIsLookedUpWithoutBlockingTheLoop) {
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    detail::connection_lookup() = [released](const char*, const char* service, const addrinfo* hints,
+                                             addrinfo** found) {
+        released.wait();
+        addrinfo numeric = *hints;
+        numeric.ai_flags |= AI_NUMERICHOST;
+        return ::getaddrinfo("127.0.0.1", service, &numeric, found);
+    };
+    struct Restore {
+        ~Restore() { detail::connection_lookup() = nullptr; }
+    } restore;
+    ConnectOptions o = test::admin_options();
+    o.host = "db.example.test";
+    AsyncConnection c;
+    c.start_connect(o);
+    ASSERT_TRUE(c.busy());
+    EXPECT_EQ(c.wants(), AsyncConnection::readable);
+    struct stat st {};
+    ASSERT_EQ(::fstat(c.fd(), &st), 0);
+    EXPECT_FALSE(S_ISSOCK(st.st_mode));  // the lookup's eventfd, not a socket yet
+    pollfd p{c.fd(), POLLIN, 0};
+    EXPECT_EQ(::poll(&p, 1, 0), 0);
+    c.on_ready();  // a spurious wake-up changes nothing
+    EXPECT_TRUE(c.busy());
+
+    release.set_value();
+    drive(c);
+    c.finish();
+    c.start_query("SELECT 6 * 7");
+    drive(c);
+    ResultSet rs = c.take_result();
+    EXPECT_EQ(rs.next()->get<int>(0), 42);
+}
+
+// The real lookup of a name (localhost, from /etc/hosts: no DNS server) on
+// both APIs; its deadline is the connect timeout's.
+TEST(AsioConnection, ConnectsByHostName) {
+    ConnectOptions o = test::admin_options();
+    o.host = "localhost";
+    AsyncConnection plain;
+    plain.start_connect(o);
+    drive(plain);
+    plain.finish();
+    EXPECT_FALSE(plain.broken());
+    test::run_on_one_thread([&](asio::any_io_executor ex) -> asio::awaitable<void> {
+        AsioConnection conn = co_await AsioConnection::connect(ex, o);
+        ResultSet rs = co_await conn.async_query("SELECT 1");
+        EXPECT_EQ(rs.next()->get<int>(0), 1);
+    });
+}
+
+TEST(AsyncConnection, ALookupPastTheConnectTimeoutFailsNamingTheHost) {
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    detail::connection_lookup() = [released](const char*, const char*, const addrinfo*, addrinfo**) {
+        released.wait();
+        return EAI_AGAIN;
+    };
+    struct Restore {
+        std::promise<void>& release;
+        ~Restore() {
+            release.set_value();
+            detail::connection_lookup() = nullptr;
+        }
+    } restore{release};
+    ConnectOptions o = test::admin_options();
+    o.host = "slow.example.test";
+    o.timeouts.connect = std::chrono::milliseconds(50);
+    AsyncConnection c;
+    c.start_connect(o);
+    drive(c);  // poll() times out at the deadline: on_deadline()
+    try {
+        c.finish();
+        FAIL() << "a lookup that never ended connected";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::timeout);
+        EXPECT_NE(std::string(e.what()).find("slow.example.test:" + std::to_string(o.port)), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("looking up the host name"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(c.broken());
 }
 
 TEST(AsioConnection, HundredConnectionsOnOneThreadRunTenThousandQueries) {

@@ -29,9 +29,12 @@
 // ConnectOptions::compress gives the compressed protocol as on the blocking
 // Connection (zlib, frames of compress_threshold bytes and up deflated).
 // LOCAL INFILE requests are refused (Error{usage}, as a blocking query
-// without an upload source). Host names are resolved with
-// getaddrinfo, which blocks; numeric addresses and unix sockets never do.
-// One operation at a time; not thread-safe.
+// without an upload source). A host name is looked up on a thread of its
+// own (getaddrinfo blocks): until it is done, fd() is an eventfd that turns
+// readable then, under the connect timeout; numeric addresses and unix
+// sockets are resolved at once. fd() may change from one wait to the next
+// (the lookup's eventfd, each address tried, the connected socket): a loop
+// re-reads it every time. One operation at a time; not thread-safe.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -79,7 +82,7 @@ public:
 
     // Driving.
     bool busy() const noexcept;
-    int fd() const noexcept;            // -1 before the socket exists
+    int fd() const noexcept;            // -1 when there is nothing to wait on
     unsigned wants() const noexcept;    // Events; none when not busy
     Deadline deadline() const noexcept; // Deadline::max() when none
     // The descriptor is ready for (some of) wants(); safe to call anytime:
