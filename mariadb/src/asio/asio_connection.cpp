@@ -72,7 +72,8 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
         timer_at = at;
         timer.expires_at(at);
         // The handler keeps the state (and timer_memory) alive until the
-        // wait ends: end_drive() cancels it when the operation ends.
+        // wait ends: release_timer_if_idle() cancels it once no operation
+        // follows.
         timer.async_wait(detail::WithMemory(
             [self = shared_from_this()](const std::error_code& ec) {
                 if (ec) return;  // cancelled
@@ -203,8 +204,9 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
                         // connection): completing inline would resume the
                         // caller inside its own co_await.
                         s.end_drive();
-                        asio::post(s.executor, [self = std::move(self), killed = s.killed()]() mutable {
+                        asio::post(s.executor, [self = std::move(self), keep = state, killed = s.killed()]() mutable {
                             self.complete(killed);
+                            keep->release_timer_if_idle();
                         });
                         return;
                     }
@@ -215,7 +217,10 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
             s.watch_descriptor();
             if (!conn.busy()) {
                 s.end_drive();
-                self.complete(s.killed());
+                // `self`, and this Drive with it, are gone after complete().
+                const std::shared_ptr<State> keep = state;
+                self.complete(keep->killed());
+                keep->release_timer_if_idle();
                 return;
             }
             const bool kill_due = !s.kill_sent && (s.cancel_requested || (statement_deadline != Deadline::max() &&
@@ -241,12 +246,17 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
 
     Killed killed() const noexcept { return Killed{kill_sent, kill_sent && !cancel_requested}; }
 
-    void end_drive() {
-        watch_descriptor();
-        // An armed timer is pending work: left armed, it would keep the
-        // executor's run() going until the deadline long after the last
-        // operation ended.
-        if (timer_armed) {
+    void end_drive() { watch_descriptor(); }
+
+    // Called once an operation's completion has run. The caller usually
+    // resumed inline and started its next operation, whose (later) deadline
+    // the armed timer still covers: the timer stays, and a query costs no
+    // timer insert, cancel and cancelled handler. A connection left idle
+    // lets it go: an armed timer is pending work, which would keep the
+    // executor's run() going until the deadline long after the last
+    // operation ended.
+    void release_timer_if_idle() {
+        if (timer_armed && !conn.busy()) {
             timer.cancel();
             timer_armed = false;
         }

@@ -374,6 +374,55 @@ TEST(AsioConnection, AStatementPastItsDeadlineIsKilledAndTheConnectionStaysUsabl
     });
 }
 
+// One timer per connection, kept armed from one operation to the next
+// (each one's deadline is later than the last's): it still ends an
+// operation whose read takes too long, though an earlier operation armed it.
+TEST(AsioConnection, TheReadTimeoutEndsALaterOperationThanTheOneThatArmedTheTimer) {
+    run_on_one_thread([](asio::any_io_executor ex) -> asio::awaitable<void> {
+        ConnectOptions o = test::admin_options();
+        o.timeouts.read = 400ms;
+        AsioConnection conn = co_await AsioConnection::connect(ex, o);
+        for (int i = 0; i < 3; ++i) {
+            ResultSet rs = co_await conn.async_query("SELECT " + std::to_string(i));
+            EXPECT_EQ(rs.next()->get<int>(0), i);
+        }
+        try {
+            co_await conn.async_query("SELECT SLEEP(5)");
+            ADD_FAILURE() << "the read outlived its timeout";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::timeout) << e.what();
+            EXPECT_NE(std::string(e.what()).find("read from"), std::string::npos) << e.what();
+        }
+        EXPECT_TRUE(conn.broken());  // the transport's timeout breaks it, as the blocking one does
+    });
+}
+
+// A connection left idle leaves no work behind: the context runs out of
+// work as soon as the last operation ends (an armed timer would keep it
+// running until the first deadline it was armed for, an hour here).
+TEST(AsioConnection, AnIdleConnectionLeavesTheContextWithNoWork) {
+    asio::io_context io;
+    ConnectOptions o = test::admin_options();
+    o.timeouts = {std::chrono::hours(1), std::chrono::hours(1), std::chrono::hours(1)};  // connect, read, write
+    std::optional<AsioConnection> kept;  // alive after the coroutine ends
+    std::exception_ptr failure;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            kept.emplace(co_await AsioConnection::connect(io.get_executor(), o));
+            for (int i = 0; i < 3; ++i) {
+                ResultSet rs = co_await kept->async_query("SELECT 1");
+                EXPECT_EQ(rs.next()->get<int>(0), 1);
+            }
+        },
+        [&](std::exception_ptr e) { failure = e; });
+    io.run_for(std::chrono::seconds(30));
+    if (failure) std::rethrow_exception(failure);
+    ASSERT_TRUE(kept.has_value());
+    EXPECT_TRUE(io.stopped());  // out of work, not out of time
+    EXPECT_FALSE(kept->broken());
+}
+
 TEST(AsioConnection, TlsVerifiedAgainstTheTestCa) {
     run_on_one_thread([](asio::any_io_executor ex) -> asio::awaitable<void> {
         ConnectOptions o = test::admin_options();
