@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "async_resolver.hpp"
+#include "server_env.hpp"  // test::kind_of only: no server here
 #include "sluice/mariadb/error.hpp"
 
 namespace sluice::mariadb {
@@ -27,17 +28,6 @@ using detail::ResolvedAddress;
 std::uint16_t port_of(const ResolvedAddress& a) {
     if (a.family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&a.storage)->sin_port);
     return ntohs(reinterpret_cast<const sockaddr_in6*>(&a.storage)->sin6_port);
-}
-
-template <class F>
-ErrorKind kind_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.kind();
-    }
-    ADD_FAILURE() << "no Error thrown";
-    return ErrorKind::io;
 }
 
 bool readable(int fd, int timeout_ms) {
@@ -90,7 +80,7 @@ TEST(AsyncResolver, AHostNameIsLookedUpOnAThreadWhileTheCallerGoesOn) {
     ASSERT_GE(r.fd(), 0);
     EXPECT_FALSE(r.done());
     EXPECT_FALSE(readable(r.fd(), 0));
-    EXPECT_EQ(kind_of([&] { r.take(); }), ErrorKind::usage);
+    EXPECT_EQ(test::kind_of([&] { r.take(); }), ErrorKind::usage);
 
     held.release.set_value();
     ASSERT_TRUE(readable(r.fd(), 10000));  // the eventfd says it is over
