@@ -204,7 +204,8 @@ struct AsioConnection::State : std::enable_shared_from_this<AsioConnection::Stat
                         // connection): completing inline would resume the
                         // caller inside its own co_await.
                         s.end_drive();
-                        asio::post(s.executor, [self = std::move(self), keep = state, killed = s.killed()]() mutable {
+                        // `keep` first: moving `self` moves this Drive's `state`.
+                        asio::post(s.executor, [keep = state, killed = s.killed(), self = std::move(self)]() mutable {
                             self.complete(killed);
                             keep->release_timer_if_idle();
                         });
