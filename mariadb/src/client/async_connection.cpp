@@ -3,7 +3,6 @@
 // has to wait, which sets wants() and deadline().
 #include "sluice/mariadb/async_connection.hpp"
 
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
