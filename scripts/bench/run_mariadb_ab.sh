@@ -10,20 +10,12 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 base=${1:-35dcb6d}
 shift || true
 a_build=${A_BUILD:-$here/build/release}
-b_src=$here/build/ab-base-$base/src
-b_build=$here/build/ab-base-$base/build
 if [ ! -f "$a_build/CMakeCache.txt" ]; then
   cmake --preset release -B "$a_build" -DSLUICE_PARTS=mariadb -DSLUICE_BUILD_BENCH=ON >/dev/null
 fi
 cmake --build "$a_build" -j2 --target mariadb_speed_bench
-if [ ! -f "$b_src/CMakeLists.txt" ]; then
-  mkdir -p "$b_src"
-  git -C "$here" archive "$base" | tar -x -C "$b_src"
-fi
-if [ ! -f "$b_build/CMakeCache.txt" ]; then
-  (cd "$b_src" && cmake --preset release -B "$b_build" -DSLUICE_PARTS=mariadb -DSLUICE_BUILD_BENCH=ON >/dev/null)
-fi
-cmake --build "$b_build" -j2 --target mariadb_speed_bench
+source "$here/scripts/bench/lib/base_build.sh"
+b_bench=$(bench_base_build "$base")
 servers="$a_build/servers-own/mariadb-ab-bench"
 source "$here/scripts/bench/lib/private_servers.sh"
 bench_servers_start "$servers" mariadb
@@ -31,7 +23,7 @@ bench_servers_start "$servers" mariadb
 "$a_build/mariadb/bench/speed/mariadb_speed_bench" --env "$servers/env" --only point_sequential --processes 1 \
   --warmups 0 --reps 1 --out "$servers/table-setup-run.json" >/dev/null
 "$here/scripts/bench/ab_mariadb_blocking.py" --a "$a_build/mariadb/bench/speed/mariadb_speed_bench" \
-  --b "$b_build/mariadb/bench/speed/mariadb_speed_bench" --b-label "commit $base (git archive)" \
+  --b "$b_bench" --b-label "commit $base (git archive)" \
   --env "$servers/env" --out "$here/docs/benchmarks/mariadb-ab-capture.json" "$@" >/dev/null
 # One capture and its report: a new run replaces both (git keeps the earlier ones).
 "$here/scripts/bench/ab_mariadb_blocking.py" --render "$here/docs/benchmarks/mariadb-ab-capture.json" \
