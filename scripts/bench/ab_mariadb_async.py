@@ -26,6 +26,9 @@ import statistics
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from ab_mariadb_blocking import loadavg, machine, save_capture  # noqa: E402  (shared by both A/B scripts)
+
 PROFILE = "point_async_64"
 
 
@@ -48,24 +51,6 @@ def child(binary, client, env, warmups, reps, cpu):
     # The switches of every run, warm-ups included (each run has `units` SELECTs).
     switches = (after.ru_nvcsw - before.ru_nvcsw) / (units * (warmups + reps))
     return statistics.median(cpus), statistics.median(walls), switches
-
-
-def machine():
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} CPUs, Linux {os.uname().release}"
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return f.read().split()[0]
 
 
 def render(capture):
@@ -145,10 +130,7 @@ def main():
         "contenders": [{k: c[k] for k in ("label", "cpu", "wall", "switches")} for c in contenders],
         "connector_c": {k: connector_c[k] for k in ("label", "cpu", "wall", "switches")},
     }
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(capture, f, indent=1)
-            f.write("\n")
+    save_capture(args.out, capture)
     sys.stdout.write(render(capture))
 
 

@@ -84,6 +84,14 @@ def machine():
     return f"{cpu}, {os.cpu_count()} CPUs, Linux {os.uname().release}"
 
 
+def save_capture(path, capture):
+    """Writes the capture (replacing the last one) when a path is given."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(capture, f, indent=1)
+            f.write("\n")
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return f.read().split()[0]
@@ -177,10 +185,7 @@ def main():
         "profiles": {pr: {"wall_ratios": ratios[pr][0], "cpu_ratios": ratios[pr][1],
                           "instructions": counts.get(pr)} for pr in profiles},
     }
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(capture, f, indent=1)
-            f.write("\n")
+    save_capture(args.out, capture)
     sys.stdout.write(render(capture))
 
 
