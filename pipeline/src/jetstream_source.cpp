@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sluice/nats/error.hpp"
+#include "sluice/pipeline/run_observer.hpp"
 
 namespace sluice::pipeline {
 
@@ -215,9 +216,13 @@ std::string JetStreamSource::where(std::uint64_t seq) const {
     return "stream \"" + stream_.stream + "\" sequence " + std::to_string(seq);
 }
 
-js::DeliveredMessage JetStreamSource::next_message_after(js::StreamReader& reader, std::uint64_t seq) {
+bool JetStreamSource::stop_requested() const { return observer_or_none(run_.observer).stop_requested(); }
+
+std::optional<js::DeliveredMessage> JetStreamSource::next_message_after(js::StreamReader& reader, std::uint64_t seq,
+                                                                        bool stoppable) {
     for (;;) {
         auto m = call_nats([&] { return reader.next(std::chrono::milliseconds(500)); });
+        if (!m && stoppable && stop_requested()) return std::nullopt;
         if (!m || m->seq <= seq) continue;  // not yet; or delivered again
         if (m->seq != seq + 1)
             throw Error(ErrorKind::source_ended, "stream \"" + stream_.stream + "\" delivered sequence " +
@@ -241,7 +246,17 @@ bool JetStreamSource::map_parts(TransactionMapper& mapper, bool& ended) {
             ended = true;
             return false;
         }
-        const js::DeliveredMessage m = next_message_after(*reader_, read_seq_);
+        // A graceful stop inside the transaction (its next part may be long
+        // in coming: the publisher down): as at the end of the stream, the
+        // position stays before it and the parts applied are abandoned.
+        std::optional<js::DeliveredMessage> next;
+        if (!stop_requested()) next = next_message_after(*reader_, read_seq_, /*stoppable=*/true);
+        if (!next) {
+            lines_.forget_parts();
+            ended = true;
+            return false;
+        }
+        const js::DeliveredMessage& m = *next;
         read_seq_ = m.seq;
         const ParsedLine& line = lines_.parse(m.data, where(m.seq));
         if (line.part_step == Parts::rolled_back) return false;
@@ -263,7 +278,8 @@ void JetStreamSource::read_transaction_again(TransactionMapper& mapper) {
         mapper.begin();
         for (std::uint64_t seq = first_part_seq_ - 1; seq < read_seq_;) {
             if (seq >= first_part_seq_) mapper.end_part();
-            const js::DeliveredMessage m = next_message_after(*again_reader_, seq);
+            // (The parts are all in the stream: its last part was read once.)
+            const js::DeliveredMessage m = *next_message_after(*again_reader_, seq, /*stoppable=*/false);
             seq = m.seq;
             const ParsedLine& line = again_lines_->parse(m.data, where(m.seq));
             for (const SourceChange& c : line.changes) mapper.add(c);

@@ -76,11 +76,14 @@ private:
     Step step_of(const nats::DeliveredMessage& m, TransactionMapper& mapper);
     const ParsedLine* last_transaction_ = nullptr;  // the last transaction step's line (lines_', until the next parse)
     // The parts after part 1 (read from sequence read_seq_ on): false when
-    // the transaction was rolled back or --until-end ended inside it
-    // (`ended` says which).
+    // the transaction was rolled back, or --until-end or a graceful stop
+    // ended inside it (`ended` says which).
     bool map_parts(TransactionMapper& mapper, bool& ended);
-    // The next message of the stream after `seq`, waiting for it.
-    nats::DeliveredMessage next_message_after(nats::StreamReader& reader, std::uint64_t seq);
+    // The message after `seq`, waiting for it as long as it takes; with
+    // `stoppable`, nothing once a graceful stop is asked for meanwhile.
+    std::optional<nats::DeliveredMessage> next_message_after(nats::StreamReader& reader, std::uint64_t seq,
+                                                             bool stoppable);
+    bool stop_requested() const;
     std::string where(std::uint64_t seq) const;
 
     StreamSource stream_;

@@ -184,7 +184,13 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
             applier.abandon(committer.open_batch());
             stats.in_flight = 0;
         }
-        if (step.kind == Step::Kind::end) break;
+        if (step.kind == Step::Kind::end) {
+            // (A source may end its step early for a graceful stop: a
+            // JetStream worker inside a transaction whose next part is
+            // long in coming.)
+            stopped = watch.stop_requested();
+            break;
+        }
         if (step.kind == Step::Kind::lost) {
             lost = std::string(step.text);
             break;

@@ -4,7 +4,8 @@
 // workers apply each part into their open engine transaction, committing at
 // the last part. The sinks equal the single process on the binlog; a stream
 // that ends inside a transaction leaves nothing of it applied and the worker
-// continues once the rest arrives; a broken part sequence is an error naming
+// continues once the rest arrives; a worker waiting inside a transaction
+// for its next part stops on SIGTERM with nothing of it applied; a broken part sequence is an error naming
 // the message, with nothing of the transaction applied.
 //
 // Sizes are CI-sized (3,000 rows, parts of 8 KiB lines, --part-changes 500):
@@ -13,7 +14,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "../../nats/tests/nats_cluster.hpp"
 #include "jetstream_workers.hpp"
@@ -91,7 +95,7 @@ TEST_F(PipelineJetStreamParts, TransactionsInManyMessagesEqualTheDirectPipelineA
     my_->execute("DROP TABLE IF EXISTS pipeline_test.js_parts");
     my_->execute("CREATE TABLE pipeline_test.js_parts (pk INT PRIMARY KEY, id INT, k VARCHAR(16), t BIGINT, v DOUBLE)");
     const std::string start = scalar(*my_, "SELECT @@global.gtid_binlog_pos");
-    for (const char* s : {"jsp_single", "jsp_multi", "jsp_cut", "jsp_broken"}) drop_partitioned_sink(*pg_, s);
+    for (const char* s : {"jsp_single", "jsp_multi", "jsp_cut", "jsp_held", "jsp_broken"}) drop_partitioned_sink(*pg_, s);
     const std::string stream = "PARTS" + std::to_string(::getpid());
 
     my_->execute("SET SESSION max_recursive_iterations = 100000000");
@@ -168,6 +172,52 @@ TEST_F(PipelineJetStreamParts, TransactionsInManyMessagesEqualTheDirectPipelineA
     ASSERT_EQ(after.first, 0) << after.second;
     EXPECT_EQ(sink_rows(*pg_, "jsp_cut"), want);
 
+    // A worker following a stream cut inside the insert (after its part 3:
+    // a publisher that is down), stopped with SIGTERM while it waits for
+    // the next part: the run loop itself ends, as at a stop between
+    // transactions, commits what came before the insert and exits 0 with
+    // nothing of the insert applied (before, it waited for the part until
+    // the grace ran out and the process exited with the last batch not
+    // committed); once the rest arrives, a restart equals the single
+    // process.
+    const std::string held = stream + "HELD";
+    copy_messages(c, stream, held, state->first_seq, insert_part_3);
+    const std::string held_source = cluster_->urls() + "?stream=" + held;
+    std::vector<std::string> follow = worker_run_args(held_source, "pipeline_test.js_parts", "jsp_held",
+                                                      {"--part-changes", "100"});
+    follow.erase(std::find(follow.begin(), follow.end(), "--quiet"));  // its progress line says where it is
+    Process worker(SLUICE_PIPELINE_CLI, follow, log_path("held"));
+    std::filesystem::remove(worker.log());
+    worker.start();
+    // Inside the insert: parts of it applied (the line at a transaction's
+    // first engine part), its part 4 not in the stream.
+    bool inside = false;
+    for (int i = 0; i < 600 && !inside; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        inside = read_file(worker.log()).find("of a transaction in flight") != std::string::npos;
+    }
+    ASSERT_TRUE(inside) << read_file(worker.log());
+    const std::optional<int> stopped = worker.terminate(std::chrono::seconds(60));
+    ASSERT_TRUE(stopped.has_value()) << "SIGTERM did not stop a worker waiting inside a transaction:\n"
+                                     << read_file(worker.log());
+    const std::string stop_log = read_file(worker.log());
+    std::filesystem::remove(worker.log());
+    EXPECT_EQ(*stopped, 0) << stop_log;
+    EXPECT_NE(stop_log.find("sluice-pipeline: stopped (signal 15)"), std::string::npos) << stop_log;
+    EXPECT_EQ(stop_log.find("was not committed"), std::string::npos) << stop_log;
+    // The loop's own last progress line (written as it returns), with
+    // nothing in flight: not the process ended by the grace's timer,
+    // whose last line is still the one with the insert in flight.
+    const std::size_t last_progress = stop_log.rfind("sluice-pipeline: partition");
+    ASSERT_NE(last_progress, std::string::npos) << stop_log;
+    const std::string last_line = stop_log.substr(last_progress, stop_log.find('\n', last_progress) - last_progress);
+    EXPECT_EQ(last_line.find("in flight"), std::string::npos) << stop_log;
+    expect_only_the_first_transaction("jsp_held", /*committed=*/true);  // and nothing of the insert
+    copy_messages(c, stream, held, insert_part_3 + 1, state->last_seq);
+    auto rest = run_to_end(held_source, "jsp_held", small_parts, "held-rest");
+    ASSERT_EQ(rest.first, 0) << rest.second;
+    EXPECT_EQ(sink_rows(*pg_, "jsp_held"), want);
+
     // Part 2 of the insert missing: part 3 follows part 1. The worker
     // stops naming the message; nothing of the insert is in the sink.
     const std::string broken = stream + "BROKEN";
@@ -181,7 +231,7 @@ TEST_F(PipelineJetStreamParts, TransactionsInManyMessagesEqualTheDirectPipelineA
         << bad.second;
     expect_only_the_first_transaction("jsp_broken", /*committed=*/false);  // nothing of the broken insert
 
-    for (const std::string& s : {stream, cut, broken}) c.delete_stream(s);
+    for (const std::string& s : {stream, cut, held, broken}) c.delete_stream(s);
 }
 
 }  // namespace

@@ -9,9 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -57,6 +60,24 @@ public:
         ::waitpid(pid_, &st, 0);
         pid_ = -1;
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    }
+    // SIGTERM (a graceful stop), then its exit status once it has exited;
+    // nothing (and SIGKILL) when it is still running after `limit`.
+    std::optional<int> terminate(std::chrono::seconds limit) {
+        ::kill(pid_, SIGTERM);
+        const auto until = std::chrono::steady_clock::now() + limit;
+        for (;;) {
+            int st = 0;
+            if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+                pid_ = -1;
+                return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            }
+            if (std::chrono::steady_clock::now() >= until) {
+                kill();
+                return std::nullopt;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
     }
     const std::string& log() const { return log_; }
 
