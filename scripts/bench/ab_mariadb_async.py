@@ -11,8 +11,8 @@ first build's), in a shuffled order. A child is the bench's own child mode
 (pinned to the last CPU, warm-up runs, then timed runs validated by count
 and checksum); its figures are the median over its timed runs of the client
 CPU per SELECT (the process's CPU clock inside the run: the issue's measure),
-the wall time per SELECT, and its voluntary context switches per SELECT
-(rusage, the whole child: how often it slept). The table gives the median
+the wall time per SELECT, its voluntary context switches per SELECT
+(rusage, the whole child: how often it slept) and its peak RSS. The table gives the median
 over rounds. scripts/bench/run_mariadb_async_ab.sh builds the commits and
 runs this.
 """
@@ -21,7 +21,6 @@ import datetime
 import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,24 +32,26 @@ PROFILE = "point_async_64"
 
 
 def child(binary, client, env, warmups, reps, cpu):
-    """One child: (client CPU ns per SELECT, wall ns per SELECT, voluntary switches per SELECT)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run([binary, "--child-client", client, "--child-workload", PROFILE, "--env", env,
+    """One child: (client CPU ns per SELECT, wall ns per SELECT, voluntary switches per SELECT, peak RSS KiB)."""
+    p = subprocess.Popen([binary, "--child-client", client, "--child-workload", PROFILE, "--env", env,
                           "--warmups", str(warmups), "--reps", str(reps), "--client-cpu", str(cpu)],
-                         capture_output=True, text=True, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        sys.exit(f"{binary} {client} {PROFILE} failed:\n{out.stdout}{out.stderr}")
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.stdout.read(), p.stderr.read()
+    # This child's own rusage (RUSAGE_CHILDREN's maxrss is the largest child's so far).
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"{binary} {client} {PROFILE} failed:\n{out}{err}")
     cpus, walls, units = [], [], 0.0
-    for line in out.stdout.splitlines():
+    for line in out.splitlines():
         f = line.split()
         if f and f[0] == "run":
             cpus.append(float(f[5]) / float(f[2]))
             walls.append(float(f[1]) / float(f[2]))
             units = float(f[2])
     # The switches of every run, warm-ups included (each run has `units` SELECTs).
-    switches = (after.ru_nvcsw - before.ru_nvcsw) / (units * (warmups + reps))
-    return statistics.median(cpus), statistics.median(walls), switches
+    switches = usage.ru_nvcsw / (units * (warmups + reps))
+    return statistics.median(cpus), statistics.median(walls), switches, usage.ru_maxrss
 
 
 def render(capture):
@@ -71,14 +72,17 @@ def render(capture):
            f"{capture['warmups']} warm-up and {capture['reps']} timed runs (validated by count and checksum). "
            "A child's figure is the median of its timed runs; the table gives the median over rounds. Client CPU: "
            "the process's CPU clock inside the timed runs (user + system), per SELECT, the issue's measure. "
-           "Sleeps: the child's voluntary context switches per SELECT (rusage, warm-ups included).", "",
+           "Sleeps: the child's voluntary context switches per SELECT (rusage, warm-ups included). Peak RSS: the "
+           "child's maximum resident set (rusage; the process with its 64 connections open, logins and "
+           "warm-ups included), median over rounds.", "",
            "| Client | Client CPU ns/SELECT | vs the first | vs Connector/C | Wall ns/SELECT | Sleeps/SELECT | "
-           "CPU min..max over rounds |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "Peak RSS | CPU min..max over rounds |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for c in contenders + [capture["connector_c"]]:
         cpu = statistics.median(c["cpu"])
         out.append(f"| {c['label']} | {cpu:,.0f} | {cpu / first:.3f} | {cpu / cc:.3f} | "
                    f"{statistics.median(c['wall']):,.0f} | {statistics.median(c['switches']):.3f} | "
+                   f"{statistics.median(c['peak_rss_kib']) / 1024:.1f} MiB | "
                    f"{min(c['cpu']):,.0f}..{max(c['cpu']):,.0f} |")
     return "\n".join(out) + "\n"
 
@@ -107,28 +111,29 @@ def main():
         if not sep:
             p.error(f"--build {b}: LABEL=BINARY")
         contenders.append({"label": label, "binary": binary, "client": "sluice", "cpu": [], "wall": [],
-                           "switches": []})
+                           "switches": [], "peak_rss_kib": []})
     connector_c = {"label": "Connector/C (non-blocking, poll)", "binary": contenders[0]["binary"],
-                   "client": "connector-c", "cpu": [], "wall": [], "switches": []}
+                   "client": "connector-c", "cpu": [], "wall": [], "switches": [], "peak_rss_kib": []}
     load_start = loadavg()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     for r in range(args.rounds):
         order = contenders + [connector_c]
         random.shuffle(order)
         for c in order:
-            cpu, wall, switches = child(c["binary"], c["client"], args.env, args.warmups, args.reps,
-                                        args.client_cpu)
+            cpu, wall, switches, rss = child(c["binary"], c["client"], args.env, args.warmups, args.reps,
+                                             args.client_cpu)
             c["cpu"].append(cpu)
             c["wall"].append(wall)
             c["switches"].append(switches)
+            c["peak_rss_kib"].append(rss)
         print(f"round {r + 1}: " + ", ".join(f"{c['label']} {c['cpu'][-1]:.0f}" for c in contenders + [connector_c]),
               file=sys.stderr, flush=True)
     capture = {
         "command": "ab_mariadb_async.py " + " ".join(sys.argv[1:]),
         "date": date, "machine": machine(), "load_start": load_start, "load_end": loadavg(),
         "rounds": args.rounds, "warmups": args.warmups, "reps": args.reps,
-        "contenders": [{k: c[k] for k in ("label", "cpu", "wall", "switches")} for c in contenders],
-        "connector_c": {k: connector_c[k] for k in ("label", "cpu", "wall", "switches")},
+        "contenders": [{k: c[k] for k in ("label", "cpu", "wall", "switches", "peak_rss_kib")} for c in contenders],
+        "connector_c": {k: connector_c[k] for k in ("label", "cpu", "wall", "switches", "peak_rss_kib")},
     }
     save_capture(args.out, capture)
     sys.stdout.write(render(capture))
