@@ -5,15 +5,17 @@
 # mariadb_speed_bench built from git archive beside this tree, one private
 # MariaDB. The capture is docs/benchmarks/mariadb-async-ab-capture.json, its
 # report docs/benchmarks/mariadb-async-ab.md. Usage:
-#   [A_BUILD=build/release] scripts/bench/run_mariadb_async_ab.sh COMMIT [COMMIT...] [-- ab_mariadb_async.py options]
+#   [A_BUILD=build/release] scripts/bench/run_mariadb_async_ab.sh [COMMIT...] [-- ab_mariadb_async.py options]
 # e.g. scripts/bench/run_mariadb_async_ab.sh f8a742c cb19928 -- --rounds 10
-# About 2 minutes per 5 rounds and build, plus the builds.
+# or, this tree alone with work added per reply (how much of a client's own
+# work shows in its CPU; docs/mariadb-speed.md):
+#   scripts/bench/run_mariadb_async_ab.sh -- --rounds 10 --extra-work-ns 1000,2000,4000
+# About 2 minutes per 5 rounds and contender, plus the builds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 commits=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do commits+=("$1"); shift; done
 [ "${1:-}" != "--" ] || shift
-[ ${#commits[@]} -gt 0 ] || { echo "usage: $0 COMMIT [COMMIT...] [-- ab_mariadb_async.py options]" >&2; exit 2; }
 a_build=${A_BUILD:-$here/build/release}
 if [ ! -f "$a_build/CMakeCache.txt" ]; then
   cmake --preset release -B "$a_build" -DSLUICE_PARTS=mariadb -DSLUICE_BUILD_BENCH=ON >/dev/null
@@ -22,7 +24,7 @@ cmake --build "$a_build" -j2 --target mariadb_speed_bench
 a_bench=$(cd "$a_build" && pwd)/mariadb/bench/speed/mariadb_speed_bench
 source "$here/scripts/bench/lib/base_build.sh"
 builds=(--build "this tree ($(git -C "$here" rev-parse --short HEAD))=$a_bench")
-for c in "${commits[@]}"; do
+for c in ${commits[@]+"${commits[@]}"}; do
   builds+=(--build "commit $c=$(bench_base_build "$c")")
 done
 servers="$a_build/servers-own/mariadb-async-ab-bench"

@@ -110,6 +110,7 @@ Outcome connector_c_point_async(const Target& t) {
             }
             if (lane.status != 0) return true;
             lane.sum += point_value(lane.m, res);
+            spend_extra_client_work();
             lane.next += many_connections;
             ready = 0;
         }

@@ -168,8 +168,12 @@ void pin_to_cpu(int cpu) {
 }
 
 int run_child(const EnvFile& env, const std::string& client_name, const std::string& workload, int warmups,
-              int reps, int client_cpu) {
+              int reps, int client_cpu, long extra_work_ns) {
     pin_to_cpu(client_cpu);
+    if (extra_work_ns > 0 && workload != "point_async_64") {
+        throw std::runtime_error("--child-extra-work-ns is for point_async_64 alone, not " + workload);
+    }
+    sb::set_extra_client_work(std::chrono::nanoseconds(extra_work_ns));
     const sb::Target target = sluice::mariadb::bench::target_from(env);
     auto client =
         client_name == "sluice" ? sb::make_sluice(target, server_pid(env)) : sb::make_connector_c(target);
@@ -581,6 +585,7 @@ int main(int argc, char** argv) {
     std::string out_path = "mariadb-speed-capture.json";
     std::vector<std::string> only;
     std::string child_client, child_workload;
+    long child_extra_work_ns = 0;
     app.add_option("--env", env_path, "servers' env file (default: $SLUICE_ENV_FILE)");
     app.add_option("--processes", processes, "independent processes per profile")->check(CLI::PositiveNumber);
     app.add_option("--warmups", warmups, "untimed runs per process")->check(CLI::NonNegativeNumber);
@@ -592,11 +597,15 @@ int main(int argc, char** argv) {
     app.add_option("--only", only, "workload keys to run (default: all)")->delimiter(',');
     app.add_option("--child-client", child_client, "internal: run one profile in this process")->group("");
     app.add_option("--child-workload", child_workload, "internal")->group("");
+    app.add_option("--child-extra-work-ns", child_extra_work_ns,
+                   "internal: busy time added after each reply (point_async_64; ab_mariadb_async.py --extra-work-ns)")
+        ->check(CLI::NonNegativeNumber)
+        ->group("");
     CLI11_PARSE(app, argc, argv);
     try {
         env_path = sluice::mariadb::bench::env_file_path(env_path);
         const EnvFile env = EnvFile::load(env_path);
-        if (!child_client.empty()) return run_child(env, child_client, child_workload, warmups, reps, client_cpu);
+        if (!child_client.empty()) return run_child(env, child_client, child_workload, warmups, reps, client_cpu, child_extra_work_ns);
         std::string command;
         for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(i ? argv[i] : "mariadb_speed_bench");
         return run_driver(env, env_path, processes, warmups, reps, client_cpu, out_path, only, command);

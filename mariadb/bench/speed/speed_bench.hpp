@@ -140,6 +140,14 @@ Outcome timed_operations(int operations, Op&& op) {
 // queries) spread over this many connections, on one thread (non-blocking)
 // or on one thread per connection (blocking).
 inline constexpr int many_connections = 64;
+// Client work added after each reply of the point_async_64 rows (the
+// child's --child-extra-work-ns, zero unless given): busy time on the
+// client's thread, for scripts/bench/ab_mariadb_async.py --extra-work-ns,
+// which measures how much of a client's own work per reply shows in its
+// CPU per SELECT (docs/mariadb-speed.md, "How much the client's own work
+// counts").
+void set_extra_client_work(std::chrono::nanoseconds per_reply) noexcept;
+void spend_extra_client_work() noexcept;
 Outcome sluice_point_async(const ConnectOptions& options, long server_pid);
 Outcome sluice_point_threads(const ConnectOptions& options, long server_pid);
 Outcome connector_c_point_async(const Target& target);
