@@ -28,6 +28,13 @@ SinkBatch& BatchCommitter::open_batch() {
 }
 
 bool BatchCommitter::due(bool input_pending, bool source_quiet) {
+    // A batch the writer failed to commit fails the run here, at the next
+    // resumable step, not at the next commit: with nothing left to commit
+    // (the failed batch held the last transactions) that would wait for the
+    // source's next transaction, and meanwhile nothing is retried and
+    // /healthz says all is well. A quiet source still gives steps: a
+    // binlog's heartbeats (an Idle), a worker's polls.
+    writer_.rethrow_failure();
     // The clocks are read before a wait for the writer: the batch's age is
     // judged as of the moment the loop got here.
     const auto now = Clock::now();

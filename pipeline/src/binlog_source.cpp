@@ -164,6 +164,10 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
         text_ = done->at.to_string();
         step.kind = Step::Kind::snapshot_done;
         step.text = text_;
+    } else if (std::holds_alternative<cdc::Idle>(*event) && stream_->position() == before) {
+        // A heartbeat of a quiet server: nothing read, and the loop looks at
+        // its other work (a commit that failed, a stop).
+        step.kind = Step::Kind::idle;
     } else {
         // Ddl, Idle: the position moved past other statements or tables.
         step.kind = Step::Kind::skipped;

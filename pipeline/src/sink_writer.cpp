@@ -35,6 +35,11 @@ void SinkWriter::finish() {
     rethrow_locked();
 }
 
+void SinkWriter::rethrow_failure() {
+    std::lock_guard lock(mu_);
+    rethrow_locked();
+}
+
 bool SinkWriter::idle() const {
     std::lock_guard lock(mu_);
     return !job_ && !busy_;

@@ -47,6 +47,8 @@ public:
     void submit(SinkJob& job);
     // Waits until everything submitted is committed; rethrows a failure.
     void finish();
+    // Rethrows a failure of a batch submitted earlier, without waiting.
+    void rethrow_failure();
 
     // Nothing in flight: a batch submitted now is committed at once.
     bool idle() const;

@@ -209,6 +209,69 @@ TEST(PipelineService, ScrapedRunCountsWhatTheSinkCommittedFollowsBothServersHeal
     EXPECT_NE(endpoints.find("postgres:***@"), std::string::npos);
 }
 
+// The sink lost while the source is quiet: the batch in flight is the last
+// thing to commit, so no later commit finds that the writer failed. The run
+// must learn of it anyway (at the binlog's next heartbeat, an idle step),
+// retry and say so on /healthz, then commit once the sink is back, equal to
+// an uninterrupted run. Without that it waited for the source's next
+// transaction, /healthz saying all was well: the test above failed so once
+// in CI, when all ten transactions written while its sink was down went
+// into one batch. Private servers: another test's writes would wake the
+// loop.
+TEST(PipelineService, ASinkLostUnderAQuietSourceIsRetriedWithoutWaitingForTheNextTransaction) {
+    mariadb::test::PrivateServer source("pipeline-quiet-my");
+    ASSERT_TRUE(source.started()) << source.log();
+    PrivatePostgres sink("pipeline-quiet-pg");
+    ASSERT_TRUE(sink.started()) << sink.log();
+    auto my = mariadb::Connection::connect(source.options());
+    const std::string source_url = watcher_url(my, source.options());
+    const std::string sink_url = with_password(sink.url());
+    my.execute("CREATE DATABASE pipeline_service");
+    my.execute("CREATE TABLE pipeline_service.quiet (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    const std::string start = mariadb::test::binlog_pos(my);
+    const std::string log = scratch("quiet");
+    Child follower(args_for(source_url, "quiet", sink_url, "quiet", {"--from-gtid", start, "--metrics", "127.0.0.1:0"}),
+                   log);
+    const int port = test_support::metrics_port(log);
+    ASSERT_GT(port, 0) << read_file(log);
+    Workload w{"pipeline_service.quiet"};
+    // Everything read is committed (the lag counts what is not).
+    auto caught_up = [&] {
+        return scrape(port, "sluice_pipeline_source_row_changes_total") == static_cast<double>(w.rows) &&
+               scrape(port, "sluice_pipeline_source_transactions_total") == static_cast<double>(w.transactions) &&
+               scrape(port, "sluice_pipeline_lag_seconds") == 0;
+    };
+    auto healthz = [&] { return http_get(port, "/healthz").value_or(test_support::HttpReply{}); };
+    w.write(my, 0, 3);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+    ASSERT_EQ(healthz().status, 200);
+    // Two heartbeats (5 s each) of a quiet source wake the loop without
+    // moving the position: no commit comes of them.
+    const auto commits = scrape(port, "sluice_pipeline_sink_commits_total");
+    std::this_thread::sleep_for(11s);
+    EXPECT_EQ(scrape(port, "sluice_pipeline_sink_commits_total"), commits);
+
+    ASSERT_TRUE(sink.stop());
+    w.write(my, 3, 1);  // one transaction, then nothing
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(log);
+    EXPECT_EQ(healthz().body.rfind("sink: ", 0), 0U) << healthz().body;
+    EXPECT_GT(scrape(port, "sluice_pipeline_retries_total{what=\"sink\"}"), 0);
+    ASSERT_TRUE(sink.start_again()) << sink.log();
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 120s)) << healthz().body << read_file(log);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+    const auto [status, seconds] = terminate(follower);
+    EXPECT_EQ(status, 0) << read_file(log);
+
+    const std::string whole_log = scratch("quiet-whole");
+    Outcome whole = run_pipeline(
+        args_for(source_url, "quiet", sink_url, "quiet_whole", {"--from-gtid", start, "--until-end"}), whole_log);
+    ASSERT_EQ(whole.status, 0) << whole.log;
+    auto pg = postgres::Connection::open(sink.url());
+    pg.set_notice_handler({});
+    EXPECT_EQ(sink_text(pg, "quiet"), sink_text(pg, "quiet_whole"));
+    EXPECT_GT(count_rows(pg, "quiet"), 0U);
+}
+
 TEST(PipelineService, SigtermDuringACatchUpExitsZeroAndARestartIsExact) {
     auto my = mariadb::Connection::connect(mariadb_url());
     my.execute("CREATE DATABASE IF NOT EXISTS pipeline_service");

@@ -321,7 +321,17 @@ struct ChangeStream::State {
                     if (std::holds_alternative<binlog::Query>(event.body)) learned.clear();
                     skipped_since_event = true;
                     continue;
-                case detail::TransactionAssembler::Outcome::none: continue;
+                case detail::TransactionAssembler::Outcome::none:
+                    // A heartbeat: the server has sent nothing for
+                    // `heartbeat`. A caller that blocks in next() hears of
+                    // the quiet, so it gets to look at its other work (a
+                    // commit that failed meanwhile, a stop) that often.
+                    if (stream.idle_events && std::holds_alternative<binlog::Heartbeat>(event.body) &&
+                        !assembler->in_group() && !binlog->input_pending()) {
+                        current = Idle{};
+                        return &current;
+                    }
+                    continue;
             }
         }
     }

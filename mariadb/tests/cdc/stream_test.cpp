@@ -785,6 +785,46 @@ TEST_F(CdcStream, IdleEventsReturnBeforeBlockingAfterOtherTablesTransactions) {
     }
 }
 
+// And on a quiet server: with idle_events, each heartbeat the server sends
+// while it has nothing comes back as an Idle (position unchanged), so a
+// caller blocked in next() gets back that often (the pipeline's loop then
+// finds a commit that failed meanwhile: PipelineService.ASinkLost...).
+// Without idle_events a heartbeat returns nothing: next() waits for the
+// table's next transaction.
+TEST_F(CdcStream, IdleEventsComeWithTheHeartbeatsOfAQuietServer) {
+    fresh({"hushed"});
+    sql().execute("CREATE TABLE cdc_stream.hushed (id INT PRIMARY KEY)");
+    int next_id = 1;
+    for (const bool idle_events : {true, false}) {
+        cdc::StreamOptions o;
+        o.start = cdc::StartAt::now;
+        o.tables = cdc::TableFilter::parse("cdc_stream.hushed");
+        o.idle_events = idle_events;
+        o.heartbeat = 200ms;
+        cdc::ChangeStream s = cdc::ChangeStream::open(admin_options(), o);
+        // The first event, read on another thread; the table's next
+        // transaction comes only if the reader is not done after 5 s.
+        std::atomic<bool> done{false};
+        bool idle = false;
+        std::thread reader([&] {
+            const cdc::ChangeEvent* e = s.next();
+            idle = e != nullptr && std::holds_alternative<cdc::Idle>(*e);
+            done = true;
+        });
+        for (int i = 0; i < 50 && !done; ++i) std::this_thread::sleep_for(100ms);
+        const bool done_early = done;
+        if (!done_early) sql().execute("INSERT INTO cdc_stream.hushed VALUES (" + std::to_string(next_id++) + ")");
+        reader.join();
+        if (idle_events) {
+            EXPECT_TRUE(done_early) << "next() blocked through the heartbeats of a quiet server";
+            EXPECT_TRUE(idle);
+        } else {
+            EXPECT_FALSE(done_early);  // it waited for the table's next row
+            EXPECT_FALSE(idle);
+        }
+    }
+}
+
 TEST_F(CdcStream, UntilEndStopsWhileAWriterKeepsCommitting) {
     fresh({"busy"});
     sql().execute("CREATE TABLE cdc_stream.busy (id INT PRIMARY KEY)");

@@ -144,7 +144,9 @@ struct SnapshotDone {
 // of tables it does not deliver (its position() moved) and has no more
 // input, so next() would now wait for the server. A caller that held work
 // back because input_pending() was true (the bytes pending were those
-// transactions) acts now; there is nothing else in it.
+// transactions) acts now; there is nothing else in it. Also at each
+// heartbeat (StreamOptions::heartbeat) the server sends while it has
+// nothing: a caller blocked in next() looks at its other work that often.
 struct Idle {};
 
 using ChangeEvent = std::variant<Transaction, Ddl, SnapshotChunk, SnapshotDone, Idle, TransactionPart>;

@@ -127,7 +127,9 @@ struct StreamOptions {
     // transactions of other tables (change_events.hpp). For callers that
     // batch while input_pending(): without it, the bytes of other tables'
     // transactions make input_pending() true, next() consumes them and then
-    // blocks, and the batch waits for this table's next transaction.
+    // blocks, and the batch waits for this table's next transaction. And one
+    // at each heartbeat of a quiet server, outside a transaction: a caller
+    // that blocks in next() gets back at least every `heartbeat`.
     bool idle_events = false;
     // Told about reconnects; may be null. Must outlive the stream.
     ConnectionObserver* observer = nullptr;
