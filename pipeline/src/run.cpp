@@ -73,25 +73,6 @@ Start restore(Sink& sink, const Source& source, const RunOptions& o, const std::
     return s;
 }
 
-// Workers starting together race on CREATE TABLE: the loser sees a
-// duplicate (42P07; 23505 on pg_type; or 42710, `type "NAME" already
-// exists`, when the winner's row type commits between the loser's two
-// checks, as a fresh-clone CI run of the README's two workers showed) and
-// simply creates again. A type of that name that is not the winner's table
-// fails the same way each time: after five attempts the error stands.
-void create_tables(Sink& sink, bool shared) {
-    for (int attempt = 0;; ++attempt) {
-        try {
-            return sink.create_tables();
-        } catch (const postgres::Error& e) {
-            const std::string& state = e.sqlstate();
-            const bool race = e.kind() == postgres::ErrorKind::server &&
-                              (state == "42P07" || state == "23505" || state == "42710");
-            if (!shared || !race || attempt >= 5) throw;
-        }
-    }
-}
-
 // `rows`: the count the mapper's changes add to (a source transaction's
 // row changes, or a snapshot's rows: issue 32 counts them apart).
 void count(RunStats& stats, std::uint64_t& rows, const TransactionMapper& mapper,
@@ -110,7 +91,7 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
     // the sink's tables (a source refusing the replication leaves no empty
     // tables behind).
     source.open(start.resume);
-    create_tables(sink, source.shares_sink_tables());
+    sink.create_tables(source.shares_sink_tables());
     stats.connected = true;  // from here on a failed connection is an outage, retried (start_failure.hpp)
 
     TransactionMapper mapper(o.columns);

@@ -137,7 +137,26 @@ Sink Sink::open(const std::string& url, const std::string& name, const std::stri
     return Sink(std::move(conn), name, state_name);
 }
 
-void Sink::create_tables() {
+// Workers starting together race on CREATE TABLE: the loser sees a
+// duplicate (42P07; 23505 on pg_type; or 42710, `type "NAME" already
+// exists`, when the winner's row type commits between the loser's two
+// checks, as a fresh-clone CI run of the README's two workers showed) and
+// simply creates again. A type of that name that is not the winner's table
+// fails the same way each time: after five attempts the error stands.
+void Sink::create_tables(bool shared) {
+    for (int attempt = 0;; ++attempt) {
+        try {
+            return create_tables_once();
+        } catch (const postgres::Error& e) {
+            const std::string& state = e.sqlstate();
+            const bool race = e.kind() == postgres::ErrorKind::server &&
+                              (state == "42P07" || state == "23505" || state == "42710");
+            if (!shared || !race || attempt >= 5) throw;
+        }
+    }
+}
+
+void Sink::create_tables_once() {
     const std::string late = name_ + "_late", rejected = name_ + "_rejected";
     {
         pg::Transaction tx(conn_);

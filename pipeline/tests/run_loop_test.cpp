@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <sstream>
+#include <thread>
 
 #include "pipeline_support.hpp"
 #include "sluice/pipeline/run.hpp"
@@ -383,6 +384,63 @@ TEST_F(RunLoop, TheSinkLeavesRowsPutFinalAheadInPlaceAndSetsBackOpenThoseTheComm
 
 // make_source: the URL picks the source (nothing is contacted before
 // check()), and each source names its state row and its batch limits.
+// Workers of one stream create the sink's tables at the same moment
+// (Sink::create_tables(shared)). The other creator here is a transaction
+// holding CREATE TABLE NAME uncommitted: this sink's create waits on it
+// (PostgreSQL's catalog index) and, once it commits, meets the duplicate
+// (23505 on pg_type, or 42P07). Shared, the sink creates again and has its
+// tables; unshared, the duplicate is the error. (The other creator's table
+// is a copy of a sink's, as the winning worker's would be.)
+TEST_F(RunLoop, ASinkThatLosesTheCreateTableRaceCreatesAgainWhenItsTablesAreShared) {
+    const std::string model = name + "_model";
+    test::drop_sink(*pg, model);
+    {
+        Sink first = Sink::open(pg_url(), model, model);
+        ASSERT_FALSE(first.load().has_value());
+        first.create_tables();
+    }
+    for (const bool shared : {true, false}) {
+        SCOPED_TRACE(shared ? "shared" : "unshared");
+        test::drop_sink(*pg, name);
+        auto other = postgres::Connection::open(pg_url());
+        other.run_script("begin");
+        other.run_script("create table \"" + name + "\" (like \"" + model + "\" including all)");
+        Sink sink = Sink::open(pg_url(), name, name);
+        ASSERT_FALSE(sink.load().has_value());
+        std::string failure;
+        std::thread creator([&] {
+            try {
+                sink.create_tables(shared);
+            } catch (const postgres::Error& e) {
+                failure = e.sqlstate() + " " + e.what();
+            }
+        });
+        // Until the sink's CREATE waits for the other transaction's lock.
+        bool waited = false;
+        for (int i = 0; i < 300 && !waited; ++i) {
+            waited = pg->query("select count(*) from pg_stat_activity where wait_event_type = 'Lock' and "
+                               "pid <> pg_backend_pid() and query like '%create table if not exists \"" + name + "\"%'")
+                         .row(0)
+                         .get<std::string>(0) != "0";
+            if (!waited) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        other.run_script("commit");
+        creator.join();
+        ASSERT_TRUE(waited) << "the sink's CREATE TABLE never waited for the other creator";
+        if (shared) {
+            EXPECT_EQ(failure, "");
+            EXPECT_EQ(pg->query("select count(*) from pg_tables where tablename in ('" + name + "_late', '" + name +
+                                "_rejected')")
+                          .row(0)
+                          .get<std::string>(0),
+                      "2");
+        } else {
+            EXPECT_TRUE(failure.rfind("23505", 0) == 0 || failure.rfind("42P07", 0) == 0) << failure;
+        }
+    }
+    test::drop_sink(*pg, model);
+}
+
 TEST(MakeSource, TheUrlPicksTheSourceItsStateRowAndItsBatchLimits) {
     Options o;
     o.run = options("t");

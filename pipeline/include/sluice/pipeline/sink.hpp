@@ -55,10 +55,13 @@ public:
     // rows NAME holds: call before the first commit. Tables that do not
     // exist yet hold nothing (no state, no rows).
     std::optional<StoredState> load();
-    // Creates the tables that are missing (one transaction; a concurrent
-    // creator's duplicate is a postgres::Error the caller may retry) and
-    // this session's staging tables: call after load(), before commit().
-    void create_tables();
+    // Creates the tables that are missing (one transaction) and this
+    // session's staging tables: call after load(), before commit().
+    // `shared`: other processes may create the same tables at the same
+    // moment (the workers of one stream); the loser of that race creates
+    // again (up to five times). Unshared, a concurrent creator's duplicate
+    // is a postgres::Error.
+    void create_tables(bool shared = false);
     // One PostgreSQL transaction: the batch's net rows, late and rejected
     // rows, and the state (gtid, settings, and checkpoint when given).
     // `previous_gtid` is the state's gtid before (nullopt: no state yet);
@@ -94,6 +97,7 @@ public:
 
 private:
     Sink(postgres::Connection conn, std::string name, std::string state_name);
+    void create_tables_once();
     void prepare_statements();
     // The net changes' rows, as the open-rows plan sorts them: COPY, staged
     // upsert, staged delete. `reuse_stages`: the staging tables are emptied
