@@ -109,6 +109,54 @@ std::uint64_t count_rows(postgres::Connection& pg, const std::string& table) {
     return std::stoull(pg.query("select count(*) from \"" + table + "\"").row(0).get<std::string>(0));
 }
 
+template <class Server>
+Server& started(Server& server) {
+    if (!server.started()) throw std::runtime_error("a private server did not start:\n" + server.log());
+    return server;
+}
+
+// Creates pipeline_service.TABLE and says where the binlog is.
+std::string create_source_table(mariadb::Connection& my, const std::string& table) {
+    my.execute("CREATE DATABASE pipeline_service");
+    my.execute("CREATE TABLE pipeline_service." + table + " (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
+    return mariadb::test::binlog_pos(my);
+}
+
+// `sluice-pipeline run --metrics` following pipeline_service.TABLE (into
+// sink NAME TABLE) from now, on a MariaDB and a PostgreSQL of its own,
+// which the tests stop and start again.
+struct PrivateFollower {
+    PrivateFollower(const std::string& name, const std::string& table_name)
+        : source("pipeline-" + name + "-my"),
+          sink("pipeline-" + name + "-pg"),
+          my(mariadb::Connection::connect(started(source).options())),
+          table(table_name),
+          source_url(watcher_url(my, source.options())),
+          sink_url(with_password(started(sink).url())),
+          start(create_source_table(my, table)),
+          log(scratch(table)),
+          follower(args_for(source_url, table, sink_url, table, {"--from-gtid", start, "--metrics", "127.0.0.1:0"}),
+                   log),
+          port(test_support::metrics_port(log)),
+          w{"pipeline_service." + table} {}
+
+    // Everything written is read and committed (the lag counts what is not).
+    bool caught_up() const {
+        return scrape(port, "sluice_pipeline_source_row_changes_total") == static_cast<double>(w.rows) &&
+               scrape(port, "sluice_pipeline_source_transactions_total") == static_cast<double>(w.transactions) &&
+               scrape(port, "sluice_pipeline_lag_seconds") == 0;
+    }
+    test_support::HttpReply healthz() const { return http_get(port, "/healthz").value_or(test_support::HttpReply{}); }
+
+    mariadb::test::PrivateServer source;
+    PrivatePostgres sink;
+    mariadb::Connection my;
+    std::string table, source_url, sink_url, start, log;
+    Child follower;
+    int port;
+    Workload w;
+};
+
 std::pair<int, double> terminate(Child& child) {
     const auto t0 = std::chrono::steady_clock::now();
     child.signal(SIGTERM);
@@ -117,37 +165,20 @@ std::pair<int, double> terminate(Child& child) {
 }
 
 TEST(PipelineService, ScrapedRunCountsWhatTheSinkCommittedFollowsBothServersHealthAndStopsOnSigterm) {
-    mariadb::test::PrivateServer source("pipeline-metrics-my");
-    ASSERT_TRUE(source.started()) << source.log();
-    PrivatePostgres sink("pipeline-metrics-pg");
-    ASSERT_TRUE(sink.started()) << sink.log();
-    auto my = mariadb::Connection::connect(source.options());
-    const std::string source_url = watcher_url(my, source.options());
-    const std::string sink_url = with_password(sink.url());
-    my.execute("CREATE DATABASE pipeline_service");
-    my.execute("CREATE TABLE pipeline_service.svc (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
-    const std::string start = mariadb::test::binlog_pos(my);
-    const std::string log = scratch("follow");
-    Child follower(args_for(source_url, "svc", sink_url, "svc", {"--from-gtid", start, "--metrics", "127.0.0.1:0"}), log);
-    const int port = test_support::metrics_port(log);
-    ASSERT_GT(port, 0) << read_file(log);
-    Scraper scraper(port, {"sluice_pipeline_source_transactions_total", "sluice_pipeline_source_row_changes_total",
-                           "sluice_pipeline_sink_commits_total", "sluice_pipeline_late_total",
-                           "sluice_pipeline_rejected_total"});
-    Workload w{"pipeline_service.svc"};
-    auto caught_up = [&] {
-        return scrape(port, "sluice_pipeline_source_row_changes_total") == static_cast<double>(w.rows) &&
-               scrape(port, "sluice_pipeline_source_transactions_total") == static_cast<double>(w.transactions) &&
-               scrape(port, "sluice_pipeline_lag_seconds") == 0;
-    };
-    auto healthz = [&] { return http_get(port, "/healthz").value_or(test_support::HttpReply{}); };
-    w.write(my, 0, 30);
-    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+    PrivateFollower f("metrics", "svc");
+    ASSERT_GT(f.port, 0) << read_file(f.log);
+    Scraper scraper(f.port, {"sluice_pipeline_source_transactions_total", "sluice_pipeline_source_row_changes_total",
+                             "sluice_pipeline_sink_commits_total", "sluice_pipeline_late_total",
+                             "sluice_pipeline_rejected_total"});
+    auto caught_up = [&] { return f.caught_up(); };
+    auto healthz = [&] { return f.healthz(); };
+    f.w.write(f.my, 0, 30);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(f.port, "/metrics")->body << read_file(f.log);
     EXPECT_EQ(healthz().status, 200);
     EXPECT_EQ(healthz().body, "ok\n");
     {
-        auto pg = postgres::Connection::open(sink.url());
-        const std::string m = http_get(port, "/metrics")->body;
+        auto pg = postgres::Connection::open(f.sink.url());
+        const std::string m = http_get(f.port, "/metrics")->body;
         EXPECT_EQ(metric_value(m, "sluice_pipeline_late_total"), static_cast<double>(count_rows(pg, "svc_late")));
         EXPECT_EQ(metric_value(m, "sluice_pipeline_rejected_total"), static_cast<double>(count_rows(pg, "svc_rejected")));
         EXPECT_GT(metric_value(m, "sluice_pipeline_late_total").value_or(0), 0);
@@ -156,50 +187,50 @@ TEST(PipelineService, ScrapedRunCountsWhatTheSinkCommittedFollowsBothServersHeal
         EXPECT_EQ(metric_value(m, "sluice_pipeline_sink_commit_seconds_count"),
                   metric_value(m, "sluice_pipeline_sink_commits_total"));
         EXPECT_GT(metric_value(m, "sluice_pipeline_engine_sessions").value_or(0), 0);
-        EXPECT_NE(m.find("sluice_pipeline_position_info{gtid=\"" + mariadb::test::binlog_pos(my) + "\"} 1"),
+        EXPECT_NE(m.find("sluice_pipeline_position_info{gtid=\"" + mariadb::test::binlog_pos(f.my) + "\"} 1"),
                   std::string::npos)
             << m;
     }
 
     // The source goes away, then comes back.
-    ASSERT_TRUE(source.stop());
-    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(log);
+    ASSERT_TRUE(f.source.stop());
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(f.log);
     EXPECT_EQ(healthz().body.rfind("source: ", 0), 0U) << healthz().body;
-    EXPECT_GT(scrape(port, "sluice_pipeline_retries_total{what=\"source\"}"), 0);
-    ASSERT_TRUE(source.start_again()) << source.log();
-    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 60s)) << healthz().body << read_file(log);
-    my = mariadb::Connection::connect(source.options());
-    w.write(my, 30, 20);
-    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+    EXPECT_GT(scrape(f.port, "sluice_pipeline_retries_total{what=\"source\"}"), 0);
+    ASSERT_TRUE(f.source.start_again()) << f.source.log();
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 60s)) << healthz().body << read_file(f.log);
+    f.my = mariadb::Connection::connect(f.source.options());
+    f.w.write(f.my, 30, 20);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(f.port, "/metrics")->body << read_file(f.log);
 
     // The sink goes away while the source writes, then comes back.
-    ASSERT_TRUE(sink.stop());
-    w.write(my, 50, 10);
-    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(log);
+    ASSERT_TRUE(f.sink.stop());
+    f.w.write(f.my, 50, 10);
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(f.log);
     EXPECT_EQ(healthz().body.rfind("sink: ", 0), 0U) << healthz().body;
-    ASSERT_TRUE(sink.start_again()) << sink.log();
-    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 120s)) << healthz().body << read_file(log);
-    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
-    EXPECT_GT(scrape(port, "sluice_pipeline_retries_total{what=\"sink\"}"), 0);
+    ASSERT_TRUE(f.sink.start_again()) << f.sink.log();
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 120s)) << healthz().body << read_file(f.log);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(f.port, "/metrics")->body << read_file(f.log);
+    EXPECT_GT(scrape(f.port, "sluice_pipeline_retries_total{what=\"sink\"}"), 0);
 
-    const std::string endpoints = every_endpoint(port);
+    const std::string endpoints = every_endpoint(f.port);
     scraper.stop();
     EXPECT_EQ(scraper.went_down(), "");
     EXPECT_GT(scraper.scrapes(), 0);
-    const auto [status, seconds] = terminate(follower);
-    EXPECT_EQ(status, 0) << read_file(log);
+    const auto [status, seconds] = terminate(f.follower);
+    EXPECT_EQ(status, 0) << read_file(f.log);
     std::cout << "SIGTERM while following: exit " << status << " after " << seconds << " s\n";
 
     // Nothing lost: the sink equals an uninterrupted run of the same binlog.
     const std::string whole_log = scratch("whole");
-    Outcome whole = run_pipeline(args_for(source_url, "svc", sink_url, "whole", {"--from-gtid", start, "--until-end"}),
+    Outcome whole = run_pipeline(args_for(f.source_url, "svc", f.sink_url, "whole", {"--from-gtid", f.start, "--until-end"}),
                                  whole_log);
     ASSERT_EQ(whole.status, 0) << whole.log;
-    auto pg = postgres::Connection::open(sink.url());
+    auto pg = postgres::Connection::open(f.sink.url());
     pg.set_notice_handler({});
     EXPECT_EQ(sink_text(pg, "svc"), sink_text(pg, "whole"));
 
-    const std::string stderr_text = read_file(log);
+    const std::string stderr_text = read_file(f.log);
     EXPECT_NE(stderr_text.find("stopped (signal 15)"), std::string::npos) << stderr_text;
     for (const char* secret : {my_secret, pg_secret}) {
         EXPECT_EQ(stderr_text.find(secret), std::string::npos) << stderr_text;
@@ -219,54 +250,35 @@ TEST(PipelineService, ScrapedRunCountsWhatTheSinkCommittedFollowsBothServersHeal
 // into one batch. Private servers: another test's writes would wake the
 // loop.
 TEST(PipelineService, ASinkLostUnderAQuietSourceIsRetriedWithoutWaitingForTheNextTransaction) {
-    mariadb::test::PrivateServer source("pipeline-quiet-my");
-    ASSERT_TRUE(source.started()) << source.log();
-    PrivatePostgres sink("pipeline-quiet-pg");
-    ASSERT_TRUE(sink.started()) << sink.log();
-    auto my = mariadb::Connection::connect(source.options());
-    const std::string source_url = watcher_url(my, source.options());
-    const std::string sink_url = with_password(sink.url());
-    my.execute("CREATE DATABASE pipeline_service");
-    my.execute("CREATE TABLE pipeline_service.quiet (id INT PRIMARY KEY, k VARCHAR(16), t BIGINT, v DOUBLE)");
-    const std::string start = mariadb::test::binlog_pos(my);
-    const std::string log = scratch("quiet");
-    Child follower(args_for(source_url, "quiet", sink_url, "quiet", {"--from-gtid", start, "--metrics", "127.0.0.1:0"}),
-                   log);
-    const int port = test_support::metrics_port(log);
-    ASSERT_GT(port, 0) << read_file(log);
-    Workload w{"pipeline_service.quiet"};
-    // Everything read is committed (the lag counts what is not).
-    auto caught_up = [&] {
-        return scrape(port, "sluice_pipeline_source_row_changes_total") == static_cast<double>(w.rows) &&
-               scrape(port, "sluice_pipeline_source_transactions_total") == static_cast<double>(w.transactions) &&
-               scrape(port, "sluice_pipeline_lag_seconds") == 0;
-    };
-    auto healthz = [&] { return http_get(port, "/healthz").value_or(test_support::HttpReply{}); };
-    w.write(my, 0, 3);
-    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
+    PrivateFollower f("quiet", "quiet");
+    ASSERT_GT(f.port, 0) << read_file(f.log);
+    auto caught_up = [&] { return f.caught_up(); };
+    auto healthz = [&] { return f.healthz(); };
+    f.w.write(f.my, 0, 3);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(f.port, "/metrics")->body << read_file(f.log);
     ASSERT_EQ(healthz().status, 200);
     // Two heartbeats (5 s each) of a quiet source wake the loop without
     // moving the position: no commit comes of them.
-    const auto commits = scrape(port, "sluice_pipeline_sink_commits_total");
+    const auto commits = scrape(f.port, "sluice_pipeline_sink_commits_total");
     std::this_thread::sleep_for(11s);
-    EXPECT_EQ(scrape(port, "sluice_pipeline_sink_commits_total"), commits);
+    EXPECT_EQ(scrape(f.port, "sluice_pipeline_sink_commits_total"), commits);
 
-    ASSERT_TRUE(sink.stop());
-    w.write(my, 3, 1);  // one transaction, then nothing
-    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(log);
+    ASSERT_TRUE(f.sink.stop());
+    f.w.write(f.my, 3, 1);  // one transaction, then nothing
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(f.log);
     EXPECT_EQ(healthz().body.rfind("sink: ", 0), 0U) << healthz().body;
-    EXPECT_GT(scrape(port, "sluice_pipeline_retries_total{what=\"sink\"}"), 0);
-    ASSERT_TRUE(sink.start_again()) << sink.log();
-    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 120s)) << healthz().body << read_file(log);
-    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(port, "/metrics")->body << read_file(log);
-    const auto [status, seconds] = terminate(follower);
-    EXPECT_EQ(status, 0) << read_file(log);
+    EXPECT_GT(scrape(f.port, "sluice_pipeline_retries_total{what=\"sink\"}"), 0);
+    ASSERT_TRUE(f.sink.start_again()) << f.sink.log();
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 120s)) << healthz().body << read_file(f.log);
+    ASSERT_TRUE(wait_until(caught_up, 120s)) << http_get(f.port, "/metrics")->body << read_file(f.log);
+    const auto [status, seconds] = terminate(f.follower);
+    EXPECT_EQ(status, 0) << read_file(f.log);
 
     const std::string whole_log = scratch("quiet-whole");
     Outcome whole = run_pipeline(
-        args_for(source_url, "quiet", sink_url, "quiet_whole", {"--from-gtid", start, "--until-end"}), whole_log);
+        args_for(f.source_url, "quiet", f.sink_url, "quiet_whole", {"--from-gtid", f.start, "--until-end"}), whole_log);
     ASSERT_EQ(whole.status, 0) << whole.log;
-    auto pg = postgres::Connection::open(sink.url());
+    auto pg = postgres::Connection::open(f.sink.url());
     pg.set_notice_handler({});
     EXPECT_EQ(sink_text(pg, "quiet"), sink_text(pg, "quiet_whole"));
     EXPECT_GT(count_rows(pg, "quiet"), 0U);
