@@ -26,15 +26,16 @@ struct Event {
     std::vector<std::tuple<std::string, std::string, std::int64_t>> rows;  // (id, key, ts), value 1
     std::string text;
     bool moves = true;  // the position moves (a transaction, a line)
+    std::function<void()> before;  // run as next() takes the event
 };
 
 Event tx(std::vector<std::tuple<std::string, std::string, std::int64_t>> rows) {
-    return Event{Step::Kind::transaction, std::move(rows), "", true};
+    return Event{Step::Kind::transaction, std::move(rows), "", true, {}};
 }
 Event snapshot_rows(std::vector<std::tuple<std::string, std::string, std::int64_t>> rows) {
-    return Event{Step::Kind::snapshot_rows, std::move(rows), "", true};
+    return Event{Step::Kind::snapshot_rows, std::move(rows), "", true, {}};
 }
-Event event(Step::Kind kind, std::string text = "") { return Event{kind, {}, std::move(text), true}; }
+Event event(Step::Kind kind, std::string text = "") { return Event{kind, {}, std::move(text), true, {}}; }
 
 // Positions "fake:N": N events that moved the position were read.
 class ScriptedSource final : public Source {
@@ -66,6 +67,7 @@ public:
         }
         current_ = std::move(script_.front());
         script_.pop_front();
+        if (current_.before) current_.before();
         step.kind = current_.kind;
         step.text = current_.text;
         if (current_.kind == Step::Kind::snapshot_rows && !in_snapshot_) {
@@ -439,6 +441,40 @@ TEST_F(RunLoop, ASinkThatLosesTheCreateTableRaceCreatesAgainWhenItsTablesAreShar
         }
     }
     test::drop_sink(*pg, model);
+}
+
+// A commit that fails in the writer while the source gives only idle steps
+// after it (a JetStream worker polling a quiet stream) fails the run at the
+// next of them, not at the source's next transaction, which may be long in
+// coming (PipelineService.ASinkLostUnderAQuietSource... is the binlog's
+// case). Before the second transaction the state row is moved as another
+// writer would, so its commit fails (sink_moved: only the commit reads the
+// state row); then up to 3,000 idle steps of 10 ms each.
+TEST_F(RunLoop, ACommitThatFailsWhileTheSourceIsIdleFailsTheRunAtTheNextIdleStep) {
+    constexpr int idle_steps = 3000;
+    int idles_taken = 0;
+    std::deque<Event> script{tx({{"1", "a", 0}}), tx({{"2", "b", 1}})};
+    script.back().before = [&] {
+        // Once the first commit has written the state row.
+        for (int i = 0; i < 1000 && stored_position(*pg, name) != "fake:1"; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        pg->query("update sluice_pipeline_state set gtid = 'moved by the test' where name = $1", {name});
+    };
+    for (int i = 0; i < idle_steps; ++i) {
+        script.push_back(event(Step::Kind::idle));
+        script.back().before = [&] {
+            ++idles_taken;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        };
+    }
+    std::string failure;
+    try {
+        run_script(std::move(script));
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    EXPECT_NE(failure.find("was changed by another writer"), std::string::npos) << failure;
+    EXPECT_LT(idles_taken, idle_steps) << "the failed commit was found only at the end of the source";
 }
 
 TEST(MakeSource, TheUrlPicksTheSourceItsStateRowAndItsBatchLimits) {
