@@ -77,18 +77,20 @@ void BinlogSource::map(const cdc::Transaction& t, TransactionMapper& mapper) {
     t.for_each_change([&](const cdc::Change& c) { mapper.add(adapter_.change(c, scratch_)); });
 }
 
-bool BinlogSource::map_parts(cdc::ChangeStream& stream, const cdc::TransactionPart& first, TransactionMapper& mapper) {
+BinlogSource::PartsRead BinlogSource::map_parts(cdc::ChangeStream& stream, const cdc::TransactionPart& first,
+                                                TransactionMapper& mapper, bool stoppable) {
     const cdc::TransactionPart* part = &first;
     mapper.begin();
     scratch_.clear();
     for (;;) {
-        if (part->rolled_back) return false;
+        if (part->rolled_back) return PartsRead::rolled_back;
         map(part->changes, mapper);
-        if (part->last) return true;
+        if (part->last) return PartsRead::whole;
         // The part's bytes go at the next read: what the mapper holds of
         // them is applied first.
         mapper.end_part();
         scratch_.clear();
+        if (stoppable && observer_or_none(run_.observer).stop_requested()) return PartsRead::stopped;
         const cdc::ChangeEvent* event = stream.next();
         part = event ? std::get_if<cdc::TransactionPart>(event) : nullptr;
         if (part == nullptr)
@@ -129,16 +131,26 @@ Step BinlogSource::next(TransactionMapper& mapper, bool /*holding: the stream bl
     } else if (const auto* part = std::get_if<cdc::TransactionPart>(event)) {
         const std::string gtid = mariadb::binlog::to_string(part->changes.gtid);
         const std::uint32_t timestamp = part->changes.timestamp;
-        if (map_parts(*stream_, *part, mapper)) {
-            before_transaction_ = before;
-            text_ = gtid;
-            step.kind = Step::Kind::transaction;
-            step.text = text_;
-            step.timestamp = timestamp;
-        } else {
-            // Rolled back after parts went out: its parts are void (the
-            // run abandons what it applied of them).
-            step.kind = Step::Kind::skipped;
+        switch (map_parts(*stream_, *part, mapper, /*stoppable=*/true)) {
+            case PartsRead::whole:
+                before_transaction_ = before;
+                text_ = gtid;
+                step.kind = Step::Kind::transaction;
+                step.text = text_;
+                step.timestamp = timestamp;
+                break;
+            case PartsRead::rolled_back:
+                // Its parts are void (the run abandons what it applied of them).
+                step.kind = Step::Kind::skipped;
+                break;
+            case PartsRead::stopped:
+                // A graceful stop inside a huge transaction, which could take
+                // longer than the stop's grace: as at the end of the source,
+                // its parts are abandoned and the position stays before it
+                // (the stream covers a transaction only at its last part),
+                // so the next run reads it from its start.
+                step.kind = Step::Kind::end;
+                break;
         }
     } else if (const auto* t = std::get_if<cdc::Transaction>(event)) {
         // (Only without part_bytes; kept for a stream opened so.)
@@ -201,7 +213,7 @@ void BinlogSource::read_transaction_again(TransactionMapper& mapper) {
             throw Error(ErrorKind::source_image, "reading transaction " + text_ + " again from " +
                                                      before_transaction_->to_string() + ": found " +
                                                      mariadb::binlog::to_string(part->changes.gtid) + " there");
-        if (!map_parts(again, *part, mapper))
+        if (map_parts(again, *part, mapper, /*stoppable=*/false) != PartsRead::whole)
             throw Error(ErrorKind::source_image, "reading transaction " + text_ + " again: it was rolled back");
         return;
     }

@@ -56,10 +56,12 @@ private:
     std::optional<mariadb::cdc::GtidState> replay_until_;  // the stored position, when ahead of the checkpoint's
     BinlogAdapter adapter_;
     // Maps the parts of the transaction `first` begins (the stream's next
-    // events, up to its last part) into `mapper`; false when it was rolled
-    // back after parts went out (docs/pipeline.md, "Huge transactions").
-    bool map_parts(mariadb::cdc::ChangeStream& stream, const mariadb::cdc::TransactionPart& first,
-                   TransactionMapper& mapper);
+    // events, up to its last part) into `mapper`. `rolled_back`: after parts
+    // went out (docs/pipeline.md, "Huge transactions"); `stopped`: a
+    // graceful stop was asked for between two parts (`stoppable` only).
+    enum class PartsRead { whole, rolled_back, stopped };
+    PartsRead map_parts(mariadb::cdc::ChangeStream& stream, const mariadb::cdc::TransactionPart& first,
+                        TransactionMapper& mapper, bool stoppable);
     void map(const mariadb::cdc::Transaction& t, TransactionMapper& mapper);
 
     mariadb::cdc::StreamOptions stream_options_;  // open()'s, for reading a transaction again

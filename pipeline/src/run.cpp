@@ -166,9 +166,9 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
             stats.in_flight = 0;
         }
         if (step.kind == Step::Kind::end) {
-            // (A source may end its step early for a graceful stop: a
-            // JetStream worker inside a transaction whose next part is
-            // long in coming.)
+            // (A source may end its step early for a graceful stop inside
+            // a transaction in parts: a JetStream worker whose next part is
+            // long in coming, the binlog inside a huge one.)
             stopped = watch.stop_requested();
             break;
         }
