@@ -1,9 +1,12 @@
 #include "bench_process.hpp"
 
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +24,23 @@ void exec_child(const std::vector<std::string>& argv) {
     args.push_back(nullptr);
     execv(args[0], args.data());
     _exit(127);
+}
+
+Footprint run_measured(const std::vector<std::string>& argv, bool discard_stdout) {
+    const auto t0 = Clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (discard_stdout && !std::freopen("/dev/null", "w", stdout)) _exit(127);
+        exec_child(argv);
+    }
+    int st = 0;
+    rusage ru{};
+    wait4(pid, &st, 0, &ru);
+    Footprint f;
+    f.wall = seconds_since(t0);
+    f.rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
+    return f;
 }
 
 double children_cpu_seconds() {

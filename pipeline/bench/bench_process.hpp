@@ -17,6 +17,14 @@ double seconds_since(Clock::time_point start);
 // In a forked child: becomes argv[0] with these arguments, or exits 127.
 [[noreturn]] void exec_child(const std::vector<std::string>& argv);
 
+// Runs `argv` to its end, its stdout inherited or (`discard_stdout`) sent to
+// /dev/null: its wall seconds and peak RSS in MiB (the child's ru_maxrss,
+// its VmHWM). Throws unless it exits 0.
+struct Footprint {
+    double wall = 0, rss_mib = 0;
+};
+Footprint run_measured(const std::vector<std::string>& argv, bool discard_stdout = false);
+
 // User + system CPU seconds of every child this process has waited for so
 // far (getrusage RUSAGE_CHILDREN): the difference over a run is the run's.
 double children_cpu_seconds();

@@ -137,25 +137,6 @@ struct Generator {
     }
 };
 
-// Runs argv (stdout, stderr inherited), waits: wall seconds and peak RSS
-// in MiB (the child's ru_maxrss: its VmHWM).
-struct Footprint {
-    double wall = 0, rss_mib = 0;
-};
-Footprint run_measured(const std::vector<std::string>& argv) {
-    const auto t0 = Clock::now();
-    pid_t pid = fork();
-    if (pid == 0) exec_child(argv);
-    int st = 0;
-    struct rusage ru {};
-    wait4(pid, &st, 0, &ru);
-    Footprint f;
-    f.wall = seconds_since(t0);
-    f.rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
-    return f;
-}
-
 // The large-transaction scenario of one shape: `rows` rows (id, key 'k' ||
 // id % 1000, ts id / ts_divisor, value id % 97 + 0.5) into bench.large_one
 // in one transaction and into bench.large_thousand in 1,000-row ones; then

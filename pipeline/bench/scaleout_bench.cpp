@@ -73,17 +73,6 @@ int wait_for(pid_t pid) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// Runs `argv` to its end: wall seconds and peak RSS in MiB (ru_maxrss).
-std::pair<double, double> run_measured(const std::vector<std::string>& argv) {
-    const auto t0 = Clock::now();
-    const pid_t pid = spawn(argv);
-    int st = 0;
-    struct rusage ru {};
-    wait4(pid, &st, 0, &ru);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("failed: " + argv[0]);
-    return {seconds_since(t0), static_cast<double>(ru.ru_maxrss) / 1024.0};
-}
-
 // Per transaction `inserts` inserts (key id % 1000, ts id / 80, value
 // id % 97 + 0.5) and an update of the first `updates` rows of the previous
 // transaction: the workload of pipeline_bench.
@@ -348,7 +337,9 @@ int main(int argc, char** argv) {
     {
         std::vector<std::string> pub = b.publish_args(start3, "bench.scale_large", large_stream);
         pub.push_back("--until-end");
-        std::tie(publisher_wall, publisher_rss) = run_measured(pub);
+        const Footprint f = run_measured(pub, /*discard_stdout=*/true);
+        publisher_wall = f.wall;
+        publisher_rss = f.rss_mib;
         std::cerr << "large transaction: publisher " << publisher_wall << " s, " << publisher_rss << " MiB\n";
     }
     const std::uint64_t large_messages = nats.stream_state(large_stream)->last_seq;
@@ -366,16 +357,16 @@ int main(int argc, char** argv) {
     for (int r = 0; r < runs; ++r) {
         // The engine's own state on this transaction (bench_engine_alone.hpp).
         large_engine_rss.push_back(
-            run_measured({"/proc/self/exe", "--engine-alone", std::to_string(large_rows), "800"}).second);
+            run_measured({"/proc/self/exe", "--engine-alone", std::to_string(large_rows), "800"}, true).rss_mib);
         drop_sink(p, "scale_large_single");
         drop_sink(p, "scale_large_worker");
         std::vector<std::string> single = b.run_args(b.my_url, "bench.scale_large", "scale_large_single");
         single.insert(single.end(), {"--from-gtid", start3, "--until-end"});
-        const auto [sw, srss] = run_measured(single);
+        const auto [sw, srss] = run_measured(single, true);
         std::vector<std::string> worker =
             b.run_args(b.nats_urls + "?stream=" + large_stream, "bench.scale_large", "scale_large_worker");
         worker.push_back("--until-end");
-        const auto [ww, wrss] = run_measured(worker);
+        const auto [ww, wrss] = run_measured(worker, true);
         large_single_wall.push_back(sw);
         large_single_rss.push_back(srss);
         large_worker_wall.push_back(ww);
