@@ -139,13 +139,17 @@ def render_added_work(capture, base, added, cc):
     if need <= 0:
         out.append(f"In this run {base['label']} is at {cpu / cc:.3f}x Connector/C, within 0.8x by {-need:,.0f} ns "
                    "per SELECT.")
+    elif share <= 0:
+        out.append(f"In this run {base['label']} is at {cpu / cc:.3f}x Connector/C: 0.8x needs {need:,.0f} ns less CPU "
+                   f"per SELECT, and the median share ({share:.2f}) says added work did not show in it at all: no "
+                   "saving of the client's own work per reply would get there.")
     else:
+        work = need / share
         line = (f"In this run {base['label']} is at {cpu / cc:.3f}x Connector/C: 0.8x needs {need:,.0f} ns less CPU "
-                f"per SELECT. At the median share ({share:.2f}) that is {need / share:,.0f} ns less of its own work "
-                "per reply")
+                f"per SELECT. At the median share ({share:.2f}) that is {work:,.0f} ns less of its own work per reply")
         if user is not None:
-            line += (f", against {user:,.0f} ns of user-mode CPU per SELECT it has in all (bench code and logins "
-                     "included)")
+            line += (f", {'more than all' if work > user else 'against'} the {user:,.0f} ns of user-mode CPU per "
+                     "SELECT it has (bench code and logins included)")
         out.append(line + ".")
     return out
 
