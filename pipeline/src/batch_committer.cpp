@@ -12,7 +12,8 @@ BatchCommitter::BatchCommitter(Sink& sink, std::string settings, tideweave::Engi
                                const WatermarkRule& rule, BatchLimits limits,
                                std::size_t checkpoint_every, std::optional<std::string> committed,
                                bool replaying, RunStats& stats, RunObserver* observer)
-    : engine_(engine),
+    : sink_(sink),
+      engine_(engine),
       rule_(rule),
       policy_(limits, checkpoint_every, replaying, Clock::now()),
       committed_(std::move(committed)),
@@ -93,6 +94,11 @@ void BatchCommitter::take_back_slices() {
     slice_job_.batch.clear();
     slice_job_.kind = SinkJob::Kind::take_back;
     writer_.submit(slice_job_);
+}
+
+void BatchCommitter::check_idle_sink() {
+    // The writer thread uses the connection only for a job: none now.
+    if (holds_nothing() && writer_.idle()) sink_.check_connection();
 }
 
 void BatchCommitter::finish() {

@@ -61,6 +61,10 @@ class BatchCommitter : public SliceOut {
     bool holds_nothing() const { return !position_moved_ && batch_.empty() && !slices_sent_; }
     // Waits until everything submitted is committed; rethrows a failure.
     void finish();
+    // A quiet moment of the source (an idle step): when nothing is held or
+    // being committed, a sink connection PostgreSQL ended meanwhile fails
+    // the run now (retried, /healthz naming the sink).
+    void check_idle_sink();
 
     // A huge transaction's slices (SessionApplier::slice_into): `batch` is
     // open_batch(); its session rows go to the writer as a slice of the
@@ -73,6 +77,7 @@ class BatchCommitter : public SliceOut {
   private:
     void sync_stats();
 
+    Sink& sink_;
     tideweave::Engine& engine_;
     const WatermarkRule& rule_;
     CommitPolicy policy_;

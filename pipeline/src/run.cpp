@@ -241,6 +241,10 @@ void run(Source& source, Sink& sink, const RunOptions& o, RunStats& stats, std::
             if (source.before_stored()) continue;
             gated = false;
         }
+        // A quiet moment (a binlog heartbeat, a poll that found nothing): a
+        // sink PostgreSQL ended meanwhile is found now, not at the next
+        // commit, which may be long in coming.
+        if (step.kind == Step::Kind::idle) committer.check_idle_sink();
         if (committer.due(source.input_pending(), step.quiet)) committer.commit(source.position());
         progress_line(false);
     }

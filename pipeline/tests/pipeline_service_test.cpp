@@ -240,11 +240,12 @@ TEST(PipelineService, ScrapedRunCountsWhatTheSinkCommittedFollowsBothServersHeal
     EXPECT_NE(endpoints.find("postgres:***@"), std::string::npos);
 }
 
-// The sink lost while the source is quiet: the batch in flight is the last
-// thing to commit, so no later commit finds that the writer failed. The run
-// must learn of it anyway (at the binlog's next heartbeat, an idle step),
-// retry and say so on /healthz, then commit once the sink is back, equal to
-// an uninterrupted run. Without that it waited for the source's next
+// The sink lost while the source is quiet. With nothing to commit, the run
+// finds the connection PostgreSQL ended at the binlog's next heartbeat (an
+// idle step). With a batch in flight that is the last thing to commit, no
+// later commit finds that the writer failed: the run must learn of it
+// anyway (at that heartbeat), retry and say so on /healthz, then commit
+// once the sink is back, equal to an uninterrupted run. Without that it waited for the source's next
 // transaction, /healthz saying all was well: the test above failed so once
 // in CI, when all ten transactions written while its sink was down went
 // into one batch. Private servers: another test's writes would wake the
@@ -262,6 +263,15 @@ TEST(PipelineService, ASinkLostUnderAQuietSourceIsRetriedWithoutWaitingForTheNex
     const auto commits = scrape(f.port, "sluice_pipeline_sink_commits_total");
     std::this_thread::sleep_for(11s);
     EXPECT_EQ(scrape(f.port, "sluice_pipeline_sink_commits_total"), commits);
+
+    // The sink goes away with nothing to commit: found at the next quiet
+    // moment (a heartbeat: the sink connection PostgreSQL ended), not at
+    // the next commit.
+    ASSERT_TRUE(f.sink.stop());
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 503; }, 60s)) << read_file(f.log);
+    EXPECT_EQ(healthz().body.rfind("sink: ", 0), 0U) << healthz().body;
+    ASSERT_TRUE(f.sink.start_again()) << f.sink.log();
+    ASSERT_TRUE(wait_until([&] { return healthz().status == 200; }, 120s)) << healthz().body << read_file(f.log);
 
     ASSERT_TRUE(f.sink.stop());
     f.w.write(f.my, 3, 1);  // one transaction, then nothing

@@ -1,5 +1,7 @@
 #include "sluice/postgres/connection.hpp"
 
+#include <poll.h>
+
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -312,6 +314,26 @@ std::uint64_t Connection::stream(const Statement& s, const std::vector<Param>& p
 }
 
 bool Connection::in_transaction() const { return PQtransactionStatus(session_->conn) != PQTRANS_IDLE; }
+
+void Connection::check_not_ended() {
+    PGconn* c = session_->conn;
+    // An idle connection has nothing to read unless the server spoke on its
+    // own: a notice, or the FATAL before it closes (then EOF). libpq reads
+    // what is there; a FATAL or the EOF leaves the connection bad.
+    for (int round = 0; round < 4 && PQstatus(c) == CONNECTION_OK; ++round) {
+        pollfd p{PQsocket(c), POLLIN, 0};
+        if (p.fd < 0 || ::poll(&p, 1, 0) <= 0) return;
+        if (PQconsumeInput(c) == 0) break;
+        while (PGnotify* n = PQnotifies(c)) PQfreemem(n);
+    }
+    if (PQstatus(c) != CONNECTION_OK || PQsocket(c) < 0) {
+        // libpq's first line ("server closed the connection unexpectedly");
+        // the rest is its guess about why.
+        std::string why = detail::trimmed(PQerrorMessage(c));
+        why = why.substr(0, why.find('\n'));
+        throw Error(ErrorKind::connection, "connection to " + describe_target(c) + " was ended by the server: " + why);
+    }
+}
 
 CopyIn Connection::copy_in(const std::string& copy_sql) {
     require_no_stream("COPY");

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
+#include <thread>
+
 #include "sluice/common/env_file.hpp"
 #include "sluice/postgres/connection.hpp"
 #include "support.hpp"
@@ -114,4 +117,34 @@ TEST(Connect, ServerErrorsKeepTheirSqlstateAndTheConnectionStaysUsable) {
         EXPECT_EQ(e.diagnostics().position, 8);
     }
     EXPECT_EQ(c.query("select 2").row(0).get<std::string>(0), "2");
+}
+
+// check_not_ended(): an idle connection the server ended (here
+// pg_terminate_backend, as a shutdown does: a FATAL, then the close) is an
+// Error{connection} at once, without a statement; a live one, also one
+// that was sent a notification meanwhile, passes and stays usable.
+TEST(Connect, AnIdleConnectionTheServerEndedIsFoundWithoutAStatement) {
+    Connection live = test::connect();
+    Connection doomed = test::connect();
+    Connection admin = test::connect();
+    const std::string doomed_pid = doomed.query("select pg_backend_pid()").row(0).get<std::string>(0);
+    live.run_script("listen sluice_check_not_ended");
+    admin.run_script("notify sluice_check_not_ended, 'hello'");
+    live.check_not_ended();
+    EXPECT_EQ(live.query("select 3").row(0).get<std::string>(0), "3");
+
+    doomed.check_not_ended();  // alive so far
+    admin.query("select pg_terminate_backend($1::int)", {doomed_pid});
+    try {
+        // The FATAL and the close take a moment to arrive.
+        for (int i = 0; i < 500; ++i) {
+            doomed.check_not_ended();
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        FAIL() << "the ended connection was not found in 5 s";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::connection);
+        EXPECT_NE(std::string(e.what()).find("was ended by the server"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();  // one line, for a log
+    }
 }

@@ -62,6 +62,11 @@ public:
     // again (up to five times). Unshared, a concurrent creator's duplicate
     // is a postgres::Error.
     void create_tables(bool shared = false);
+    // Error{connection} (postgres) when PostgreSQL has ended the connection
+    // since its last statement (postgres::Connection::check_not_ended):
+    // called while nothing is being committed, so a sink lost during a
+    // quiet spell is retried then, not at the next commit.
+    void check_connection() { conn_.check_not_ended(); }
     // One PostgreSQL transaction: the batch's net rows, late and rejected
     // rows, and the state (gtid, settings, and checkpoint when given).
     // `previous_gtid` is the state's gtid before (nullopt: no state yet);

@@ -87,6 +87,13 @@ public:
     // Whether a transaction block is open (BEGIN without COMMIT/ROLLBACK yet,
     // also one an error aborted).
     bool in_transaction() const;
+    // Without sending anything or waiting: Error{connection} when the
+    // server has ended this idle connection (closed it, or sent the FATAL
+    // of a shutdown or a pg_terminate_backend), which a client otherwise
+    // hears of only at its next statement. A server gone without a word
+    // (the network between cut) is not noticed. Call only between
+    // statements.
+    void check_not_ended();
 
     // Starts `COPY table (cols) FROM STDIN` (text format); see copy.hpp.
     CopyIn copy_in(const std::string& copy_sql);
