@@ -763,6 +763,9 @@ TEST_F(CdcStream, IdleEventsReturnBeforeBlockingAfterOtherTablesTransactions) {
                     ++idles;
                     continue;
                 }
+                // DDL another test's set-up may log meanwhile (CREATE
+                // DATABASE IF NOT EXISTS cdc_stream) is no answer either way.
+                if (e != nullptr && std::holds_alternative<cdc::Ddl>(*e)) continue;
                 other_event = true;
                 break;
             }
