@@ -26,7 +26,6 @@ sluice would have to do to be at 0.8x Connector/C in the run.
 """
 import argparse
 import datetime
-import json
 import os
 import random
 import statistics
@@ -34,7 +33,8 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
-from ab_mariadb_blocking import loadavg, machine, save_capture  # noqa: E402  (shared by both A/B scripts)
+from ab_mariadb_blocking import (add_shared_options, loadavg, machine, rendered_only,  # noqa: E402
+                                 save_capture)  # (shared by both A/B scripts)
 
 PROFILE = "point_async_64"
 # What the capture keeps of each contender.
@@ -158,19 +158,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build", action="append", default=[], metavar="LABEL=BINARY",
                    help="a build to compare (repeat; the first is the reference and runs Connector/C)")
-    p.add_argument("--env")
     p.add_argument("--rounds", type=int, default=10)
-    p.add_argument("--warmups", type=int, default=1)
-    p.add_argument("--reps", type=int, default=5)
-    p.add_argument("--client-cpu", type=int, default=os.cpu_count() - 1)
     p.add_argument("--extra-work-ns", default="", metavar="NS[,NS...]",
                    help="add the first build with this much busy time after each reply, per value")
-    p.add_argument("--out", help="the JSON capture to write (replaced)")
-    p.add_argument("--render", metavar="CAPTURE", help="only render CAPTURE's report to stdout")
+    add_shared_options(p)
     args = p.parse_args()
-    if args.render:
-        with open(args.render) as f:
-            sys.stdout.write(render(json.load(f)))
+    if rendered_only(args, render):
         return
     if not (args.build and args.env):
         p.error("--build (at least one) and --env are needed to measure")

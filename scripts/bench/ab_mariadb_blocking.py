@@ -97,6 +97,25 @@ def loadavg():
         return f.read().split()[0]
 
 
+def add_shared_options(p):
+    """The options both A/B scripts take alike: the servers, each child's runs and CPU, the capture."""
+    p.add_argument("--env")
+    p.add_argument("--warmups", type=int, default=1)
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--client-cpu", type=int, default=os.cpu_count() - 1)
+    p.add_argument("--out", help="the JSON capture to write (replaced)")
+    p.add_argument("--render", metavar="CAPTURE", help="only render CAPTURE's report to stdout")
+
+
+def rendered_only(args, render_capture):
+    """--render CAPTURE: its report to stdout (True: nothing is to be measured)."""
+    if not args.render:
+        return False
+    with open(args.render) as f:
+        sys.stdout.write(render_capture(json.load(f)))
+    return True
+
+
 def render(capture):
     """The report, from the capture alone (so it can be rendered again)."""
     out = ["# MariaDB client: the blocking rows against the commit before the redesign (issue 29)", "",
@@ -137,20 +156,13 @@ def main():
     p.add_argument("--a")
     p.add_argument("--b")
     p.add_argument("--b-label", default="the base build")
-    p.add_argument("--env")
     p.add_argument("--pairs", type=int, default=5)
-    p.add_argument("--warmups", type=int, default=1)
-    p.add_argument("--reps", type=int, default=5)
-    p.add_argument("--client-cpu", type=int, default=os.cpu_count() - 1)
     p.add_argument("--profiles", default=DEFAULT_PROFILES)
     p.add_argument("--instructions-reps", type=int, default=1,
                    help="timed runs per child under callgrind (0: no instruction counts)")
-    p.add_argument("--out", help="the JSON capture to write (replaced)")
-    p.add_argument("--render", metavar="CAPTURE", help="only render CAPTURE's report to stdout")
+    add_shared_options(p)
     args = p.parse_args()
-    if args.render:
-        with open(args.render) as f:
-            sys.stdout.write(render(json.load(f)))
+    if rendered_only(args, render):
         return
     if not (args.a and args.b and args.env):
         p.error("--a, --b and --env are needed to measure")
