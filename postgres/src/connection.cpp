@@ -323,8 +323,9 @@ void Connection::check_not_ended() {
     for (int round = 0; round < 4 && PQstatus(c) == CONNECTION_OK; ++round) {
         pollfd p{PQsocket(c), POLLIN, 0};
         if (p.fd < 0 || ::poll(&p, 1, 0) <= 0) return;
+        // (A notification read here stays in libpq's queue, as after any
+        // statement.)
         if (PQconsumeInput(c) == 0) break;
-        while (PGnotify* n = PQnotifies(c)) PQfreemem(n);
     }
     if (PQstatus(c) != CONNECTION_OK || PQsocket(c) < 0) {
         // libpq's first line ("server closed the connection unexpectedly");
